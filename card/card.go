@@ -1,0 +1,152 @@
+// Package card reads A2A AgentCards in every shape found in the wild (v1.0
+// supportedInterfaces, v0.3 url + preferredTransport + additionalInterfaces,
+// and union cards carrying both) into one ordered list of declared interfaces,
+// and lints the document itself before any socket is touched.
+package card
+
+import (
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Shape names which card layout a document uses.
+type Shape string
+
+const (
+	// ShapeV1 is a v1.0 card: interfaces come from supportedInterfaces.
+	ShapeV1 Shape = "v1.0"
+	// ShapeV03 is a v0.3 card: url + preferredTransport, then additionalInterfaces.
+	ShapeV03 Shape = "v0.3"
+	// ShapeUnion carries both the v1.0 and the v0.3 fields (as a2a-go's compat producer serves).
+	ShapeUnion Shape = "union"
+	// ShapeNone declares no interface in either layout.
+	ShapeNone Shape = "none"
+)
+
+// Protocol versions a2abind speaks on the wire, in Major.Minor form.
+const (
+	// V1 is A2A protocol version 1.0.
+	V1 = "1.0"
+	// V03 is A2A protocol version 0.3.
+	V03 = "0.3"
+)
+
+// Interface sources, as they appear in Interface.Source.
+const (
+	// SourcePrimary marks the v0.3 primary interface (url with preferredTransport).
+	SourcePrimary = "url+preferredTransport"
+)
+
+// Interface is one declared (url, binding, version) of a card.
+type Interface struct {
+	// URL is the interface address exactly as declared.
+	URL string `json:"url"`
+	// Binding is the protocol binding exactly as declared (JSONRPC, GRPC, HTTP+JSON or a custom URI);
+	// see CanonicalBinding for the case-insensitive form.
+	Binding a2a.TransportProtocol `json:"binding"`
+	// ProtocolVersion is the declared version normalised to Major.Minor ("0.3.0" becomes "0.3");
+	// empty when the card does not say, unchanged when it is not a version at all.
+	ProtocolVersion string `json:"protocolVersion"`
+	// Tenant is the v1.0 tenant routing value, if declared.
+	Tenant string `json:"tenant,omitempty"`
+	// Source says where in the document the interface was declared, e.g. "supportedInterfaces[0]".
+	Source string `json:"source"`
+	// Preferred marks the entry a client honouring the card's hint picks first: the first
+	// supportedInterfaces entry, or the v0.3 primary.
+	Preferred bool `json:"preferred,omitempty"`
+}
+
+// Key identifies an interface for de-duplication: url, binding and version.
+func (i Interface) Key() string {
+	return i.URL + "\x00" + string(i.Binding) + "\x00" + i.ProtocolVersion
+}
+
+// String renders the interface as "GRPC 1.0 at 127.0.0.1:9443".
+func (i Interface) String() string {
+	v := i.ProtocolVersion
+	if v == "" {
+		v = "?"
+	}
+	return string(i.Binding) + " " + v + " at " + i.URL
+}
+
+// Card is a loaded AgentCard: the declared interfaces in order, plus what lint and
+// the clients need of the rest of the document.
+type Card struct {
+	// Shape is the layout of the document.
+	Shape Shape `json:"shape"`
+	// Name is the agent's name.
+	Name string `json:"name,omitempty"`
+	// Version is the agent's own version (not the protocol version).
+	Version string `json:"version,omitempty"`
+	// Interfaces are the declared interfaces, v1.0 entries first, then the v0.3 primary, then
+	// additionalInterfaces, de-duplicated on (url, binding, version).
+	Interfaces []Interface `json:"interfaces"`
+	// SecuritySchemes are the names of the security schemes the card declares, sorted.
+	SecuritySchemes []string `json:"securitySchemes,omitempty"`
+	// ETag is the card's ETag header when it was fetched over HTTP.
+	ETag string `json:"-"`
+	// Location is where the card was loaded from (file path, URL or "-").
+	Location string `json:"-"`
+
+	doc      *document
+	declared []Interface // before de-duplication, for lint
+}
+
+// Preferred returns the interfaces marked preferred (at most one per shape).
+func (c *Card) Preferred() []Interface {
+	var out []Interface
+	for _, i := range c.Interfaces {
+		if i.Preferred {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Primary returns the v0.3 primary interface (url + preferredTransport), if the card has one.
+func (c *Card) Primary() (Interface, bool) {
+	for _, i := range c.declared {
+		if i.Source == SourcePrimary {
+			return i, true
+		}
+	}
+	return Interface{}, false
+}
+
+// CanonicalBinding maps a binding name compared case-insensitively to its canonical
+// spelling. ok is false for anything that is not one of the three core bindings.
+func CanonicalBinding(b a2a.TransportProtocol) (a2a.TransportProtocol, bool) {
+	for _, known := range CoreBindings {
+		if strings.EqualFold(string(b), string(known)) {
+			return known, true
+		}
+	}
+	return b, false
+}
+
+// CoreBindings are the protocol bindings the A2A specification defines, in the order
+// a2abind tries them when it looks for what an address really serves.
+var CoreBindings = []a2a.TransportProtocol{
+	a2a.TransportProtocolJSONRPC,
+	a2a.TransportProtocolGRPC,
+	a2a.TransportProtocolHTTPJSON,
+}
+
+// NormalizeVersion turns "0.3.0" into "0.3" and "1.0.0" into "1.0"; a leading "v" is
+// dropped. Anything that is not a dotted number is returned unchanged.
+func NormalizeVersion(v string) string {
+	v = strings.TrimSpace(v)
+	s := strings.TrimPrefix(v, "v")
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return v
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return v
+		}
+	}
+	return parts[0] + "." + parts[1]
+}

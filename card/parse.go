@@ -1,0 +1,195 @@
+package card
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// DefaultMaxBytes bounds the size of a card document read from any source.
+const DefaultMaxBytes = 1 << 20
+
+// ErrMalformed is wrapped by every error about a document that is not a readable card.
+var ErrMalformed = errors.New("malformed agent card")
+
+// document is the raw JSON of a card, with presence kept for lint. Only the fields
+// a2abind reads are typed; everything else is ignored, as the spec asks.
+type document struct {
+	Name               *string                    `json:"name"`
+	Description        *string                    `json:"description"`
+	Version            *string                    `json:"version"`
+	SupportedIfaces    []rawV1Interface           `json:"supportedInterfaces"`
+	HasSupported       bool                       `json:"-"`
+	URL                *string                    `json:"url"`
+	PreferredTransport *string                    `json:"preferredTransport"`
+	ProtocolVersion    *string                    `json:"protocolVersion"`
+	AdditionalIfaces   []rawV03Interface          `json:"additionalInterfaces"`
+	SecuritySchemes    map[string]json.RawMessage `json:"securitySchemes"`
+	Capabilities       json.RawMessage            `json:"capabilities"`
+	DefaultInputModes  []string                   `json:"defaultInputModes"`
+	DefaultOutputModes []string                   `json:"defaultOutputModes"`
+	Skills             json.RawMessage            `json:"skills"`
+}
+
+type rawV1Interface struct {
+	URL             *string `json:"url"`
+	ProtocolBinding *string `json:"protocolBinding"`
+	ProtocolVersion *string `json:"protocolVersion"`
+	Tenant          string  `json:"tenant"`
+}
+
+type rawV03Interface struct {
+	URL       *string `json:"url"`
+	Transport *string `json:"transport"`
+}
+
+// Parse reads a card document. It accepts v1.0, v0.3 and union cards, ignores unknown
+// fields, and reports malformed input with the line and column where it went wrong.
+func Parse(data []byte) (*Card, error) {
+	return parse(data, DefaultMaxBytes)
+}
+
+func parse(data []byte, maxBytes int64) (*Card, error) {
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("%w: document is %d bytes, over the %d-byte limit", ErrMalformed, len(data), maxBytes)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%w: document is empty", ErrMalformed)
+	}
+	if trimmed[0] != '{' {
+		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
+	}
+	var doc document
+	if err := json.Unmarshal(trimmed, &doc); err != nil {
+		return nil, describeJSONError(trimmed, err)
+	}
+	var probe struct {
+		Supported json.RawMessage `json:"supportedInterfaces"`
+	}
+	_ = json.Unmarshal(trimmed, &probe) // cannot fail: the same bytes decoded above
+	doc.HasSupported = len(probe.Supported) > 0 && string(probe.Supported) != "null"
+	return fromDocument(&doc), nil
+}
+
+func fromDocument(doc *document) *Card {
+	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version)}
+	hasV03 := doc.URL != nil || doc.PreferredTransport != nil || len(doc.AdditionalIfaces) > 0
+	switch {
+	case doc.HasSupported && hasV03:
+		c.Shape = ShapeUnion
+	case doc.HasSupported:
+		c.Shape = ShapeV1
+	case hasV03:
+		c.Shape = ShapeV03
+	default:
+		c.Shape = ShapeNone
+	}
+
+	for i, ri := range doc.SupportedIfaces {
+		c.declared = append(c.declared, Interface{
+			URL:             str(ri.URL),
+			Binding:         a2a.TransportProtocol(str(ri.ProtocolBinding)),
+			ProtocolVersion: NormalizeVersion(str(ri.ProtocolVersion)),
+			Tenant:          ri.Tenant,
+			Source:          "supportedInterfaces[" + strconv.Itoa(i) + "]",
+			Preferred:       i == 0,
+		})
+	}
+	if hasV03 {
+		version := NormalizeVersion(str(doc.ProtocolVersion))
+		if version == "" {
+			version = V03
+		}
+		if doc.URL != nil {
+			binding := str(doc.PreferredTransport)
+			if binding == "" {
+				binding = string(a2a.TransportProtocolJSONRPC) // the v0.3 default
+			}
+			c.declared = append(c.declared, Interface{
+				URL: *doc.URL, Binding: a2a.TransportProtocol(binding), ProtocolVersion: version,
+				Source: SourcePrimary, Preferred: true,
+			})
+		}
+		for i, ri := range doc.AdditionalIfaces {
+			c.declared = append(c.declared, Interface{
+				URL: str(ri.URL), Binding: a2a.TransportProtocol(str(ri.Transport)), ProtocolVersion: version,
+				Source: "additionalInterfaces[" + strconv.Itoa(i) + "]",
+			})
+		}
+	}
+
+	seen := map[string]int{}
+	for _, iface := range c.declared {
+		if at, dup := seen[iface.Key()]; dup {
+			c.Interfaces[at].Preferred = c.Interfaces[at].Preferred || iface.Preferred
+			continue
+		}
+		seen[iface.Key()] = len(c.Interfaces)
+		c.Interfaces = append(c.Interfaces, iface)
+	}
+
+	for name := range doc.SecuritySchemes {
+		c.SecuritySchemes = append(c.SecuritySchemes, name)
+	}
+	sort.Strings(c.SecuritySchemes)
+	return c
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func describeJSONError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, syn.Offset)
+		return fmt.Errorf("%w: invalid JSON at line %d, column %d: %v", ErrMalformed, line, col, syn)
+	case errors.As(err, &typ):
+		line, col := position(data, typ.Offset)
+		field := typ.Field
+		if field == "" {
+			field = "(document)"
+		}
+		return fmt.Errorf("%w: field %q at line %d, column %d: expected %s, found JSON %s",
+			ErrMalformed, field, line, col, typ.Type, typ.Value)
+	case err.Error() == "unexpected end of JSON input":
+		return fmt.Errorf("%w: truncated JSON (%d bytes): %v", ErrMalformed, len(data), err)
+	default:
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	line, col = 1, 1
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func preview(b []byte) string {
+	const n = 40
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,17 @@
+module github.com/a2abind/a2abind
+
+go 1.26.8
+
+require (
+	github.com/a2aproject/a2a-go/v2 v2.3.1
+	github.com/spf13/cobra v1.10.2
+	google.golang.org/grpc v1.80.0
+)
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sync v0.19.0 // indirect
+	golang.org/x/sys v0.40.0 // indirect
+)

@@ -1,0 +1,137 @@
+// Package cli holds the a2abind cobra commands, one file per command, and their
+// text and JSON rendering.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, a stable contract.
+const (
+	ExitOK     = 0 // the check or delegation succeeded
+	ExitFailed = 1 // the check or delegation failed
+	ExitUsage  = 2 // usage error, or the card could not be obtained
+)
+
+// Version is the a2abind version, set at build time with -ldflags "-X".
+var Version = "0.1.0-dev"
+
+// exitError carries an exit code through cobra. A nil err with a code means the
+// command already printed its result.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// fail returns an error that makes Execute exit with code after printing err (if any).
+func fail(code int, err error) error { return &exitError{code: code, err: err} }
+
+// globals are the persistent flags every command shares.
+type globals struct {
+	output  string
+	timeout time.Duration
+	stdout  io.Writer
+	stderr  io.Writer
+	stdin   io.Reader
+}
+
+func (g *globals) json() bool { return g.output == "json" }
+
+// context returns a context bounded by --timeout and cancelled on SIGINT/SIGTERM.
+func (g *globals) context(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	if g.timeout <= 0 {
+		return ctx, stop
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	return ctx, func() { cancel(); stop() }
+}
+
+// writeJSON prints v as indented JSON on stdout.
+func (g *globals) writeJSON(v any) error {
+	enc := json.NewEncoder(g.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// newRootCmd builds the command tree writing to the given streams.
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin}
+	root := &cobra.Command{
+		Use:   "a2abind",
+		Short: "Check that an A2A agent's card matches what its sockets really serve",
+		Long: `a2abind makes an A2A AgentCard and the sockets behind it agree.
+
+  lint    check the card document itself (no network)
+  probe   open every declared interface on the wire and say what is really there
+  send    delegate a message, falling back safely across declared interfaces
+  serve   run an agent that cannot publish a card naming a binding it does not serve
+  demo    replay the seed incident and its fix on loopback`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if g.output != "text" && g.output != "json" {
+				return fail(ExitUsage, fmt.Errorf("--output must be text or json, not %q", g.output))
+			}
+			return nil
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVarP(&g.output, "output", "o", "text", "output format: text or json")
+	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 30*time.Second, "bound on the whole command")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fail(ExitUsage, err) })
+	for _, add := range commands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// commands lists the constructors of the subcommands; each command file registers
+// itself here from an init function, so adding a command is adding a file.
+var commands []func(*globals) *cobra.Command
+
+// Execute runs the CLI with the process's arguments and streams and returns the exit code.
+func Execute() int {
+	return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// run is Execute with explicit arguments and streams, for tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "a2abind:", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors: unknown command, wrong number of arguments.
+	fmt.Fprintln(stderr, "a2abind:", err)
+	return ExitUsage
+}

@@ -1,0 +1,240 @@
+package probe
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc/codes"
+)
+
+// Evidence is what one request saw on the wire. Probes fill it from raw HTTP statuses,
+// JSON-RPC error objects and gRPC status codes; delegate fills it from the same layers
+// under a2a-go's transports. Classify turns it into an Outcome, so one table decides
+// what a failure means everywhere.
+type Evidence struct {
+	// Binding is the binding the request spoke.
+	Binding a2a.TransportProtocol
+	// Err is a transport failure (dial, TLS, read, deadline); nil when an answer arrived.
+	Err error
+	// Sent reports that the request was fully written before Err happened.
+	Sent bool
+	// HTTPStatus is the HTTP status of the answer, 0 if none.
+	HTTPStatus int
+	// ContentType is the answer's media type.
+	ContentType string
+	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none.
+	JSONRPCCode int
+	// Reason is the google.rpc.ErrorInfo reason of an A2A error, if the answer carried one.
+	Reason string
+	// GRPC reports that a gRPC status was received; GRPCCode and GRPCMessage hold it.
+	GRPC        bool
+	GRPCCode    codes.Code
+	GRPCMessage string
+}
+
+// jsonrpcOutcomes maps JSON-RPC error codes (standard and A2A) to outcomes.
+var jsonrpcOutcomes = map[int]Outcome{
+	-32700: Malformed,       // parse error: the server could not read our JSON
+	-32600: AgentError,      // invalid request
+	-32601: HandlerMissing,  // method not found: refined to VersionMismatch by a cross-version probe
+	-32602: AgentError,      // invalid params
+	-32603: AgentError,      // internal error
+	-32001: Served,          // TaskNotFound: the probe's random id is unknown, so the handler is there
+	-32002: AgentError,      // TaskNotCancelable
+	-32003: AgentError,      // PushNotificationNotSupported
+	-32004: AgentError,      // UnsupportedOperation
+	-32005: WrongBinding,    // ContentTypeNotSupported
+	-32006: AgentError,      // InvalidAgentResponse
+	-32007: AgentError,      // ExtendedAgentCardNotConfigured
+	-32008: AgentError,      // ExtensionSupportRequired
+	-32009: VersionMismatch, // VersionNotSupported
+	-31401: AuthRequired,    // a2a-go's Unauthenticated
+	-31403: AuthRequired,    // a2a-go's Unauthorized
+}
+
+// grpcOutcomes maps gRPC status codes to outcomes.
+var grpcOutcomes = map[codes.Code]Outcome{
+	codes.OK:                 Served,
+	codes.NotFound:           Served, // TaskNotFound for the probe's random id
+	codes.Unimplemented:      HandlerMissing,
+	codes.Unauthenticated:    AuthRequired,
+	codes.PermissionDenied:   AuthRequired,
+	codes.InvalidArgument:    AgentError,
+	codes.FailedPrecondition: AgentError, // refined by Reason (VERSION_NOT_SUPPORTED)
+	codes.Internal:           Ambiguous,
+	codes.Unknown:            Ambiguous,
+	codes.DataLoss:           Ambiguous,
+	codes.ResourceExhausted:  AgentError,
+	codes.Aborted:            Ambiguous,
+	codes.Canceled:           Ambiguous,
+	codes.DeadlineExceeded:   Timeout,
+	codes.Unavailable:        Refused, // refined from the message: HTTP/1 preface, TLS, refused
+}
+
+// reasonOutcomes maps google.rpc.ErrorInfo reasons that decide the outcome on their own.
+var reasonOutcomes = map[string]Outcome{
+	"TASK_NOT_FOUND":             Served,
+	"VERSION_NOT_SUPPORTED":      VersionMismatch,
+	"CONTENT_TYPE_NOT_SUPPORTED": WrongBinding,
+	"UNAUTHENTICATED":            AuthRequired,
+	"UNAUTHORIZED":               AuthRequired,
+	"PERMISSION_DENIED":          AuthRequired,
+}
+
+// Classify decides the outcome of one request from its evidence, with a one-line reason.
+func Classify(ev Evidence) (Outcome, string) {
+	if ev.Reason != "" {
+		if o, ok := reasonOutcomes[ev.Reason]; ok {
+			return o, "A2A error " + ev.Reason
+		}
+	}
+	switch {
+	case ev.GRPC:
+		return classifyGRPC(ev)
+	case ev.JSONRPCCode != 0:
+		if o, ok := jsonrpcOutcomes[ev.JSONRPCCode]; ok {
+			return o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode)
+		}
+		if ev.JSONRPCCode <= -32000 && ev.JSONRPCCode >= -32099 {
+			return AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode)
+		}
+		return AgentError, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode)
+	case ev.HTTPStatus != 0:
+		return classifyHTTP(ev)
+	case ev.Err != nil:
+		return ClassifyError(ev.Err, ev.Sent)
+	}
+	return Served, "answered"
+}
+
+func classifyGRPC(ev Evidence) (Outcome, string) {
+	detail := fmt.Sprintf("gRPC %s: %s", ev.GRPCCode, ev.GRPCMessage)
+	if ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.Internal || ev.GRPCCode == codes.Unknown {
+		// grpc-go reports connection-level failures as UNAVAILABLE with the cause in the text.
+		if o, ok := outcomeFromText(ev.GRPCMessage); ok {
+			return o, detail
+		}
+	}
+	if o, ok := grpcOutcomes[ev.GRPCCode]; ok {
+		if o == Ambiguous && !ev.Sent {
+			return Malformed, detail
+		}
+		return o, detail
+	}
+	return AgentError, detail
+}
+
+func classifyHTTP(ev Evidence) (Outcome, string) {
+	detail := fmt.Sprintf("HTTP %d", ev.HTTPStatus)
+	if ev.ContentType != "" {
+		detail += " " + ev.ContentType
+	}
+	switch s := ev.HTTPStatus; {
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		return AuthRequired, detail
+	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed:
+		return NotFound, detail
+	case s == http.StatusUnsupportedMediaType:
+		return WrongBinding, detail
+	case s == http.StatusRequestTimeout || s == http.StatusGatewayTimeout:
+		return Timeout, detail
+	case s >= 500:
+		return Ambiguous, detail
+	case s >= 400:
+		return AgentError, detail
+	}
+	return Served, detail
+}
+
+// ClassifyError decides the outcome of a transport failure: an error from net, crypto/tls
+// or net/http, or the text of one. sent reports that the request was fully written.
+func ClassifyError(err error, sent bool) (Outcome, string) {
+	if err == nil {
+		return Served, ""
+	}
+	detail := err.Error()
+	var (
+		dnsErr   *net.DNSError
+		certErr  *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostErr  x509.HostnameError
+		recErr   tls.RecordHeaderError
+		netErr   net.Error
+		alertErr tls.AlertError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		if sent {
+			return Ambiguous, "no answer before the deadline after the request was sent: " + detail
+		}
+		return Timeout, detail
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return Refused, detail
+	case errors.As(err, &dnsErr), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return Unreachable, detail
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr),
+		errors.As(err, &recErr), errors.As(err, &alertErr):
+		return TLSMismatch, detail
+	case errors.As(err, &netErr) && netErr.Timeout():
+		if sent {
+			return Ambiguous, detail
+		}
+		return Timeout, detail
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		if sent {
+			return Ambiguous, "connection closed after the request was sent: " + detail
+		}
+		return Malformed, detail
+	}
+	if o, ok := outcomeFromText(detail); ok {
+		return o, detail
+	}
+	if sent {
+		return Ambiguous, detail
+	}
+	return Malformed, detail
+}
+
+// textOutcomes recognises failures that libraries report only as text (grpc-go's
+// UNAVAILABLE messages, net/http's protocol errors), in order.
+var textOutcomes = []struct {
+	fragment string
+	outcome  Outcome
+}{
+	{"connection refused", Refused},
+	{"no such host", Unreachable},
+	{"network is unreachable", Unreachable},
+	{"no route to host", Unreachable},
+	{"server gave HTTP response to HTTPS client", TLSMismatch},
+	{"first record does not look like a TLS handshake", TLSMismatch},
+	{"tls: ", TLSMismatch},
+	{"x509: ", TLSMismatch},
+	{"authentication handshake failed", TLSMismatch},
+	{"error reading server preface", WrongBinding}, // HTTP/1 server on a gRPC URL
+	{"http2: frame too large", WrongBinding},
+	{"malformed HTTP response", WrongBinding}, // HTTP/1 client on an HTTP/2-only (gRPC) port
+	{"malformed HTTP status code", Malformed},
+	{"i/o timeout", Timeout},
+	{"deadline exceeded", Timeout},
+	{"too many colons", Unreachable},
+}
+
+func outcomeFromText(s string) (Outcome, bool) {
+	ls := strings.ToLower(s)
+	for _, t := range textOutcomes {
+		if strings.Contains(ls, strings.ToLower(t.fragment)) {
+			return t.outcome, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,52 @@
+package probe
+
+// Outcome is what one declared interface really serves. The string values are a
+// stable contract: `a2abind probe -o json` and `a2abind send -o json` print them.
+type Outcome string
+
+// The outcome taxonomy of design.md.
+const (
+	// Served: the binding and version answer at that URL and an A2A handler is registered.
+	Served Outcome = "served"
+	// AuthRequired: something answers but asks for credentials; the binding is not confirmed.
+	AuthRequired Outcome = "auth_required"
+	// HandlerMissing: the right protocol answers but the A2A service is not registered.
+	HandlerMissing Outcome = "handler_missing"
+	// VersionMismatch: the binding is served, but for another protocol version.
+	VersionMismatch Outcome = "version_mismatch"
+	// WrongBinding: another binding is served there.
+	WrongBinding Outcome = "wrong_binding"
+	// NotFound: an HTTP server answers, but nothing is mounted at that path.
+	NotFound Outcome = "not_found"
+	// Refused: nothing listens at that address.
+	Refused Outcome = "refused"
+	// TLSMismatch: TLS declared and plaintext served, the reverse, or an untrusted certificate.
+	TLSMismatch Outcome = "tls_mismatch"
+	// Timeout: no answer within the budget.
+	Timeout Outcome = "timeout"
+	// Unreachable: DNS failure or no route.
+	Unreachable Outcome = "unreachable"
+	// Malformed: an answer that fits no binding.
+	Malformed Outcome = "malformed"
+	// AgentError: an A2A handler answered the call with an A2A error (task not found,
+	// invalid params, ...). It proves the interface is served; delegate reports it for
+	// calls, probe folds it into Served.
+	AgentError Outcome = "agent_error"
+	// Ambiguous: the request may have reached a handler (reset or 5xx after sending).
+	// Only delegate reports it.
+	Ambiguous Outcome = "ambiguous"
+)
+
+// ReachedHandler reports whether an outcome proves that the request reached an A2A
+// handler (or may have). Fallback to another interface is safe only when it is false.
+func (o Outcome) ReachedHandler() bool {
+	switch o {
+	case Served, AgentError, Ambiguous, Timeout:
+		return true
+	}
+	return false
+}
+
+// Credentials reports whether the outcome is an authentication or authorisation failure:
+// the same credentials fail on every interface, so no fallback.
+func (o Outcome) Credentials() bool { return o == AuthRequired }
