@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/a2aproject/a2a-go/v2 v2.3.1
+	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
 	google.golang.org/grpc v1.80.0
 )
