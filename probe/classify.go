@@ -40,7 +40,22 @@ type Evidence struct {
 	GRPC        bool
 	GRPCCode    codes.Code
 	GRPCMessage string
+	// Version is the protocol version the request spoke ("1.0", "0.3"), if known.
+	Version string
+	// AnswerVersion is the protocol version the answer's shape belongs to, when the
+	// caller could tell (e.g. a2a-go's v0.3 HTTP+JSON errors are application/problem+json).
+	AnswerVersion string
+	// Framing is the binding whose framing the answer's body has, when the caller parsed
+	// it: the request's own binding, another one (the answer proves another binding is
+	// served there), or Unrecognised. Empty means the body was not inspected.
+	Framing a2a.TransportProtocol
+	// Body is the start of the answer's body, for answers recognised by their text
+	// (a TLS server's plaintext rejection, for example).
+	Body string
 }
+
+// Unrecognised is the Framing of an answer that fits no binding.
+const Unrecognised a2a.TransportProtocol = "unrecognised"
 
 // jsonrpcOutcomes maps JSON-RPC error codes (standard and A2A) to outcomes.
 var jsonrpcOutcomes = map[int]Outcome{
@@ -92,7 +107,28 @@ var reasonOutcomes = map[string]Outcome{
 }
 
 // Classify decides the outcome of one request from its evidence, with a one-line reason.
+// The order matters: an answer in another binding's framing or one that fits no binding
+// is decided first (unless its HTTP status already says it all), then an A2A ErrorInfo
+// reason, then the gRPC code, the JSON-RPC code, the HTTP status, and last the
+// transport error.
 func Classify(ev Evidence) (Outcome, string) {
+	o, why := classify(ev)
+	if o == Served && ev.AnswerVersion != "" && ev.Version != "" && ev.AnswerVersion != ev.Version {
+		return VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", why, ev.AnswerVersion, ev.Version)
+	}
+	return o, why
+}
+
+func classify(ev Evidence) (Outcome, string) {
+	if ev.Framing != "" && ev.Framing != ev.Binding && ev.Binding != "" && !decisiveStatus(ev) {
+		if ev.Framing == Unrecognised {
+			if ev.HTTPStatus >= 500 {
+				return classifyHTTP(ev)
+			}
+			return Malformed, fmt.Sprintf("HTTP %d answer that fits no A2A binding", ev.HTTPStatus)
+		}
+		return WrongBinding, fmt.Sprintf("%s asked, the answer is %s", ev.Binding, ev.Framing)
+	}
 	if ev.Reason != "" {
 		if o, ok := reasonOutcomes[ev.Reason]; ok {
 			return o, "A2A error " + ev.Reason
@@ -117,8 +153,54 @@ func Classify(ev Evidence) (Outcome, string) {
 	return Served, "answered"
 }
 
+// decisiveStatus reports whether the HTTP status decides the outcome whatever the body:
+// credentials, no route, a content type refused, TLS spoken to plaintext.
+func decisiveStatus(ev Evidence) bool {
+	switch ev.HTTPStatus {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed,
+		http.StatusUnsupportedMediaType:
+		return true
+	case http.StatusBadRequest:
+		return plaintextToTLS(ev.Body)
+	}
+	return ev.HTTPStatus >= 300 && ev.HTTPStatus < 400
+}
+
+// tlsRejections are what TLS servers answer to a plaintext HTTP request.
+var tlsRejections = []string{
+	"HTTP request to an HTTPS server",              // Go net/http
+	"plain HTTP request was sent to HTTPS port",    // nginx
+	"speaking plain HTTP to an SSL-enabled server", // Apache
+}
+
+func plaintextToTLS(body string) bool {
+	for _, t := range tlsRejections {
+		if strings.Contains(body, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// grpcTexts recognise gRPC statuses that grpc-go synthesises from an HTTP answer that is
+// not gRPC (an HTTP/2 server with another binding, or a proxy), in order.
+var grpcTexts = []struct {
+	fragment string
+	outcome  Outcome
+}{
+	{"received from server: 401", AuthRequired},
+	{"received from server: 403", AuthRequired},
+	{"unexpected HTTP status code received from server", WrongBinding},
+	{"received unexpected content-type", WrongBinding},
+}
+
 func classifyGRPC(ev Evidence) (Outcome, string) {
 	detail := fmt.Sprintf("gRPC %s: %s", ev.GRPCCode, ev.GRPCMessage)
+	for _, t := range grpcTexts {
+		if strings.Contains(ev.GRPCMessage, t.fragment) {
+			return t.outcome, detail
+		}
+	}
 	if ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.Internal || ev.GRPCCode == codes.Unknown {
 		// grpc-go reports connection-level failures as UNAVAILABLE with the cause in the text.
 		if o, ok := outcomeFromText(ev.GRPCMessage); ok {
@@ -146,8 +228,12 @@ func classifyHTTP(ev Evidence) (Outcome, string) {
 		return NotFound, detail
 	case s == http.StatusUnsupportedMediaType:
 		return WrongBinding, detail
+	case s == http.StatusBadRequest && plaintextToTLS(ev.Body):
+		return TLSMismatch, detail + ": plaintext HTTP sent to a TLS server"
 	case s == http.StatusRequestTimeout || s == http.StatusGatewayTimeout:
 		return Timeout, detail
+	case s >= 300 && s < 400:
+		return NotFound, detail + ": a redirect, nothing is served at this exact URL"
 	case s >= 500:
 		return Ambiguous, detail
 	case s >= 400:
@@ -220,9 +306,11 @@ var textOutcomes = []struct {
 	{"tls: ", TLSMismatch},
 	{"x509: ", TLSMismatch},
 	{"authentication handshake failed", TLSMismatch},
-	{"error reading server preface", WrongBinding}, // HTTP/1 server on a gRPC URL
-	{"http2: frame too large", WrongBinding},
-	{"malformed HTTP response", WrongBinding}, // HTTP/1 client on an HTTP/2-only (gRPC) port
+	{"looked like an HTTP/1.1 header", WrongBinding}, // HTTP/1 server on a gRPC URL
+	{"error reading server preface", Malformed},      // neither HTTP/2 nor HTTP/1.1 (or TLS spoken to plaintext)
+	{"http2: frame too large", Malformed},
+	{`malformed HTTP response "\x00\x00`, WrongBinding}, // an HTTP/2 frame: HTTP/1 client on an h2c (gRPC) port
+	{"malformed HTTP response", Malformed},
 	{"malformed HTTP status code", Malformed},
 	{"i/o timeout", Timeout},
 	{"deadline exceeded", Timeout},

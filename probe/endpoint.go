@@ -1,0 +1,189 @@
+package probe
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// tlsMode says whether a request uses TLS.
+type tlsMode int
+
+const (
+	// tlsAuto follows the URL: https and grpcs use TLS, http and grpc do not; a bare
+	// host:port gRPC address is tried in plaintext first, then with TLS.
+	tlsAuto tlsMode = iota
+	tlsOn
+	tlsOff
+)
+
+func (m tlsMode) flip() tlsMode {
+	if m == tlsOn {
+		return tlsOff
+	}
+	return tlsOn
+}
+
+func (m tlsMode) String() string {
+	switch m {
+	case tlsOn:
+		return "TLS"
+	case tlsOff:
+		return "plaintext"
+	}
+	return "auto"
+}
+
+// endpoint is a declared interface URL taken apart.
+type endpoint struct {
+	raw      string
+	scheme   string // "" for a bare host:port, else http, https, grpc or grpcs
+	hostport string // always with a port
+	path     string // URL path, for the HTTP bindings
+	query    string
+}
+
+// parseEndpoint accepts http(s):// and grpc(s):// URLs and bare host:port addresses.
+func parseEndpoint(raw string) (endpoint, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return endpoint{}, errors.New("the interface has no URL")
+	}
+	if !strings.Contains(s, "://") {
+		host, port, err := net.SplitHostPort(s)
+		if err != nil || host == "" || port == "" {
+			return endpoint{}, fmt.Errorf("%q is neither a URL nor a host:port address", raw)
+		}
+		return endpoint{raw: raw, hostport: s}, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return endpoint{}, fmt.Errorf("%q is not a valid URL: %v", raw, err)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	defPort := ""
+	switch scheme {
+	case "http", "grpc":
+		defPort = "80"
+	case "https", "grpcs":
+		defPort = "443"
+	default:
+		return endpoint{}, fmt.Errorf("%q: scheme %q is not http, https, grpc or grpcs", raw, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return endpoint{}, fmt.Errorf("%q has no host", raw)
+	}
+	port := u.Port()
+	if port == "" {
+		port = defPort
+	}
+	return endpoint{
+		raw: raw, scheme: scheme, hostport: net.JoinHostPort(u.Hostname(), port),
+		path: strings.TrimSuffix(u.EscapedPath(), "/"), query: u.RawQuery,
+	}, nil
+}
+
+// secure reports whether mode means TLS for this endpoint. For tlsAuto on a bare
+// address it reports false (plaintext first).
+func (e endpoint) secure(mode tlsMode) bool {
+	switch mode {
+	case tlsOn:
+		return true
+	case tlsOff:
+		return false
+	}
+	return e.scheme == "https" || e.scheme == "grpcs"
+}
+
+// httpURL is the URL the HTTP bindings use: the declared one, or http(s)://host:port
+// for a bare address, with the scheme the TLS mode asks for.
+func (e endpoint) httpURL(mode tlsMode) string {
+	scheme := "http"
+	if e.secure(mode) {
+		scheme = "https"
+	}
+	s := scheme + "://" + e.hostport + e.path
+	if e.query != "" {
+		s += "?" + e.query
+	}
+	return s
+}
+
+// host is the host part, for TLS server names.
+func (e endpoint) host() string {
+	h, _, err := net.SplitHostPort(e.hostport)
+	if err != nil {
+		return e.hostport
+	}
+	return h
+}
+
+// siblings returns the other declared HTTP URLs on the same host:port, where a binding
+// declared here may really be mounted.
+func (e endpoint) siblings(urls []string) []endpoint {
+	var out []endpoint
+	seen := map[string]bool{e.path: true}
+	for _, u := range urls {
+		s, err := parseEndpoint(u)
+		if err != nil || s.hostport != e.hostport || s.scheme == "" || seen[s.path] {
+			continue
+		}
+		if s.scheme != "http" && s.scheme != "https" {
+			continue
+		}
+		seen[s.path] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// notes are remarks about the URL form itself for a binding.
+func (e endpoint) notes(b a2a.TransportProtocol) []string {
+	var n []string
+	switch {
+	case b == a2a.TransportProtocolGRPC && e.scheme != "":
+		n = append(n, fmt.Sprintf("gRPC URL has a %s:// scheme: Go clients (grpc.NewClient) reject it, clients that strip it accept it", e.scheme))
+	case b != a2a.TransportProtocolGRPC && e.scheme == "":
+		n = append(n, "no http(s) scheme: probed as http://"+e.hostport)
+	case b != a2a.TransportProtocolGRPC && (e.scheme == "grpc" || e.scheme == "grpcs"):
+		n = append(n, fmt.Sprintf("%s:// scheme on an HTTP binding: probed over HTTP", e.scheme))
+	}
+	return n
+}
+
+// tlsConfig is the client TLS configuration of a probe.
+func (o *options) tlsConfig(serverName string, alpn ...string) *tls.Config {
+	return &tls.Config{
+		ServerName:         serverName,
+		RootCAs:            o.roots,
+		InsecureSkipVerify: o.insecure, //nolint:gosec // only with --insecure
+		NextProtos:         alpn,
+		MinVersion:         tls.VersionTLS12,
+	}
+}
+
+// httpClient returns a client for one probe request: no keep-alive (no socket outlives
+// the probe), no redirects followed, bounded headers, TLS as the options say.
+func (o *options) httpClient(serverName string) *http.Client {
+	tr := &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		TLSClientConfig:        o.tlsConfig(serverName),
+		DisableKeepAlives:      true,
+		ForceAttemptHTTP2:      true,
+		MaxResponseHeaderBytes: maxBody,
+		TLSHandshakeTimeout:    DefaultTimeout,
+		DialContext:            (&net.Dialer{KeepAlive: -1}).DialContext,
+		IdleConnTimeout:        time.Second,
+	}
+	return &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}

@@ -1,0 +1,106 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// probeHTTPJSON GETs a random task id from the interface's tasks route. A served
+// interface answers 404 with a google.rpc.Status body carrying ErrorInfo
+// TASK_NOT_FOUND.
+//
+// 1.0: GET {url}[/{tenant}]/tasks/{id} with A2A-Version: 1.0.
+// 0.3: GET {url}/tasks/{id} without A2A-Version (the routes a2a-go's v0.3 handler
+// serves) and, when nothing is mounted there, GET {url}/v1/tasks/{id} (the v0.3
+// specification's routes).
+//
+// The version of the answer is read from its shape: a2a-go's v0.3 handler answers
+// application/problem+json, a v1.0 handler a google.rpc.Status in application/json or
+// application/a2a+json.
+func probeHTTPJSON(ctx context.Context, req request) attempt {
+	base := strings.TrimSuffix(req.ep.httpURL(req.mode), "/")
+	if req.ep.query != "" {
+		base = strings.TrimSuffix(strings.SplitN(base, "?", 2)[0], "/")
+	}
+	id := url.PathEscape(req.taskID)
+	if req.version == card.V1 {
+		prefix := base
+		if req.tenant != "" {
+			prefix += "/" + url.PathEscape(req.tenant)
+		}
+		return getTask(ctx, req, prefix+"/tasks/"+id, http.Header{
+			"Accept":      {"application/a2a+json, application/json"},
+			"A2A-Version": {card.V1},
+		})
+	}
+	h := http.Header{"Accept": {"application/json"}}
+	a := getTask(ctx, req, base+"/tasks/"+id, h)
+	if a.answered && a.ev.Framing == Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed) {
+		b := getTask(ctx, req, base+"/v1/tasks/"+id, h)
+		if b.answered {
+			b.extra = append(b.extra, "first tried "+a.sent+" -> "+a.seen)
+			return b
+		}
+	}
+	return a
+}
+
+func getTask(ctx context.Context, req request, target string, h http.Header) attempt {
+	ans := doHTTP(ctx, req, http.MethodGet, target, nil, h)
+	a := attempt{sent: "HTTP+JSON GET " + target, tls: ans.tls, answered: ans.status != 0}
+	a.ev = Evidence{Binding: a2a.TransportProtocolHTTPJSON, Version: req.version}
+	ans.evidence(&a.ev)
+	a.seen = ans.seen()
+	if ans.status == 0 {
+		return a
+	}
+	if s, ok := parseStatusBody(ans.body); ok {
+		a.ev.Framing, a.ev.Reason = a2a.TransportProtocolHTTPJSON, s.Reason
+		a.ev.AnswerVersion = restVersion(ans.contentType, s)
+		a.seen += ", " + s.String()
+		if a.ev.AnswerVersion != "" {
+			a.seen += fmt.Sprintf(" (a %s-shaped answer)", a.ev.AnswerVersion)
+		}
+		return a
+	}
+	if r, err := parseJSONRPCResponse(ans.body); err == nil {
+		a.ev.Framing = a2a.TransportProtocolJSONRPC
+		a.seen += ", " + r.String() + " (a JSON-RPC endpoint)"
+		return a
+	}
+	if ans.status >= 200 && ans.status < 300 && looksLikeTask(ans.body, req.taskID) {
+		a.ev.Framing = a2a.TransportProtocolHTTPJSON
+		a.seen += ", a task object"
+		return a
+	}
+	a.ev.Framing = Unrecognised
+	a.seen += ", " + quote(ans.body)
+	return a
+}
+
+// restVersion tells the protocol version from the shape of an HTTP+JSON error answer:
+// a2a-go's v0.3 handler answers application/problem+json; a google.rpc.Status with an
+// A2A ErrorInfo in (a2a+)json is the v1.0 shape. Empty when it cannot tell.
+func restVersion(contentType string, s statusBody) string {
+	switch {
+	case contentType == "application/problem+json":
+		return card.V03
+	case s.Reason != "" && (contentType == "application/json" || contentType == "application/a2a+json"):
+		return card.V1
+	}
+	return ""
+}
+
+// looksLikeTask reports whether a 2xx body is a task object for id (a server that
+// invents tasks for unknown ids still proves the route is served).
+func looksLikeTask(b []byte, id string) bool {
+	s := string(b)
+	return strings.HasPrefix(strings.TrimSpace(s), "{") && strings.Contains(s, id)
+}

@@ -1,0 +1,195 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// httpAnswer is what one HTTP request of a probe saw, raw.
+type httpAnswer struct {
+	status      int
+	contentType string // media type, without parameters
+	proto       string
+	body        []byte // at most maxBody bytes
+	wwwAuth     string
+	location    string
+	tls         bool
+	err         error
+}
+
+// doHTTP sends one request with the probe's headers, reads at most maxBody bytes of the
+// answer, and closes everything before returning.
+func doHTTP(ctx context.Context, req request, method, target string, body []byte, header http.Header) httpAnswer {
+	var rd io.Reader
+	if body != nil {
+		rd = strings.NewReader(string(body))
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return httpAnswer{err: err}
+	}
+	for k, vs := range req.o.header {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+	for k, vs := range header {
+		hr.Header[k] = vs
+	}
+	client := req.o.httpClient(req.ep.host())
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(hr)
+	if err != nil {
+		return httpAnswer{err: err, tls: hr.URL.Scheme == "https"}
+	}
+	defer resp.Body.Close()
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	a := httpAnswer{
+		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
+		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
+		tls: resp.TLS != nil,
+	}
+	if rerr != nil && len(data) == 0 {
+		a.err = rerr
+	}
+	return a
+}
+
+// evidence fills the HTTP part of an Evidence.
+func (h httpAnswer) evidence(ev *Evidence) {
+	ev.Err = h.err
+	ev.HTTPStatus = h.status
+	ev.ContentType = h.contentType
+	ev.Body = snippet(h.body)
+}
+
+// seen renders the answer for a Result's detail.
+func (h httpAnswer) seen() string {
+	if h.status == 0 {
+		if h.err != nil {
+			return h.err.Error()
+		}
+		return "no answer"
+	}
+	s := "HTTP " + strconv.Itoa(h.status)
+	if h.contentType != "" {
+		s += " " + h.contentType
+	}
+	if h.proto != "" && h.proto != "HTTP/1.1" {
+		s += " (" + h.proto + ")"
+	}
+	if h.wwwAuth != "" {
+		s += ", WWW-Authenticate: " + h.wwwAuth
+	}
+	if h.location != "" {
+		s += ", Location: " + h.location
+	}
+	return s
+}
+
+// snippet is the start of a body, printable, for text-recognised answers and details.
+func snippet(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		b = b[:n]
+	}
+	s := strings.ToValidUTF8(string(b), "?")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' {
+			return '.'
+		}
+		return r
+	}, s)
+}
+
+// quote renders a body snippet in a detail.
+func quote(b []byte) string {
+	s := strings.TrimSpace(snippet(b))
+	if s == "" {
+		return "empty body"
+	}
+	return strconv.Quote(s)
+}
+
+// errorInfoType is the @type of google.rpc.ErrorInfo in ProtoJSON.
+const errorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
+
+// reasonFrom extracts an ErrorInfo reason from a JSON-RPC error's data or a
+// google.rpc.Status's details: an array of typed objects (v1.0) or, leniently, a
+// single object with a reason field.
+func reasonFrom(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var list []map[string]any
+	if json.Unmarshal(raw, &list) != nil {
+		var one map[string]any
+		if json.Unmarshal(raw, &one) != nil {
+			return ""
+		}
+		list = []map[string]any{one}
+	}
+	for _, d := range list {
+		t, _ := d["@type"].(string)
+		r, _ := d["reason"].(string)
+		if r != "" && (t == errorInfoType || t == "") {
+			return r
+		}
+	}
+	return ""
+}
+
+// statusBody is the HTTP+JSON error body (google.rpc.Status under "error").
+type statusBody struct {
+	Code    int
+	Status  string
+	Message string
+	Reason  string
+}
+
+// parseStatusBody reads an HTTP+JSON error body: {"error":{"code","status","message",
+// "details":[ErrorInfo...]}}. ok is false for anything else.
+func parseStatusBody(b []byte) (statusBody, bool) {
+	var doc struct {
+		Error *struct {
+			Code    *json.Number    `json:"code"`
+			Status  string          `json:"status"`
+			Message string          `json:"message"`
+			Details json.RawMessage `json:"details"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil {
+		return statusBody{}, false
+	}
+	code, err := doc.Error.Code.Int64()
+	if err != nil || code < 0 || code > 999 {
+		return statusBody{}, false
+	}
+	return statusBody{Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message,
+		Reason: reasonFrom(doc.Error.Details)}, true
+}
+
+func (s statusBody) String() string {
+	out := fmt.Sprintf("error %d %s", s.Code, s.Status)
+	if s.Reason != "" {
+		out += " " + s.Reason
+	}
+	if s.Message != "" {
+		out += " " + strconv.Quote(trim(s.Message, 100))
+	}
+	return out
+}
+
+func trim(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

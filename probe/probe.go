@@ -1,0 +1,424 @@
+// Package probe opens every interface an AgentCard declares and says, on the wire,
+// what is really there: the declared binding and version, another binding or
+// version, a server with no A2A handler, nothing at all. Each probe is a lookup of a
+// random task id (never a message), so probing is side-effect-free.
+//
+// There is one file per binding (jsonrpc.go, grpc.go, httpjson.go), each speaking
+// A2A 1.0 and 0.3 behind one signature; Classify (classify.go) is the one table that
+// turns what a request saw into an Outcome; Diagnose turns a card's results into
+// findings and a client-impact table.
+//
+//	c, _ := card.Load(ctx, "https://agent.example.com")
+//	results := probe.Card(ctx, c, probe.WithTimeout(5*time.Second))
+//	report := probe.Diagnose(c, results)
+package probe
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// DefaultTimeout is the per-interface budget when WithTimeout is not given.
+const DefaultTimeout = 10 * time.Second
+
+// maxBody bounds every answer a probe reads: HTTP bodies and gRPC messages.
+const maxBody = 64 << 10
+
+// maxParallel bounds how many interfaces Card probes at once.
+const maxParallel = 8
+
+// Result is what one declared interface really serves.
+type Result struct {
+	// Interface is the declared interface, as the card says it.
+	Interface card.Interface
+	// Outcome classifies what the probe found.
+	Outcome Outcome
+	// ActualBinding is the binding that really answers at the interface's address, when
+	// the probe could tell (for a served interface it is the declared binding).
+	ActualBinding a2a.TransportProtocol
+	// ActualVersion is the protocol version that really answers, when the probe could tell.
+	ActualVersion string
+	// Detail is the evidence: the requests sent and what came back (HTTP status, content
+	// type, JSON-RPC code, gRPC code and message, ErrorInfo reason, TLS mode).
+	Detail string
+	// Latency is how long the request to the declared binding and version took.
+	Latency time.Duration
+}
+
+// Option configures Interface and Card.
+type Option func(*options)
+
+type options struct {
+	header   http.Header
+	insecure bool
+	roots    *x509.CertPool
+	timeout  time.Duration
+	siblings []string // other URLs the card declares, where to look for what is really served
+}
+
+// WithHeader adds a header to every probe request (HTTP header, gRPC metadata), for
+// credentials such as Authorization. Repeatable; repeated keys add values.
+func WithHeader(key, value string) Option {
+	return func(o *options) {
+		if o.header == nil {
+			o.header = http.Header{}
+		}
+		o.header.Add(key, value)
+	}
+}
+
+// WithInsecureSkipVerify accepts any TLS certificate (self-signed, wrong host, expired).
+// Without it an untrusted certificate is the outcome TLSMismatch.
+func WithInsecureSkipVerify() Option { return func(o *options) { o.insecure = true } }
+
+// WithRootCAs verifies TLS certificates against pool instead of the system roots.
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.roots = pool } }
+
+// WithTimeout sets the budget of one interface's probe, all its requests included. The
+// default is DefaultTimeout; the context bounds everything in any case.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// withSiblings tells the probe which other URLs the card declares, so that "what is
+// really there" can name a binding mounted at one of them on the same host and port.
+func withSiblings(urls []string) Option { return func(o *options) { o.siblings = urls } }
+
+func newOptions(opts []Option) *options {
+	o := &options{timeout: DefaultTimeout}
+	for _, opt := range opts {
+		opt(o)
+	}
+	if o.timeout <= 0 {
+		o.timeout = DefaultTimeout
+	}
+	return o
+}
+
+// Card probes every interface of c in parallel and returns the results in card order.
+// ctx bounds the whole run; WithTimeout bounds each interface.
+func Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
+	if c == nil {
+		return nil
+	}
+	urls := make([]string, 0, len(c.Interfaces))
+	for _, i := range c.Interfaces {
+		urls = append(urls, i.URL)
+	}
+	opts = append(append([]Option(nil), opts...), withSiblings(urls))
+	results := make([]Result, len(c.Interfaces))
+	sem := make(chan struct{}, maxParallel)
+	var wg sync.WaitGroup
+	for n, iface := range c.Interfaces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				results[n] = Interface(ctx, iface, opts...)
+			case <-ctx.Done():
+				results[n] = Result{Interface: iface, Outcome: Timeout,
+					Detail: "not probed: " + context.Cause(ctx).Error()}
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// Interface probes one declared interface: it looks up a random task id with the
+// declared binding and version and classifies the answer. When the interface is not
+// served it probes the same address with the other version and the other bindings, to
+// report what is really there (ActualBinding, ActualVersion) and to tell a missing
+// handler from a version mismatch.
+func Interface(ctx context.Context, iface card.Interface, opts ...Option) Result {
+	o := newOptions(opts)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	return newRun(iface, o).run(ctx)
+}
+
+// run is one interface's probe.
+type run struct {
+	iface   card.Interface
+	binding a2a.TransportProtocol // canonical spelling of the declared binding
+	custom  bool                  // the declared binding is not a core binding
+	o       *options
+	taskID  string
+}
+
+func newRun(iface card.Interface, o *options) *run {
+	b, ok := card.CanonicalBinding(iface.Binding)
+	return &run{iface: iface, binding: b, custom: !ok, o: o, taskID: randomTaskID()}
+}
+
+func (r *run) result(o Outcome, detail string, lat time.Duration) Result {
+	return Result{Interface: r.iface, Outcome: o, Detail: detail, Latency: lat}
+}
+
+func (r *run) run(ctx context.Context) Result {
+	ep, err := parseEndpoint(r.iface.URL)
+	if err != nil {
+		return r.result(Unreachable, err.Error(), 0)
+	}
+	if r.custom {
+		return r.runCustom(ctx, ep)
+	}
+	declared, other, known := versions(r.iface.ProtocolVersion)
+	first := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
+	res := r.result(first.outcome, first.describe(), first.latency)
+	if first.outcome != Malformed || first.answered {
+		res.ActualBinding = first.answeredBinding()
+	}
+	notes := ep.notes(r.binding)
+
+	switch first.outcome {
+	case Served:
+		res.ActualBinding, res.ActualVersion = r.binding, declared
+		if !known {
+			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
+		}
+	case AuthRequired:
+		notes = append(notes, "credentials are needed to confirm the binding (pass them with --header)")
+	case HandlerMissing, VersionMismatch:
+		second := r.attempt(ctx, ep, r.binding, other, first.tlsMode())
+		switch {
+		case second.outcome == Served || second.outcome == AuthRequired:
+			if known {
+				res.Outcome = VersionMismatch
+			} else {
+				res.Outcome = second.outcome
+			}
+			res.ActualBinding, res.ActualVersion = r.binding, other
+			res.Detail += "; " + second.describe()
+			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
+		case first.outcome == HandlerMissing:
+			res.Detail += "; " + second.describe()
+			notes = append(notes, fmt.Sprintf("%s answers, but no A2A handler for either protocol version", r.binding))
+		}
+	case WrongBinding, NotFound, Malformed, TLSMismatch:
+		res = r.discover(ctx, ep, first, res)
+	}
+	if len(notes) > 0 {
+		res.Detail += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return res
+}
+
+// runCustom handles a binding a2abind cannot speak: it reports what the address serves.
+func (r *run) runCustom(ctx context.Context, ep endpoint) Result {
+	found, ok := r.search(ctx, ep, tlsAuto, "", "")
+	note := fmt.Sprintf("binding %q is not one a2abind can check (JSONRPC, GRPC, HTTP+JSON)", r.iface.Binding)
+	if ok {
+		res := r.result(WrongBinding, note+"; the address serves "+found.label()+": "+found.describe(), found.latency)
+		res.ActualBinding, res.ActualVersion = found.binding, found.version
+		return res
+	}
+	return r.result(Malformed, note+"; no core binding answers there", 0)
+}
+
+// discover looks for what the address really serves after the declared binding failed.
+func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Result) Result {
+	declared := first.version
+	if first.outcome == TLSMismatch {
+		// TLS is wrong one way or the other: look with the other mode (or with
+		// verification off, for an untrusted certificate) and say what answers.
+		if first.certificate() && !r.o.insecure {
+			o := *r.o
+			o.insecure = true
+			again := (&run{iface: r.iface, binding: r.binding, o: &o, taskID: r.taskID}).attempt(ctx, ep, r.binding, declared, first.tlsMode())
+			if again.outcome == Served {
+				res.ActualBinding, res.ActualVersion = r.binding, declared
+				res.Detail += fmt.Sprintf("; with certificate verification off %s is served (trust the CA or pass --insecure)", again.label())
+			}
+			return res
+		}
+		found, ok := r.search(ctx, ep, first.tlsMode().flip(), "", "")
+		if ok {
+			res.ActualBinding, res.ActualVersion = found.binding, found.version
+			res.Detail += fmt.Sprintf("; over %s the address serves %s: %s", found.tlsMode().String(), found.label(), found.describe())
+		}
+		return res
+	}
+	if first.outcome == Malformed && ep.scheme != "" {
+		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
+		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
+		if flipped.outcome == Served || flipped.outcome == AuthRequired {
+			res.Outcome = TLSMismatch
+			res.ActualBinding, res.ActualVersion = r.binding, declared
+			res.Detail += fmt.Sprintf("; over %s %s answers: %s", flipped.tlsMode(), flipped.label(), flipped.describe())
+			return res
+		}
+	}
+	found, ok := r.search(ctx, ep, first.tlsMode(), r.binding, declared)
+	if !ok {
+		return res
+	}
+	res.Outcome = WrongBinding
+	res.ActualBinding, res.ActualVersion = found.binding, found.version
+	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
+	return res
+}
+
+// search probes every (binding, version) except (skipBinding, skipVersion) at the
+// address and its siblings on the same host:port, in parallel, and returns the first
+// served one in a fixed order (JSON-RPC, gRPC, HTTP+JSON; 1.0 before 0.3).
+func (r *run) search(ctx context.Context, ep endpoint, mode tlsMode, skipBinding a2a.TransportProtocol, skipVersion string) (attempt, bool) {
+	type job struct {
+		ep      endpoint
+		binding a2a.TransportProtocol
+		version string
+	}
+	var jobs []job
+	eps := append([]endpoint{ep}, ep.siblings(r.o.siblings)...)
+	for _, b := range card.CoreBindings {
+		for _, v := range []string{card.V1, card.V03} {
+			for i, e := range eps {
+				if b == skipBinding && v == skipVersion && i == 0 {
+					continue
+				}
+				if b == a2a.TransportProtocolGRPC && i > 0 {
+					continue // gRPC has no path: the address itself was enough
+				}
+				jobs = append(jobs, job{e, b, v})
+			}
+		}
+	}
+	got := make([]attempt, len(jobs))
+	var wg sync.WaitGroup
+	for n, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[n] = r.attempt(ctx, j.ep, j.binding, j.version, mode)
+		}()
+	}
+	wg.Wait()
+	for _, a := range got {
+		if a.outcome == Served {
+			return a, true
+		}
+	}
+	for _, a := range got {
+		if a.outcome == AuthRequired {
+			return a, true
+		}
+	}
+	return attempt{}, false
+}
+
+// attempt runs the prober of one binding.
+func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol, version string, mode tlsMode) attempt {
+	req := request{ep: ep, version: version, tenant: r.iface.Tenant, taskID: r.taskID, o: r.o, mode: mode}
+	var a attempt
+	start := time.Now()
+	switch b {
+	case a2a.TransportProtocolJSONRPC:
+		a = probeJSONRPC(ctx, req)
+	case a2a.TransportProtocolGRPC:
+		a = probeGRPC(ctx, req)
+	case a2a.TransportProtocolHTTPJSON:
+		a = probeHTTPJSON(ctx, req)
+	}
+	a.binding, a.version, a.latency = b, version, time.Since(start)
+	a.outcome, a.why = Classify(a.ev)
+	switch a.outcome {
+	case AgentError:
+		// An A2A handler answered with an A2A error: it is there.
+		a.outcome = Served
+	case Ambiguous:
+		// 5xx or an answer cut short: for a probe, an answer that fits no binding.
+		a.outcome = Malformed
+	}
+	if ctx.Err() != nil && a.outcome == Malformed && !a.answered {
+		a.outcome = Timeout
+	}
+	return a
+}
+
+// request is what a binding prober needs to send its lookup.
+type request struct {
+	ep      endpoint
+	version string
+	tenant  string
+	taskID  string
+	o       *options
+	mode    tlsMode
+}
+
+// attempt is what one binding's probe saw at one address.
+type attempt struct {
+	binding  a2a.TransportProtocol
+	version  string
+	ev       Evidence
+	outcome  Outcome
+	why      string
+	sent     string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
+	seen     string // the answer, e.g. "HTTP 200 application/json, error -32001"
+	tls      bool   // the answer came over TLS
+	answered bool   // something answered at the protocol level (status line, gRPC status)
+	latency  time.Duration
+	extra    []string // notes from the prober (TLS attempts of a bare host:port, ...)
+}
+
+func (a attempt) describe() string {
+	s := a.sent + " -> " + a.seen
+	if len(a.extra) > 0 {
+		s += " [" + strings.Join(a.extra, "; ") + "]"
+	}
+	return s
+}
+
+func (a attempt) label() string { return string(a.binding) + " " + a.version }
+
+func (a attempt) tlsMode() tlsMode {
+	if a.tls {
+		return tlsOn
+	}
+	return tlsOff
+}
+
+// certificate reports whether a TLS failure is about the certificate, not the mode.
+func (a attempt) certificate() bool {
+	s := strings.ToLower(a.why + " " + a.seen)
+	return strings.Contains(s, "x509") || strings.Contains(s, "certificate")
+}
+
+// answeredBinding is the binding the answer's framing showed, if any.
+func (a attempt) answeredBinding() a2a.TransportProtocol {
+	switch {
+	case a.ev.Framing != "" && a.ev.Framing != Unrecognised:
+		return a.ev.Framing
+	case a.ev.GRPC && a.answered:
+		return a2a.TransportProtocolGRPC
+	}
+	return ""
+}
+
+// versions returns the version to probe first, the other one, and whether the declared
+// version is one a2abind speaks.
+func versions(declared string) (first, other string, known bool) {
+	switch card.NormalizeVersion(declared) {
+	case card.V1:
+		return card.V1, card.V03, true
+	case card.V03:
+		return card.V03, card.V1, true
+	}
+	return card.V1, card.V03, false
+}
+
+func randomTaskID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return "a2abind-probe-" + hex.EncodeToString(b[:])
+}
