@@ -57,9 +57,12 @@ type Interface struct {
 	Preferred bool `json:"preferred,omitempty"`
 }
 
-// Key identifies an interface for de-duplication: url, binding and version.
+// Key identifies an interface for de-duplication: url, binding and version. Core
+// binding names are compared case-insensitively ("grpc" and "GRPC" are one interface;
+// lint reports the spelling), custom bindings exactly.
 func (i Interface) Key() string {
-	return i.URL + "\x00" + string(i.Binding) + "\x00" + i.ProtocolVersion
+	b, _ := CanonicalBinding(i.Binding)
+	return i.URL + "\x00" + string(b) + "\x00" + i.ProtocolVersion
 }
 
 // String renders the interface as "GRPC 1.0 at 127.0.0.1:9443".

@@ -18,22 +18,22 @@ const DefaultMaxBytes = 1 << 20
 var ErrMalformed = errors.New("malformed agent card")
 
 // document is the raw JSON of a card, with presence kept for lint. Only the fields
-// a2abind reads are typed; everything else is ignored, as the spec asks.
+// a2abind reads are typed; everything else is ignored, as the spec asks. Pointers and
+// raw messages keep "absent" apart from "empty".
 type document struct {
 	Name               *string                    `json:"name"`
 	Description        *string                    `json:"description"`
 	Version            *string                    `json:"version"`
-	SupportedIfaces    []rawV1Interface           `json:"supportedInterfaces"`
-	HasSupported       bool                       `json:"-"`
+	SupportedIfaces    *[]*rawV1Interface         `json:"supportedInterfaces"`
 	URL                *string                    `json:"url"`
 	PreferredTransport *string                    `json:"preferredTransport"`
 	ProtocolVersion    *string                    `json:"protocolVersion"`
-	AdditionalIfaces   []rawV03Interface          `json:"additionalInterfaces"`
+	AdditionalIfaces   []*rawV03Interface         `json:"additionalInterfaces"`
 	SecuritySchemes    map[string]json.RawMessage `json:"securitySchemes"`
-	Capabilities       json.RawMessage            `json:"capabilities"`
+	Capabilities       map[string]json.RawMessage `json:"capabilities"`
 	DefaultInputModes  []string                   `json:"defaultInputModes"`
 	DefaultOutputModes []string                   `json:"defaultOutputModes"`
-	Skills             json.RawMessage            `json:"skills"`
+	Skills             []json.RawMessage          `json:"skills"`
 }
 
 type rawV1Interface struct {
@@ -50,14 +50,19 @@ type rawV03Interface struct {
 
 // Parse reads a card document. It accepts v1.0, v0.3 and union cards, ignores unknown
 // fields, and reports malformed input with the line and column where it went wrong.
+// Errors wrap ErrMalformed.
 func Parse(data []byte) (*Card, error) {
 	return parse(data, DefaultMaxBytes)
 }
+
+// utf8BOM is tolerated at the start of a document (some editors and servers add it).
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 func parse(data []byte, maxBytes int64) (*Card, error) {
 	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("%w: document is %d bytes, over the %d-byte limit", ErrMalformed, len(data), maxBytes)
 	}
+	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%w: document is empty", ErrMalformed)
@@ -66,24 +71,19 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
 	}
 	var doc document
-	if err := json.Unmarshal(trimmed, &doc); err != nil {
-		return nil, describeJSONError(trimmed, err)
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, describeJSONError(data, err)
 	}
-	var probe struct {
-		Supported json.RawMessage `json:"supportedInterfaces"`
-	}
-	_ = json.Unmarshal(trimmed, &probe) // cannot fail: the same bytes decoded above
-	doc.HasSupported = len(probe.Supported) > 0 && string(probe.Supported) != "null"
 	return fromDocument(&doc), nil
 }
 
 func fromDocument(doc *document) *Card {
 	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version)}
-	hasV03 := doc.URL != nil || doc.PreferredTransport != nil || len(doc.AdditionalIfaces) > 0
+	hasV03 := doc.hasV03()
 	switch {
-	case doc.HasSupported && hasV03:
+	case doc.hasV1() && hasV03:
 		c.Shape = ShapeUnion
-	case doc.HasSupported:
+	case doc.hasV1():
 		c.Shape = ShapeV1
 	case hasV03:
 		c.Shape = ShapeV03
@@ -91,7 +91,10 @@ func fromDocument(doc *document) *Card {
 		c.Shape = ShapeNone
 	}
 
-	for i, ri := range doc.SupportedIfaces {
+	for i, ri := range doc.supported() {
+		if ri == nil {
+			ri = &rawV1Interface{}
+		}
 		c.declared = append(c.declared, Interface{
 			URL:             str(ri.URL),
 			Binding:         a2a.TransportProtocol(str(ri.ProtocolBinding)),
@@ -117,6 +120,9 @@ func fromDocument(doc *document) *Card {
 			})
 		}
 		for i, ri := range doc.AdditionalIfaces {
+			if ri == nil {
+				ri = &rawV03Interface{}
+			}
 			c.declared = append(c.declared, Interface{
 				URL: str(ri.URL), Binding: a2a.TransportProtocol(str(ri.Transport)), ProtocolVersion: version,
 				Source: "additionalInterfaces[" + strconv.Itoa(i) + "]",
@@ -141,6 +147,22 @@ func fromDocument(doc *document) *Card {
 	return c
 }
 
+// hasV1 reports whether the document carries supportedInterfaces (even an empty list).
+func (d *document) hasV1() bool { return d.SupportedIfaces != nil }
+
+// supported returns the supportedInterfaces entries, nil when absent.
+func (d *document) supported() []*rawV1Interface {
+	if d.SupportedIfaces == nil {
+		return nil
+	}
+	return *d.SupportedIfaces
+}
+
+// hasV03 reports whether the document carries any of the v0.3 interface fields.
+func (d *document) hasV03() bool {
+	return d.URL != nil || d.PreferredTransport != nil || len(d.AdditionalIfaces) > 0
+}
+
 func str(s *string) string {
 	if s == nil {
 		return ""
@@ -153,26 +175,55 @@ func describeJSONError(data []byte, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		line, col := position(data, syn.Offset)
-		return fmt.Errorf("%w: invalid JSON at line %d, column %d: %v", ErrMalformed, line, col, syn)
+		if syn.Error() == "unexpected end of JSON input" {
+			return fmt.Errorf("%w: truncated JSON: the document ends at line %d, column %d before the card is complete",
+				ErrMalformed, lineOf(data, int64(len(data))), colOf(data, int64(len(data))))
+		}
+		// Offsets count the bytes read, the offending one included.
+		line, col := position(data, syn.Offset-1)
+		return fmt.Errorf("%w: invalid JSON at line %d, column %d: %s", ErrMalformed, line, col, syn.Error())
 	case errors.As(err, &typ):
-		line, col := position(data, typ.Offset)
+		line, col := position(data, typ.Offset-1) // the offset is just past the value
+
 		field := typ.Field
 		if field == "" {
 			field = "(document)"
 		}
 		return fmt.Errorf("%w: field %q at line %d, column %d: expected %s, found JSON %s",
-			ErrMalformed, field, line, col, typ.Type, typ.Value)
+			ErrMalformed, field, line, col, jsonKind(typ.Type.String()), typ.Value)
 	case err.Error() == "unexpected end of JSON input":
-		return fmt.Errorf("%w: truncated JSON (%d bytes): %v", ErrMalformed, len(data), err)
+		return fmt.Errorf("%w: truncated JSON: the document ends at line %d, column %d before the card is complete",
+			ErrMalformed, lineOf(data, int64(len(data))), colOf(data, int64(len(data))))
 	default:
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 }
 
+// jsonKind names a Go destination type the way a card author thinks of it.
+func jsonKind(goType string) string {
+	switch {
+	case goType == "string" || goType == "*string":
+		return "a string"
+	case len(goType) > 2 && goType[:2] == "[]":
+		return "an array"
+	case len(goType) > 3 && goType[:3] == "map", goType == "card.document",
+		goType == "card.rawV1Interface", goType == "card.rawV03Interface":
+		return "an object"
+	default:
+		return goType
+	}
+}
+
+func lineOf(data []byte, offset int64) int { l, _ := position(data, offset); return l }
+func colOf(data []byte, offset int64) int  { _, c := position(data, offset); return c }
+
+// position turns a byte offset into a 1-based line and column (columns count bytes).
 func position(data []byte, offset int64) (line, col int) {
 	if offset > int64(len(data)) {
 		offset = int64(len(data))
+	}
+	if offset < 0 {
+		offset = 0
 	}
 	line, col = 1, 1
 	for _, b := range data[:offset] {
