@@ -1,0 +1,118 @@
+package interop
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+)
+
+// jsBinding is how client.mjs is made to use one binding: the factories it gets and the
+// preferredTransports that force the binding.
+type jsBinding struct {
+	binding    a2a.TransportProtocol
+	transports string
+}
+
+var jsBindings = []jsBinding{
+	{a2a.TransportProtocolJSONRPC, transportsDefault},
+	{a2a.TransportProtocolHTTPJSON, transportsDefault},
+	{a2a.TransportProtocolGRPC, transportsGRPC},
+}
+
+// allOps are the operations each binding must carry.
+var allOps = []string{"send", "get", "stream", "cancel", "get-unknown"}
+
+// declaredURL is the URL a card declares for a binding (its first v1.0 entry).
+func declaredURL(t *testing.T, c *card.Card, b a2a.TransportProtocol) string {
+	t.Helper()
+	for _, i := range c.Interfaces {
+		if i.Binding == b && i.ProtocolVersion == card.V1 {
+			return i.URL
+		}
+	}
+	t.Fatalf("card declares no %s 1.0 interface: %+v", b, c.Interfaces)
+	return ""
+}
+
+// checkOps checks a full client.mjs run forced onto binding b at wantURL: every
+// operation did what the A2A contract says, over that binding.
+func checkOps(t *testing.T, run jsRun, b a2a.TransportProtocol, wantURL string) {
+	t.Helper()
+	if !run.Create.OK || run.Create.Transport != string(b) || run.Create.URL != wantURL {
+		t.Fatalf("create = ok %v, %s at %q (%v), want ok, %s at %q\n%s",
+			run.Create.OK, run.Create.Transport, run.Create.URL, run.Create.Error, b, wantURL, run.raw)
+	}
+	for _, op := range allOps {
+		s, ok := run.Ops[op]
+		if !ok {
+			t.Errorf("%s: no output line", op)
+			continue
+		}
+		if s.Transport != string(b) {
+			t.Errorf("%s ran over %s, want %s", op, s.Transport, b)
+		}
+		if op == "get-unknown" {
+			if s.OK || s.Error == nil || s.Error.Name != "TaskNotFoundError" || s.Error.Reason != "TASK_NOT_FOUND" {
+				t.Errorf("get-unknown = ok %v, error %v; want TaskNotFoundError (TASK_NOT_FOUND)", s.OK, s.Error)
+			}
+			continue
+		}
+		if !s.OK || s.Result == nil {
+			t.Errorf("%s failed: %v", op, s.Error)
+			continue
+		}
+		r := s.Result
+		if r.Kind != "task" || r.ID == "" {
+			t.Errorf("%s = %s %q, want a task", op, r.Kind, r.ID)
+		}
+		switch op {
+		case "send", "get", "stream":
+			if r.State != "completed" || !strings.Contains(r.Text, "hello interop") {
+				t.Errorf("%s = state %q text %q, want completed with the echo of %q", op, r.State, r.Text, "hello interop")
+			}
+		case "cancel":
+			if r.State != "canceled" {
+				t.Errorf("cancel = state %q (task was %q before), want canceled", r.State, r.Before)
+			}
+		}
+		if op == "get" && r.ID != run.Ops["send"].Result.ID {
+			t.Errorf("get returned task %q, want the sent task %q", r.ID, run.Ops["send"].Result.ID)
+		}
+		if op == "stream" {
+			var artifact bool
+			for _, e := range r.Events {
+				artifact = artifact || e == "artifact-update"
+			}
+			if !artifact || len(r.Events) < 2 {
+				t.Errorf("stream events = %v, want several, with an artifact update", r.Events)
+			}
+		}
+	}
+}
+
+// TestJSClientAgainstA2AGo runs the a2a-js client, forced onto each binding, against an
+// a2a-go v2.3.1 agent (lab.Healthy with a cancelable executor).
+func TestJSClientAgainstA2AGo(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	agent, err := lab.Start(append(lab.Healthy(), lab.WithExecutor(newHoldEcho()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agent.Close() })
+	c, err := card.Parse(agent.CardJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jb := range jsBindings {
+		t.Run(string(jb.binding), func(t *testing.T) {
+			t.Parallel()
+			run := runJSClient(t, jsCall{Target: agent.BaseURL, Transports: jb.transports, Prefer: []string{string(jb.binding)}})
+			checkOps(t, run, jb.binding, declaredURL(t, c, jb.binding))
+		})
+	}
+}

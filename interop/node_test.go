@@ -1,0 +1,345 @@
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The versions interop/js/package.json pins; the tests refuse anything else.
+const wantSDKVersion = "1.3.0"
+
+// Bounds on the Node processes.
+const (
+	serverStartTimeout = 20 * time.Second // node start, SDK load, listen, first line
+	serverLifetime     = 3 * time.Minute  // a JS server never outlives this, whatever happens
+	clientTimeout      = 45 * time.Second // one client.mjs run, all its operations
+	clientOpTimeout    = 8 * time.Second  // each operation inside client.mjs
+)
+
+// installHelp says exactly what to install and run when Node or the npm packages are missing.
+const installHelp = `the interop tests need Node.js 20 or later with npm, and the npm packages of interop/js/package.json.
+  Install Node.js 20+ and npm (Debian/Ubuntu: apt-get install -y nodejs npm; or https://nodejs.org), then from the repository root run:
+    ./test.sh
+  which installs the packages into .cache/node/node_modules, or by hand:
+    mkdir -p .cache/node && cp interop/js/package.json interop/js/package-lock.json .cache/node/ && npm ci --prefix .cache/node
+  or set A2ABIND_NODE_MODULES to a node_modules directory that has @a2a-js/sdk@` + wantSDKVersion
+
+// nodeEnv is where node and the installed packages are.
+type nodeEnv struct {
+	node    string // path of the node binary
+	modules string // absolute path of the node_modules directory
+	jsDir   string // absolute path of interop/js
+}
+
+var (
+	envOnce   sync.Once
+	envResult nodeEnv
+	envErr    error
+)
+
+// needNode returns the Node environment, or fails the test saying what to install.
+func needNode(t testing.TB) nodeEnv {
+	t.Helper()
+	envOnce.Do(func() { envResult, envErr = findNode() })
+	if envErr != nil {
+		t.Fatalf("interop: %v\n%s", envErr, installHelp)
+	}
+	return envResult
+}
+
+func findNode() (nodeEnv, error) {
+	var env nodeEnv
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return env, errors.New("node is not on PATH")
+	}
+	env.node = node
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	if err != nil {
+		return env, fmt.Errorf("node --version failed: %w", err)
+	}
+	var major int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "v%d.", &major); err != nil || major < 20 {
+		return env, fmt.Errorf("node %s is too old (want 20 or later)", strings.TrimSpace(string(out)))
+	}
+	if env.jsDir, err = filepath.Abs("js"); err != nil {
+		return env, err
+	}
+	mods := os.Getenv("A2ABIND_NODE_MODULES")
+	where := "A2ABIND_NODE_MODULES=" + mods
+	if mods == "" {
+		mods = filepath.Join("..", ".cache", "node", "node_modules")
+		where = ".cache/node/node_modules"
+	}
+	if env.modules, err = filepath.Abs(mods); err != nil {
+		return env, err
+	}
+	raw, err := os.ReadFile(filepath.Join(env.modules, "@a2a-js", "sdk", "package.json"))
+	if err != nil {
+		return env, fmt.Errorf("@a2a-js/sdk is not installed in %s (%s)", where, env.modules)
+	}
+	var pkg struct{ Version string }
+	if err := json.Unmarshal(raw, &pkg); err != nil || pkg.Version != wantSDKVersion {
+		return env, fmt.Errorf("%s has @a2a-js/sdk %q, want %s (the install is stale)", where, pkg.Version, wantSDKVersion)
+	}
+	for _, dep := range []string{"express", "@grpc/grpc-js", "@bufbuild/protobuf"} {
+		if _, err := os.Stat(filepath.Join(env.modules, dep, "package.json")); err != nil {
+			return env, fmt.Errorf("%s lacks %s", where, dep)
+		}
+	}
+	return env, nil
+}
+
+// command builds a node command for a script in interop/js, in its own process group so
+// that cleanup can kill it with everything it started.
+func (e nodeEnv) command(ctx context.Context, script string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, e.node, append([]string{filepath.Join(e.jsDir, script)}, args...)...)
+	cmd.Dir = e.jsDir
+	cmd.Env = append(os.Environ(),
+		"A2ABIND_NODE_MODULES="+e.modules,
+		fmt.Sprintf("A2ABIND_INTEROP_MAX_LIFETIME_MS=%d", serverLifetime.Milliseconds()),
+		"NODE_NO_WARNINGS=1",
+	)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 3 * time.Second
+	return cmd
+}
+
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return cmd.Process.Kill()
+	}
+	return nil
+}
+
+// lockedBuffer collects a process's stderr for failure messages.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len() > 64<<10 {
+		return len(p), nil // bounded: the start of stderr is what explains a failure
+	}
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Card modes of server.mjs.
+const (
+	modeHonest        = "honest"
+	modeGRPCAtHTTP    = "grpc-at-http"
+	modeGRPCNoService = "grpc-no-service"
+	modeSeed          = "seed"
+)
+
+// jsServer is a running server.mjs: the addresses of its announcement line.
+type jsServer struct {
+	Mode       string          `json:"mode"`
+	SDKVersion string          `json:"sdkVersion"`
+	BaseURL    string          `json:"baseUrl"`
+	CardURL    string          `json:"cardUrl"`
+	JSONRPC    string          `json:"jsonrpc"`
+	REST       string          `json:"rest"`
+	GRPC       string          `json:"grpc"`
+	BareGRPC   string          `json:"bareGrpc"`
+	Card       json.RawMessage `json:"card"`
+
+	stderr *lockedBuffer
+}
+
+// startJSServer starts server.mjs with a card mode and stops it (process group and all)
+// when the test ends.
+func startJSServer(t testing.TB, mode string) *jsServer {
+	t.Helper()
+	env := needNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), serverLifetime)
+	cmd := env.command(ctx, "server.mjs", "--card", mode)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start server.mjs: %v", err)
+	}
+	done := make(chan error, 1)
+	lines := make(chan string, 1)
+	go func() {
+		// Read the announcement line, then drain stdout until the process exits.
+		r := bufio.NewReaderSize(stdout, 64<<10)
+		line, _ := r.ReadString('\n')
+		lines <- line
+		_, _ = r.WriteTo(discard{})
+	}()
+	waited := make(chan struct{})
+	go func() {
+		done <- cmd.Wait()
+		close(waited)
+	}()
+	t.Cleanup(func() {
+		_ = stdin.Close() // server.mjs exits when its stdin closes
+		select {
+		case <-waited:
+		case <-time.After(3 * time.Second):
+			_ = killGroup(cmd)
+			<-waited
+		}
+		cancel()
+	})
+
+	var line string
+	select {
+	case line = <-lines:
+	case err := <-done:
+		t.Fatalf("server.mjs --card %s exited before announcing its addresses: %v\nstderr:\n%s", mode, err, stderr)
+	case <-time.After(serverStartTimeout):
+		t.Fatalf("server.mjs --card %s: no address line within %v\nstderr:\n%s", mode, serverStartTimeout, stderr)
+	}
+	s := &jsServer{stderr: stderr}
+	if err := json.Unmarshal([]byte(line), s); err != nil || s.BaseURL == "" {
+		t.Fatalf("server.mjs --card %s: bad address line %q (%v)\nstderr:\n%s", mode, line, err, stderr)
+	}
+	if s.SDKVersion != wantSDKVersion {
+		t.Fatalf("server.mjs runs @a2a-js/sdk %s, want %s", s.SDKVersion, wantSDKVersion)
+	}
+	return s
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Transport sets of client.mjs --transports.
+const (
+	transportsDefault = "default" // the SDK default factories: JSON-RPC and HTTP+JSON
+	transportsGRPC    = "grpc"    // the default plus GrpcTransportFactory
+)
+
+// jsCall is how to run client.mjs.
+type jsCall struct {
+	Target     string   // base URL or card URL
+	Transports string   // transportsDefault, transportsGRPC, or a comma list
+	Prefer     []string // preferredTransports
+	Ops        []string // operations; nil runs all of them
+}
+
+// jsStep is one output line of client.mjs.
+type jsStep struct {
+	Op              string    `json:"op"`
+	OK              bool      `json:"ok"`
+	Transport       string    `json:"transport"`
+	URL             string    `json:"url"`
+	ProtocolVersion string    `json:"protocolVersion"`
+	Result          *jsResult `json:"result"`
+	Error           *jsError  `json:"error"`
+}
+
+type jsResult struct {
+	Kind      string   `json:"kind"`
+	ID        string   `json:"id"`
+	ContextID string   `json:"contextId"`
+	State     string   `json:"state"`
+	Text      string   `json:"text"`
+	Events    []string `json:"events"`
+	Before    string   `json:"before"`
+}
+
+type jsError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+	Reason  string `json:"reason"`
+	Code    any    `json:"code"`
+	Status  any    `json:"status"`
+}
+
+func (e *jsError) String() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%s (reason %s): %s", e.Name, e.Reason, e.Message)
+}
+
+// jsRun is the output of one client.mjs run, by op.
+type jsRun struct {
+	Create jsStep
+	Ops    map[string]jsStep
+	raw    string
+}
+
+// runJSClient runs client.mjs and parses its lines; it fails the test when the script
+// itself fails (usage error, crash, timeout) but not when an operation fails.
+func runJSClient(t testing.TB, call jsCall) jsRun {
+	t.Helper()
+	env := needNode(t)
+	args := []string{"--target", call.Target, "--timeout-ms", fmt.Sprint(clientOpTimeout.Milliseconds())}
+	if call.Transports != "" {
+		args = append(args, "--transports", call.Transports)
+	}
+	if len(call.Prefer) > 0 {
+		args = append(args, "--prefer", strings.Join(call.Prefer, ","))
+	}
+	if len(call.Ops) > 0 {
+		args = append(args, "--ops", strings.Join(call.Ops, ","))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	cmd := env.command(ctx, "client.mjs", args...)
+	var stdout bytes.Buffer
+	stderr := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	err := cmd.Run()
+	if err != nil {
+		t.Fatalf("client.mjs %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr)
+	}
+	run := jsRun{Ops: map[string]jsStep{}, raw: stdout.String()}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var s jsStep
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("client.mjs: bad output line %q: %v", line, err)
+		}
+		if s.Op == "create" {
+			run.Create = s
+		} else {
+			run.Ops[s.Op] = s
+		}
+	}
+	if run.Create.Op != "create" {
+		t.Fatalf("client.mjs printed no create line:\n%s\nstderr:\n%s", stdout.String(), stderr)
+	}
+	return run
+}
