@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -73,6 +74,8 @@ func newLoadOptions(opts []Option) *loadOptions {
 
 // Load reads a card from src: "-" for standard input, an http(s) URL (an agent base URL,
 // whose card is at WellKnownPath, or the full URL of a card document), or a file path.
+// Errors wrap ErrUnavailable (the card could not be obtained) or ErrMalformed (it was
+// obtained but is not a readable card); HTTP answers other than 200 are *StatusError.
 func Load(ctx context.Context, src string, opts ...Option) (*Card, error) {
 	o := newLoadOptions(opts)
 	var (
@@ -83,19 +86,14 @@ func Load(ctx context.Context, src string, opts ...Option) (*Card, error) {
 	case src == "-":
 		data, err = readLimited(o.stdin, o.maxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading standard input: %v", ErrUnavailable, err)
+			return nil, fmt.Errorf("%w: reading standard input: %w", ErrUnavailable, err)
 		}
 	case strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://"):
-		return fetch(ctx, CardURL(src), o)
+		return fetchAny(ctx, src, o)
 	default:
-		f, ferr := os.Open(src)
-		if ferr != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnavailable, ferr)
-		}
-		defer f.Close()
-		data, err = readLimited(f, o.maxBytes)
+		data, err = readFile(src, o.maxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading %s: %v", ErrUnavailable, src, err)
+			return nil, err
 		}
 	}
 	c, err := parse(data, o.maxBytes)
@@ -106,9 +104,37 @@ func Load(ctx context.Context, src string, opts ...Option) (*Card, error) {
 	return c, nil
 }
 
+func readFile(path string, maxBytes int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && looksLikeHost(path) {
+			return nil, fmt.Errorf("%w: no file %s (for an agent, give its URL: https://%s)", ErrUnavailable, path, path)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a directory, not a card file", ErrUnavailable, path)
+	}
+	data, err := readLimited(f, maxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrUnavailable, path, err)
+	}
+	return data, nil
+}
+
+// looksLikeHost reports whether a missing file name was probably meant as an address.
+func looksLikeHost(s string) bool {
+	if strings.ContainsAny(s, "/\\") || strings.HasSuffix(s, ".json") {
+		return false
+	}
+	host, _, err := net.SplitHostPort(s)
+	return (err == nil && host != "") || strings.Count(s, ".") >= 1 && !strings.Contains(s, " ")
+}
+
 // Fetch reads a card over HTTP from a base URL or a card URL, like Load.
 func Fetch(ctx context.Context, target string, opts ...Option) (*Card, error) {
-	return fetch(ctx, CardURL(target), newLoadOptions(opts))
+	return fetchAny(ctx, target, newLoadOptions(opts))
 }
 
 // CardURL returns the card document URL for target: unchanged when target already names
@@ -124,12 +150,90 @@ func CardURL(target string) string {
 	return u.String()
 }
 
-func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
+// wellKnownUnder returns target's path joined with WellKnownPath, the way a2a-go resolves
+// an agent base URL that has a path ("https://h/agents/x" -> ".../agents/x/.well-known/agent-card.json").
+// ok is false when target already names a card document.
+func wellKnownUnder(target string) (string, bool) {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" || u.Path == "" || u.Path == "/" ||
+		strings.HasSuffix(u.Path, ".json") || strings.Contains(u.Path, "/.well-known/") {
+		return "", false
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + WellKnownPath
+	u.RawPath = ""
+	return u.String(), true
+}
+
+// fetchAny fetches CardURL(target); when target is a base URL with a path that does not
+// answer a card, it also tries the well-known path under it. One timeout bounds both.
+func fetchAny(ctx context.Context, target string, o *loadOptions) (*Card, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	c, err := fetch(ctx, CardURL(target), o)
+	if err == nil {
+		return c, nil
+	}
+	alt, ok := wellKnownUnder(target)
+	if !ok || !retryUnderBase(err) {
+		return nil, err
+	}
+	c, altErr := fetch(ctx, alt, o)
+	if altErr != nil {
+		return nil, fmt.Errorf("%w (also tried %s: %v)", err, alt, altErr)
+	}
+	return c, nil
+}
+
+// retryUnderBase reports whether a failed fetch says "this URL is not a card document"
+// (rather than "the agent is unreachable"), so trying the well-known path makes sense.
+func retryUnderBase(err error) bool {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed
+	}
+	return errors.Is(err, ErrMalformed) || errors.Is(err, errHTML)
+}
+
+// StatusError is a card fetch answered with an HTTP status other than 200.
+// It matches ErrUnavailable with errors.Is.
+type StatusError struct {
+	// URL is the card URL that was requested (after redirects: the last one).
+	URL string
+	// StatusCode and Status are the HTTP answer, e.g. 404 and "404 Not Found".
+	StatusCode int
+	Status     string
+	// ContentType is the answer's Content-Type header.
+	ContentType string
+	// HTML is true when the body is an HTML page (typically a proxy or framework error page).
+	HTML bool
+	// Body is the start of the body, for the message.
+	Body string
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("GET %s answered %s", e.URL, e.Status)
+	switch {
+	case e.HTML:
+		msg += " (an HTML error page)"
+	case e.Body != "":
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrUnavailable) true for a StatusError.
+func (e *StatusError) Is(target error) bool { return target == ErrUnavailable }
+
+// errHTML marks a 200 answer that is an HTML page instead of a card.
+var errHTML = errors.New("an HTML page, not a JSON card")
+
+// errorPreviewBytes bounds how much of a non-200 body is read for the message.
+const errorPreviewBytes = 4 << 10
+
+func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	for k, vs := range o.header {
 		for _, v := range vs {
@@ -140,32 +244,65 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 	client := *o.client
 	client.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
 		if len(via) > o.maxRedirects {
-			return fmt.Errorf("stopped after %d redirects", o.maxRedirects)
+			return fmt.Errorf("%w after %d redirects", errTooManyRedirects, o.maxRedirects)
 		}
 		return nil
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: GET %s: %v", ErrUnavailable, cardURL, err)
+		return nil, fetchError(ctx, cardURL, o, err)
 	}
 	defer resp.Body.Close()
+	finalURL := resp.Request.URL.String()
+	ctype := resp.Header.Get("Content-Type")
+	if resp.StatusCode != http.StatusOK {
+		preview, _ := io.ReadAll(io.LimitReader(resp.Body, errorPreviewBytes))
+		return nil, &StatusError{URL: finalURL, StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ctype,
+			HTML: looksHTML(preview, ctype), Body: previewText(preview)}
+	}
+	if resp.ContentLength > o.maxBytes {
+		return nil, fmt.Errorf("GET %s: %w: the card is %d bytes, over the %d-byte limit", finalURL, ErrMalformed, resp.ContentLength, o.maxBytes)
+	}
 	body, err := readLimited(resp.Body, o.maxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: GET %s: %v", ErrUnavailable, cardURL, err)
+		if errors.Is(err, ErrMalformed) {
+			return nil, fmt.Errorf("GET %s: %w", finalURL, err)
+		}
+		return nil, fetchError(ctx, finalURL, o, err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: GET %s answered %s%s", ErrUnavailable, cardURL, resp.Status, bodyHint(resp, body))
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" || looksHTML(body) {
-		return nil, fmt.Errorf("%w: GET %s answered an HTML page, not a JSON card (is the URL the agent's base URL?)", ErrUnavailable, cardURL)
+	if looksHTML(body, ctype) {
+		return nil, fmt.Errorf("%w: GET %s answered %w (is it the agent's base URL or its card URL?)", ErrUnavailable, finalURL, errHTML)
 	}
 	c, err := parse(body, o.maxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", cardURL, err)
+		if mt, _, _ := mime.ParseMediaType(ctype); mt != "" && !strings.Contains(mt, "json") {
+			return nil, fmt.Errorf("GET %s (Content-Type %s): %w", finalURL, ctype, err)
+		}
+		return nil, fmt.Errorf("GET %s: %w", finalURL, err)
 	}
-	c.Location = cardURL
+	c.Location = finalURL
 	c.ETag = resp.Header.Get("ETag")
 	return c, nil
+}
+
+var errTooManyRedirects = errors.New("stopped")
+
+// fetchError turns a transport failure into an ErrUnavailable error that says what
+// happened in the user's terms, keeping the cause for errors.Is.
+func fetchError(ctx context.Context, cardURL string, o *loadOptions, err error) error {
+	switch {
+	case errors.Is(err, errTooManyRedirects):
+		return fmt.Errorf("%w: GET %s: redirected more than %d times (a redirect loop?)", ErrUnavailable, cardURL, o.maxRedirects)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%w: GET %s: no complete answer within %s: %w", ErrUnavailable, cardURL, o.timeout, context.DeadlineExceeded)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%w: GET %s: %w", ErrUnavailable, cardURL, context.Canceled)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("%w: GET %s: %w", ErrUnavailable, cardURL, err)
 }
 
 func readLimited(r io.Reader, max int64) ([]byte, error) {
@@ -179,17 +316,24 @@ func readLimited(r io.Reader, max int64) ([]byte, error) {
 	return data, nil
 }
 
-func looksHTML(body []byte) bool {
-	s := strings.ToLower(strings.TrimSpace(string(body[:min(len(body), 64)])))
-	return strings.HasPrefix(s, "<!doctype html") || strings.HasPrefix(s, "<html")
+// looksHTML reports whether an answer is an HTML page: by Content-Type (unless the body
+// is plainly a JSON object) or by its first bytes.
+func looksHTML(body []byte, ctype string) bool {
+	head := strings.ToLower(strings.TrimSpace(string(body[:min(len(body), 256)])))
+	if strings.HasPrefix(head, "{") {
+		return false
+	}
+	if mt, _, _ := mime.ParseMediaType(ctype); mt == "text/html" || mt == "application/xhtml+xml" {
+		return true
+	}
+	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") ||
+		strings.HasPrefix(head, "<head") || strings.HasPrefix(head, "<body")
 }
 
-func bodyHint(resp *http.Response, body []byte) string {
-	if looksHTML(body) {
-		return " (an HTML error page)"
+func previewText(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 120 {
+		s = s[:120] + "..."
 	}
-	if len(body) == 0 {
-		return ""
-	}
-	return ": " + preview([]byte(strings.TrimSpace(string(body))))
+	return strings.ToValidUTF8(s, "?")
 }
