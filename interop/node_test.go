@@ -30,11 +30,11 @@ const (
 
 // installHelp says exactly what to install and run when Node or the npm packages are missing.
 const installHelp = `the interop tests need Node.js 20 or later with npm, and the npm packages of interop/js/package.json.
-  Install Node.js 20+ and npm (Debian/Ubuntu: apt-get install -y nodejs npm; or https://nodejs.org), then from the repository root run:
-    ./test.sh
-  which installs the packages into .cache/node/node_modules, or by hand:
-    mkdir -p .cache/node && cp interop/js/package.json interop/js/package-lock.json .cache/node/ && npm ci --prefix .cache/node
-  or set A2ABIND_NODE_MODULES to a node_modules directory that has @a2a-js/sdk@` + wantSDKVersion
+  1. Install Node.js 20+ and npm (Debian 12's own nodejs package is 18, too old: use a Node.js 20 package or build).
+  2. From the repository root run ./test.sh, which installs the packages into .cache/node/node_modules,
+     or only that step: interop/js/install.sh
+     (by hand: mkdir -p .cache/node && cp interop/js/package.json interop/js/package-lock.json .cache/node/ && npm ci --prefix .cache/node)
+  Or set A2ABIND_NODE_MODULES to a node_modules directory that has @a2a-js/sdk@` + wantSDKVersion
 
 // nodeEnv is where node and the installed packages are.
 type nodeEnv struct {
