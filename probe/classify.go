@@ -207,6 +207,11 @@ func classifyGRPC(ev Evidence) (Outcome, string) {
 			return o, detail
 		}
 	}
+	if ev.Sent && (ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.DeadlineExceeded) {
+		// The call was on the wire when the connection failed or the deadline passed: it
+		// may have reached a handler (delegate must not resend a message on this).
+		return Ambiguous, detail + " (after the request was sent)"
+	}
 	if o, ok := grpcOutcomes[ev.GRPCCode]; ok {
 		if o == Ambiguous && !ev.Sent {
 			return Malformed, detail

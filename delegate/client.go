@@ -1,0 +1,545 @@
+package delegate
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// ErrClosed is returned by calls on a closed Client.
+var ErrClosed = errors.New("delegate: client is closed")
+
+// Client delegates A2A calls to one agent across the interfaces its card declares. It
+// is safe for concurrent use. Close releases its connections.
+type Client struct {
+	card       *card.Card
+	opts       options
+	cache      *Cache
+	key        string
+	origin     string
+	cands      []card.Interface
+	skipped    []Skipped
+	params     map[string]a2aclient.ServiceParams // per interface key
+	withheld   map[string]bool                    // per interface key: headers not sent there
+	httpClient *http.Client
+	tlsConfig  *tls.Config
+
+	mu         sync.Mutex
+	closed     bool
+	transports map[string]a2aclient.Transport
+}
+
+// New loads the card of target (an agent base URL, a card URL, a card file or "-" for
+// standard input, as card.Load) and returns a Client for it. Card errors wrap
+// card.ErrUnavailable or card.ErrMalformed.
+func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
+	o := newOptions(opts)
+	copts := []card.Option{card.WithHTTPClient(&http.Client{Transport: o.baseTransport()})}
+	for k, vs := range o.header {
+		for _, v := range vs {
+			copts = append(copts, card.WithHeader(k, v))
+		}
+	}
+	cd, err := card.Load(ctx, target, copts...)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(cd, o)
+}
+
+// NewFromCard returns a Client for a loaded card. It fails with an *Error wrapping
+// ErrNoCandidates when the card declares no interface this client can call.
+func NewFromCard(c *card.Card, opts ...Option) (*Client, error) {
+	if c == nil {
+		return nil, errors.New("delegate: nil card")
+	}
+	return newClient(c, newOptions(opts))
+}
+
+func newOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+func (o *options) tls() *tls.Config {
+	return &tls.Config{RootCAs: o.rootCAs, InsecureSkipVerify: o.insecure, MinVersion: tls.VersionTLS12} //nolint:gosec // opt-in
+}
+
+func (o *options) baseTransport() http.RoundTripper {
+	if o.httpClient != nil {
+		if o.httpClient.Transport != nil {
+			return o.httpClient.Transport
+		}
+		return http.DefaultTransport
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = o.tls()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}
+
+func newClient(cd *card.Card, o options) (*Client, error) {
+	c := &Client{
+		card: cd, opts: o, cache: o.cache, key: agentKey(cd), origin: cardOrigin(cd),
+		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{},
+		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
+	}
+	if c.cache == nil {
+		c.cache = NewCache(WithCacheSize(8))
+	}
+	c.httpClient = &http.Client{Transport: recordingTransport{base: o.baseTransport()}}
+	c.cands, c.skipped = candidates(cd, o.bindings)
+	if len(c.cands) == 0 {
+		var notes []string
+		for _, s := range c.skipped {
+			notes = append(notes, s.Interface.String()+": "+s.Reason)
+		}
+		note := "the card declares no interface"
+		if len(notes) > 0 {
+			note = strings.Join(notes, "; ")
+		}
+		return nil, &Error{Op: "New", Agent: c.agentName(), Kind: ErrNoCandidates, Note: note}
+	}
+	for _, iface := range c.cands {
+		p := a2aclient.ServiceParams{a2a.SvcParamVersion: {iface.ProtocolVersion}}
+		if len(o.header) > 0 {
+			if c.credentialsAllowed(iface) {
+				for k, vs := range o.header {
+					p[k] = append([]string(nil), vs...)
+				}
+			} else {
+				c.withheld[iface.Key()] = true
+			}
+		}
+		c.params[iface.Key()] = p
+	}
+	return c, nil
+}
+
+// credentialsAllowed reports whether the caller's headers may go to iface: it is on the
+// card's origin, or on a host the caller allowed.
+func (c *Client) credentialsAllowed(iface card.Interface) bool {
+	o := ifaceOrigin(iface)
+	if o == "" {
+		return false
+	}
+	if o == c.origin {
+		return true
+	}
+	host, _, err := net.SplitHostPort(o)
+	if err != nil {
+		host = o
+	}
+	for _, h := range c.opts.credentialHosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == o || h == host {
+			return true
+		}
+	}
+	return false
+}
+
+// Card returns the card the client delegates by.
+func (c *Client) Card() *card.Card { return c.card }
+
+// Candidates returns the interfaces the client may call, in card order (before the
+// cache's reordering).
+func (c *Client) Candidates() []card.Interface { return append([]card.Interface(nil), c.cands...) }
+
+// Skipped returns the declared interfaces the client will not call, and why.
+func (c *Client) Skipped() []Skipped { return append([]Skipped(nil), c.skipped...) }
+
+// Close releases the client's transports (gRPC connections). Calls after Close fail
+// with ErrClosed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	for _, t := range c.transports {
+		errs = append(errs, t.Destroy())
+	}
+	c.transports = nil
+	return errors.Join(errs...)
+}
+
+func (c *Client) agentName() string {
+	if c.card.Name != "" {
+		return fmt.Sprintf("%q", c.card.Name)
+	}
+	if c.card.Location != "" {
+		return c.card.Location
+	}
+	return "agent"
+}
+
+// transport returns the a2a-go transport of an interface, built on first use.
+func (c *Client) transport(iface card.Interface) (a2aclient.Transport, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if t, ok := c.transports[iface.Key()]; ok {
+		return t, nil
+	}
+	t, err := c.build(iface)
+	if err != nil {
+		return nil, err
+	}
+	c.transports[iface.Key()] = t
+	return t, nil
+}
+
+func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
+	v03 := iface.ProtocolVersion == card.V03
+	switch iface.Binding {
+	case a2a.TransportProtocolJSONRPC:
+		if v03 {
+			return a2av0.NewJSONRPCTransport(a2av0.JSONRPCTransportConfig{URL: iface.URL, Client: c.httpClient}), nil
+		}
+		return a2aclient.NewJSONRPCTransport(iface.URL, c.httpClient), nil
+	case a2a.TransportProtocolHTTPJSON:
+		if v03 {
+			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.httpClient})
+		}
+		u, err := url.Parse(iface.URL)
+		if err != nil {
+			return nil, err
+		}
+		return a2aclient.NewRESTTransport(u, c.httpClient), nil
+	case a2a.TransportProtocolGRPC:
+		target, tlsHint, err := grpcTarget(iface.URL)
+		if err != nil {
+			return nil, err
+		}
+		plaintext := tlsHint < 0 || (tlsHint == 0 && (c.opts.plaintextGRPC || strings.HasPrefix(c.card.Location, "http://")))
+		var creds credentials.TransportCredentials = insecure.NewCredentials()
+		if !plaintext {
+			creds = credentials.NewTLS(c.tlsConfig)
+		}
+		conn, err := grpc.NewClient(target,
+			grpc.WithTransportCredentials(creds),
+			grpc.WithChainUnaryInterceptor(unaryRecorder),
+			grpc.WithChainStreamInterceptor(streamRecorder),
+			grpc.WithStatsHandler(sentStats{}),
+		)
+		if err != nil {
+			return nil, err
+		}
+		if v03 {
+			return a2agrpcv0.NewGRPCTransport(conn), nil
+		}
+		return a2agrpc.NewGRPCTransport(conn), nil
+	}
+	return nil, fmt.Errorf("binding %q is not supported", iface.Binding)
+}
+
+// action is what the policy decides after a failed attempt.
+type action int
+
+const (
+	next action = iota // try the next interface
+	stop               // stop with the attempt's error
+)
+
+// judge classifies a failed attempt with probe.Classify and applies the fallback policy.
+func (c *Client) judge(ctx context.Context, idempotent bool, iface card.Interface, ev probe.Evidence, callErr error) (probe.Outcome, string, action, error) {
+	o, detail := probe.Classify(ev)
+	if o == probe.Served {
+		// A handler answered, and the call still failed: an A2A error, or an answer
+		// a2a-go could not read. Either way the request reached the agent.
+		o = probe.AgentError
+	}
+	if o == probe.AgentError && callErr != nil {
+		detail += ": " + clip(callErr.Error())
+	}
+	switch {
+	case ctx.Err() != nil:
+		if ev.Sent {
+			return o, detail, stop, ErrAmbiguous
+		}
+		return o, detail, stop, ErrExhausted
+	case o == probe.AuthRequired && c.withheld[iface.Key()]:
+		return o, detail + "; credentials withheld: not the card's origin (see WithCredentialHosts)", next, nil
+	case o == probe.AuthRequired:
+		return o, detail, stop, ErrAuth
+	case o == probe.AgentError:
+		return o, detail, stop, ErrAgent
+	case o == probe.Ambiguous || (o == probe.Timeout && ev.Sent):
+		if idempotent || c.opts.resend {
+			return o, detail, next, nil
+		}
+		return o, detail + "; not resent to another interface (it may have been delivered)", stop, ErrAmbiguous
+	}
+	return o, detail, next, nil
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+// failure builds the *Error of a call that stopped.
+func (c *Client) failure(op string, kind error, attempts []Attempt, err error) *Error {
+	return &Error{Op: op, Agent: c.agentName(), Kind: kind, Attempts: attempts, SecuritySchemes: c.card.SecuritySchemes, Err: err}
+}
+
+type callFn[T any] func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (T, error)
+
+// call runs a unary operation across the candidates under the fallback policy.
+func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn callFn[T]) (T, error) {
+	var zero T
+	tr := traceFrom(ctx)
+	var attempts []Attempt
+	var lastErr error
+	for _, iface := range c.cache.order(c.card, c.key, c.cands) {
+		if err := ctx.Err(); err != nil {
+			return zero, c.failure(op, ErrExhausted, attempts, err)
+		}
+		rec := &recorder{}
+		actx := withRecorder(ctx, rec)
+		cancel := context.CancelFunc(func() {})
+		if c.opts.attemptTimeout > 0 {
+			actx, cancel = context.WithTimeout(actx, c.opts.attemptTimeout)
+		}
+		start := time.Now()
+		t, err := c.transport(iface)
+		if errors.Is(err, ErrClosed) {
+			cancel()
+			return zero, err
+		}
+		var res T
+		if err == nil {
+			res, err = fn(actx, t, c.params[iface.Key()], iface)
+		}
+		lat := time.Since(start)
+		cancel()
+		if err == nil {
+			a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
+			tr.add(a)
+			c.cache.record(c.card, c.key, iface, true)
+			return res, nil
+		}
+		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+		o, detail, act, kind := c.judge(ctx, idempotent, iface, ev, err)
+		a := Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev}
+		attempts = append(attempts, a)
+		tr.add(a)
+		lastErr = err
+		if act == stop {
+			return zero, c.failure(op, kind, attempts, err)
+		}
+		if ctx.Err() == nil && !c.withheld[iface.Key()] {
+			c.cache.record(c.card, c.key, iface, false)
+		}
+	}
+	return zero, c.failure(op, ErrExhausted, attempts, lastErr)
+}
+
+type streamFn func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error]
+
+// stream runs a streaming operation across the candidates: it falls back only before
+// the first event.
+func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn streamFn) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		tr := traceFrom(ctx)
+		var attempts []Attempt
+		var lastErr error
+	candidates:
+		for _, iface := range c.cache.order(c.card, c.key, c.cands) {
+			if err := ctx.Err(); err != nil {
+				yield(nil, c.failure(op, ErrExhausted, attempts, err))
+				return
+			}
+			rec := &recorder{}
+			actx, cancel := context.WithCancel(withRecorder(ctx, rec))
+			start := time.Now()
+			t, err := c.transport(iface)
+			if errors.Is(err, ErrClosed) {
+				cancel()
+				yield(nil, err)
+				return
+			}
+			events := 0
+			if err == nil {
+				for ev, serr := range fn(actx, t, c.params[iface.Key()], iface) {
+					if serr != nil {
+						err = serr
+						break
+					}
+					if events == 0 {
+						a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
+						attempts = append(attempts, a)
+						tr.add(a)
+						c.cache.record(c.card, c.key, iface, true)
+					}
+					events++
+					if !yield(ev, nil) {
+						cancel()
+						return
+					}
+				}
+			}
+			cancel()
+			switch {
+			case err == nil && events == 0:
+				a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
+				tr.add(a)
+				c.cache.record(c.card, c.key, iface, true)
+				return
+			case err == nil:
+				return
+			case events > 0:
+				o, detail := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
+				e := c.failure(op, ErrStreamBroken, attempts, err)
+				e.Note = fmt.Sprintf("after %d events: %s (%s); not resumed on another interface", events, o, detail)
+				yield(nil, e)
+				return
+			}
+			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+			o, detail, act, kind := c.judge(ctx, idempotent, iface, ev, err)
+			a := Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev}
+			attempts = append(attempts, a)
+			tr.add(a)
+			lastErr = err
+			if act == stop {
+				yield(nil, c.failure(op, kind, attempts, err))
+				return
+			}
+			if ctx.Err() == nil && !c.withheld[iface.Key()] {
+				c.cache.record(c.card, c.key, iface, false)
+			}
+			continue candidates
+		}
+		yield(nil, c.failure(op, ErrExhausted, attempts, lastErr))
+	}
+}
+
+// tenant is the request's tenant, or the interface's when the request has none.
+func tenant(req string, iface card.Interface) string {
+	if req != "" {
+		return req
+	}
+	return iface.Tenant
+}
+
+// withMessageID returns req with a messageId set, so that every attempt of one call
+// carries the same one.
+func withMessageID(req *a2a.SendMessageRequest) *a2a.SendMessageRequest {
+	if req == nil || req.Message == nil || req.Message.ID != "" {
+		return req
+	}
+	r := *req
+	m := *req.Message
+	m.ID = a2a.NewMessageID()
+	r.Message = &m
+	return &r
+}
+
+// SendMessage sends a message (A2A SendMessage). After an ambiguous failure it is not
+// resent to another interface unless WithResendSameMessageID allows it.
+func (c *Client) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	if req == nil {
+		return nil, errors.New("delegate: nil SendMessageRequest")
+	}
+	req = withMessageID(req)
+	return call(ctx, c, "SendMessage", false, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (a2a.SendMessageResult, error) {
+		r := *req
+		r.Tenant = tenant(req.Tenant, iface)
+		return t.SendMessage(ctx, p, &r)
+	})
+}
+
+// SendStreamingMessage sends a message and streams the agent's events (A2A
+// SendStreamingMessage). It falls back only before the first event, and after an
+// ambiguous failure only with WithResendSameMessageID.
+func (c *Client) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	if req == nil {
+		return func(yield func(a2a.Event, error) bool) { yield(nil, errors.New("delegate: nil SendMessageRequest")) }
+	}
+	req = withMessageID(req)
+	return c.stream(ctx, "SendStreamingMessage", false, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error] {
+		r := *req
+		r.Tenant = tenant(req.Tenant, iface)
+		return t.SendStreamingMessage(ctx, p, &r)
+	})
+}
+
+// GetTask reads a task (A2A GetTask). It is idempotent: ambiguous failures fall back.
+func (c *Client) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+	if req == nil {
+		return nil, errors.New("delegate: nil GetTaskRequest")
+	}
+	return call(ctx, c, "GetTask", true, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (*a2a.Task, error) {
+		r := *req
+		r.Tenant = tenant(req.Tenant, iface)
+		return t.GetTask(ctx, p, &r)
+	})
+}
+
+// ListTasks lists tasks (A2A ListTasks). It is idempotent: ambiguous failures fall back.
+func (c *Client) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	if req == nil {
+		req = &a2a.ListTasksRequest{}
+	}
+	return call(ctx, c, "ListTasks", true, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (*a2a.ListTasksResponse, error) {
+		r := *req
+		r.Tenant = tenant(req.Tenant, iface)
+		return t.ListTasks(ctx, p, &r)
+	})
+}
+
+// CancelTask cancels a task (A2A CancelTask). Cancelling twice is harmless, so it is
+// treated as idempotent: ambiguous failures fall back.
+func (c *Client) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	if req == nil {
+		return nil, errors.New("delegate: nil CancelTaskRequest")
+	}
+	return call(ctx, c, "CancelTask", true, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (*a2a.Task, error) {
+		r := *req
+		r.Tenant = tenant(req.Tenant, iface)
+		return t.CancelTask(ctx, p, &r)
+	})
+}
+
+// SubscribeToTask streams a task's events (A2A SubscribeToTask). It falls back only
+// before the first event (ambiguous failures included: it is a read).
+func (c *Client) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	if req == nil {
+		return func(yield func(a2a.Event, error) bool) { yield(nil, errors.New("delegate: nil SubscribeToTaskRequest")) }
+	}
+	return c.stream(ctx, "SubscribeToTask", true, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error] {
+		r := *req
+		r.Tenant = tenant(req.Tenant, iface)
+		return t.SubscribeToTask(ctx, p, &r)
+	})
+}

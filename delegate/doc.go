@@ -1,0 +1,47 @@
+// Package delegate is a2abind's resilient A2A client: it delegates calls to an agent
+// across the interfaces its card declares, falling back only when a failure proves
+// that the request never reached an A2A handler, and remembering what works.
+//
+// A Client is built from a target (an agent base URL, a card URL or a card file) or
+// from a loaded *card.Card. Its candidates follow the card: v1.0 supportedInterfaces
+// in order, filtered to the bindings and versions a2a-go v2.3.1 speaks (JSON-RPC,
+// gRPC, HTTP+JSON; 1.0 and 0.3); for a v0.3 card, preferredTransport selects among the
+// declared interfaces, then the rest follow in card order. WithBindings restricts or
+// reorders them.
+//
+// Each call walks the candidates with one a2a-go transport per interface. The wire
+// evidence of a failed attempt (HTTP status, content type, whether the request was
+// fully written, the gRPC status before a2a-go maps it, the JSON-RPC error code) is
+// recorded under the transport and classified by probe.Classify, the same table the
+// probe uses. The policy (design.md):
+//
+//   - refused, unreachable, TLS mismatch, wrong binding, route not found, handler
+//     missing, version mismatch: the next interface is tried;
+//   - authentication or authorisation failure: stop (the error names the card's
+//     security schemes), unless the credentials were withheld from that interface;
+//   - an A2A error from the agent: stop;
+//   - ambiguous (timeout or reset after the request was sent, 5xx, UNAVAILABLE
+//     mid-call): the idempotent calls (GetTask, ListTasks, CancelTask,
+//     SubscribeToTask) try the next interface; SendMessage and SendStreamingMessage
+//     stop unless WithResendSameMessageID allows resending the same messageId;
+//   - a stream falls back only before its first event.
+//
+// The interface that answered is remembered per agent in a Cache (bounded, with a
+// TTL, invalidated when the card's version or ETag changes; failed interfaces cool
+// down), so a misdeclared card costs one failed attempt, not one per call.
+//
+// Credentials (WithHeader, WithBearer) go only to interfaces on the card's own origin
+// unless WithCredentialHosts allows more: a card cannot redirect a token.
+//
+// Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of
+// successful calls too.
+//
+//	c, err := delegate.New(ctx, "http://127.0.0.1:8443", delegate.WithBearer(token))
+//	if err != nil { ... }
+//	defer c.Close()
+//	var tr delegate.Trace
+//	res, err := c.SendMessage(delegate.WithTrace(ctx, &tr), &a2a.SendMessageRequest{
+//		Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")),
+//	})
+//	for _, at := range tr.Attempts() { fmt.Println(at) }
+package delegate

@@ -1,0 +1,267 @@
+package delegate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2abind/a2abind/probe"
+)
+
+// maxCapture bounds how much of an answer body is kept to read an error object from.
+const maxCapture = 16 << 10
+
+// recorder collects the wire evidence of one attempt. It travels in the attempt's
+// context, under a2a-go's transports, which lose most of it in their errors.
+type recorder struct {
+	mu          sync.Mutex
+	sent        bool
+	httpStatus  int
+	contentType string
+	body        []byte
+	netErr      error
+	grpc        bool
+	grpcStatus  *status.Status
+}
+
+type recorderKey struct{}
+
+func withRecorder(ctx context.Context, r *recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+func recorderFrom(ctx context.Context) *recorder {
+	r, _ := ctx.Value(recorderKey{}).(*recorder)
+	return r
+}
+
+func (r *recorder) markSent() {
+	r.mu.Lock()
+	r.sent = true
+	r.mu.Unlock()
+}
+
+func (r *recorder) setNetErr(err error) {
+	r.mu.Lock()
+	if r.netErr == nil {
+		r.netErr = err
+	}
+	r.mu.Unlock()
+}
+
+// evidence assembles what the attempt saw; callErr is what a2a-go returned.
+func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callErr error) probe.Evidence {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := probe.Evidence{Binding: binding, Version: version, Sent: r.sent, HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
+	if r.grpc && r.grpcStatus != nil {
+		ev.GRPC = true
+		ev.GRPCCode = r.grpcStatus.Code()
+		ev.GRPCMessage = r.grpcStatus.Message()
+		if ev.Err == nil {
+			ev.Err = r.grpcStatus.Err()
+		}
+		for _, d := range r.grpcStatus.Details() {
+			if info, ok := d.(interface{ GetReason() string }); ok && info.GetReason() != "" {
+				ev.Reason = info.GetReason()
+				break
+			}
+		}
+	}
+	if r.httpStatus != 0 && len(r.body) > 0 {
+		ev.Body = string(r.body[:min(len(r.body), 512)])
+		code, reason := wireError(r.contentType, r.body)
+		if binding == a2a.TransportProtocolJSONRPC {
+			ev.JSONRPCCode = code
+		}
+		ev.Reason = reason
+	}
+	if ev.Err == nil && ev.HTTPStatus == 0 && !ev.GRPC {
+		// No wire evidence at all (for example a URL the transport could not use): the
+		// call error is all there is.
+		ev.Err = callErr
+	}
+	return ev
+}
+
+// wireError reads the JSON-RPC error code and the google.rpc.ErrorInfo reason from a
+// JSON answer or from the first event of an SSE stream. REST error bodies carry the
+// HTTP status in "code"; callers keep it only for JSON-RPC.
+func wireError(contentType string, body []byte) (code int, reason string) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt == "text/event-stream" {
+		for line := range bytes.Lines(body) {
+			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
+				body = d
+				break
+			}
+		}
+	} else if !strings.Contains(mt, "json") {
+		return 0, ""
+	}
+	var doc struct {
+		Error *struct {
+			Code    json.Number     `json:"code"`
+			Data    json.RawMessage `json:"data"`
+			Details json.RawMessage `json:"details"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &doc) != nil || doc.Error == nil {
+		return 0, ""
+	}
+	if n, err := doc.Error.Code.Int64(); err == nil {
+		code = int(n)
+	}
+	for _, raw := range []json.RawMessage{doc.Error.Data, doc.Error.Details} {
+		var details []struct {
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(raw, &details) == nil {
+			for _, d := range details {
+				if d.Reason != "" {
+					return code, d.Reason
+				}
+			}
+		}
+	}
+	return code, ""
+}
+
+// recordingTransport is the http.RoundTripper under a2a-go's HTTP transports: it
+// records the status, content type, the transport error, whether the request was fully
+// written (httptrace WroteRequest) and the first bytes of the answer.
+type recordingTransport struct {
+	base http.RoundTripper
+}
+
+func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := recorderFrom(req.Context())
+	if rec == nil {
+		return t.base.RoundTrip(req)
+	}
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			rec.markSent()
+		}
+	}}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		rec.setNetErr(err)
+		return nil, err
+	}
+	rec.mu.Lock()
+	rec.sent = true // an answer arrived, so the request went out
+	rec.httpStatus = resp.StatusCode
+	rec.contentType = resp.Header.Get("Content-Type")
+	rec.mu.Unlock()
+	resp.Body = &captureBody{ReadCloser: resp.Body, rec: rec}
+	return resp, nil
+}
+
+// captureBody keeps the first maxCapture bytes of an answer and a read failure.
+type captureBody struct {
+	io.ReadCloser
+	rec *recorder
+}
+
+func (b *captureBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.rec.mu.Lock()
+	if room := maxCapture - len(b.rec.body); room > 0 && n > 0 {
+		b.rec.body = append(b.rec.body, p[:min(n, room)]...)
+	}
+	if err != nil && !errors.Is(err, io.EOF) && b.rec.netErr == nil {
+		b.rec.netErr = err
+	}
+	b.rec.mu.Unlock()
+	return n, err
+}
+
+// gRPC: interceptors record the status before a2a-go maps it; a stats handler records
+// that the request headers went out on a transport.
+
+func unaryRecorder(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	err := invoker(ctx, method, req, reply, cc, opts...)
+	if rec := recorderFrom(ctx); rec != nil && err != nil {
+		rec.setGRPC(err)
+	}
+	return err
+}
+
+func streamRecorder(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	cs, err := streamer(ctx, desc, cc, method, opts...)
+	rec := recorderFrom(ctx)
+	if rec == nil {
+		return cs, err
+	}
+	if err != nil {
+		rec.setGRPC(err)
+		return nil, err
+	}
+	return &recordingStream{ClientStream: cs, rec: rec}, nil
+}
+
+type recordingStream struct {
+	grpc.ClientStream
+	rec *recorder
+}
+
+func (s *recordingStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.rec.setGRPC(err)
+	}
+	return err
+}
+
+func (s *recordingStream) SendMsg(m any) error {
+	err := s.ClientStream.SendMsg(m)
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.rec.setGRPC(err)
+	}
+	return err
+}
+
+func (r *recorder) setGRPC(err error) {
+	st, ok := status.FromError(err)
+	if !ok {
+		r.setNetErr(err)
+		return
+	}
+	r.mu.Lock()
+	if !r.grpc {
+		r.grpc = true
+		r.grpcStatus = st
+	}
+	r.mu.Unlock()
+}
+
+// sentStats marks an attempt sent once its headers were handed to a live transport.
+type sentStats struct{}
+
+func (sentStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+
+func (sentStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	if _, ok := s.(*stats.OutHeader); ok {
+		if rec := recorderFrom(ctx); rec != nil {
+			rec.markSent()
+		}
+	}
+}
+
+func (sentStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+func (sentStats) HandleConn(context.Context, stats.ConnStats) {}

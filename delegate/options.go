@@ -1,0 +1,82 @@
+package delegate
+
+import (
+	"crypto/x509"
+	"net/http"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Option configures New and NewFromCard.
+type Option func(*options)
+
+type options struct {
+	bindings        []a2a.TransportProtocol
+	header          http.Header
+	credentialHosts []string
+	cache           *Cache
+	resend          bool
+	attemptTimeout  time.Duration
+	httpClient      *http.Client
+	insecure        bool
+	rootCAs         *x509.CertPool
+	plaintextGRPC   bool
+}
+
+// WithBindings restricts the candidates to the given bindings and orders them by the
+// given order (card order within one binding). Names are compared case-insensitively.
+func WithBindings(bindings ...a2a.TransportProtocol) Option {
+	return func(o *options) { o.bindings = append(o.bindings, bindings...) }
+}
+
+// WithHeader sends a header (typically a credential) on every call, to the interfaces
+// on the card's own origin only (see WithCredentialHosts). It is sent on the card fetch
+// of New too.
+func WithHeader(key, value string) Option {
+	return func(o *options) {
+		if o.header == nil {
+			o.header = http.Header{}
+		}
+		o.header.Add(key, value)
+	}
+}
+
+// WithBearer sends "Authorization: Bearer token", scoped like WithHeader.
+func WithBearer(token string) Option { return WithHeader("Authorization", "Bearer "+token) }
+
+// WithCredentialHosts allows the headers of WithHeader and WithBearer to go to interfaces
+// on these hosts too, besides the card's origin. An entry is "host" (any port) or
+// "host:port".
+func WithCredentialHosts(hosts ...string) Option {
+	return func(o *options) { o.credentialHosts = append(o.credentialHosts, hosts...) }
+}
+
+// WithCache shares a Cache between clients. By default each Client has its own.
+func WithCache(c *Cache) Option { return func(o *options) { o.cache = c } }
+
+// WithResendSameMessageID allows SendMessage and SendStreamingMessage to try the next
+// interface after an ambiguous failure (the request may have reached the agent), with
+// the same messageId, so that an agent that de-duplicates on it does not run it twice.
+// Without it such a call stops: a message is never delivered twice because of a fallback.
+func WithResendSameMessageID() Option { return func(o *options) { o.resend = true } }
+
+// WithAttemptTimeout bounds each unary attempt, so that a silent interface leaves time
+// for the next one. A timeout before the request was sent falls back; after, it is
+// ambiguous. The call's context bounds the whole call. Default: no per-attempt bound.
+func WithAttemptTimeout(d time.Duration) Option { return func(o *options) { o.attemptTimeout = d } }
+
+// WithHTTPClient uses the given client's Transport for the HTTP bindings and the card
+// fetch (a2abind wraps it to record wire evidence). TLS options do not apply to it.
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
+
+// WithInsecureSkipVerify does not verify TLS certificates (HTTP and gRPC).
+func WithInsecureSkipVerify() Option { return func(o *options) { o.insecure = true } }
+
+// WithRootCAs verifies TLS certificates against pool (HTTP and gRPC).
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.rootCAs = pool } }
+
+// WithPlaintextGRPC speaks plaintext gRPC to interfaces declared as a bare host:port.
+// By default they get TLS unless the card itself was fetched over plain http:// (a
+// grpc:// or http:// scheme asks for plaintext, grpcs:// or https:// for TLS).
+func WithPlaintextGRPC() Option { return func(o *options) { o.plaintextGRPC = true } }
