@@ -535,7 +535,9 @@ func (c *Client) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a
 // before the first event (ambiguous failures included: it is a read).
 func (c *Client) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	if req == nil {
-		return func(yield func(a2a.Event, error) bool) { yield(nil, errors.New("delegate: nil SubscribeToTaskRequest")) }
+		return func(yield func(a2a.Event, error) bool) {
+			yield(nil, errors.New("delegate: nil SubscribeToTaskRequest"))
+		}
 	}
 	return c.stream(ctx, "SubscribeToTask", true, func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error] {
 		r := *req
