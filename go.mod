@@ -6,6 +6,7 @@ require (
 	github.com/a2aproject/a2a-go/v2 v2.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
+	golang.org/x/term v0.39.0
 	google.golang.org/grpc v1.80.0
 )
 
