@@ -1,0 +1,212 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// ErrCardMismatch is matched (errors.Is) by every *BindingError: the card declares an
+// interface this server does not serve at the declared address.
+var ErrCardMismatch = errors.New("card declares an interface that is not served")
+
+// BindingError is the publish-time invariant's refusal: one declared interface of a
+// hand-written card is not backed by a registered, listening binding at its address.
+// New joins one per offending interface (errors.As finds the first).
+type BindingError struct {
+	// Interface is the declared interface, as the card says it.
+	Interface card.Interface
+	// Declared is the interface rendered as "GRPC 1.0 at http://127.0.0.1:8443".
+	Declared string
+	// Problem says in one clause why the interface is refused.
+	Problem string
+	// Served lists what this server serves at the declared address (empty when nothing
+	// of this server listens there), e.g. "JSONRPC 1.0 at http://127.0.0.1:8443/a2a/jsonrpc".
+	Served []string
+	// Elsewhere lists where this server serves the declared binding and version instead.
+	Elsewhere []string
+}
+
+// Error names the interface, what it declares, why it is refused and what is served there.
+func (e *BindingError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "card %s", e.Interface.Source)
+	if e.Interface.Preferred {
+		b.WriteString(" (the preferred entry)")
+	}
+	fmt.Fprintf(&b, " declares %s: %s", e.Declared, e.Problem)
+	if len(e.Served) > 0 {
+		fmt.Fprintf(&b, "; served there: %s", strings.Join(e.Served, ", "))
+	} else {
+		b.WriteString("; nothing of this server is served there")
+	}
+	if len(e.Elsewhere) > 0 {
+		fmt.Fprintf(&b, "; %s %s is served at %s", e.Interface.Binding, e.Interface.ProtocolVersion, strings.Join(e.Elsewhere, ", "))
+	}
+	if e.Interface.Preferred {
+		b.WriteString("; clients that honour the card's preference fail before delegation")
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrCardMismatch) true.
+func (e *BindingError) Is(target error) bool { return target == ErrCardMismatch }
+
+// configError is a usage error in the options.
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return "server: " + e.msg }
+
+func errorf(format string, args ...any) error { return &configError{fmt.Sprintf(format, args...)} }
+
+// declAddr is a declared interface URL taken apart for comparison.
+type declAddr struct {
+	scheme string // lower case; "" for a bare host:port
+	host   string // lower case, no brackets
+	port   string
+	path   string // cleaned, "/" for none; "" for a bare host:port
+	query  string
+}
+
+func parseDeclared(raw string) (declAddr, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return declAddr{}, errors.New("the URL is empty")
+	}
+	if !strings.Contains(raw, "://") {
+		host, port, err := net.SplitHostPort(raw)
+		if err != nil || host == "" || port == "" {
+			return declAddr{}, fmt.Errorf("%q is neither an absolute URL nor host:port", raw)
+		}
+		return declAddr{host: strings.ToLower(host), port: port}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return declAddr{}, fmt.Errorf("%q is not an absolute URL", raw)
+	}
+	d := declAddr{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port(), query: u.RawQuery}
+	if d.port == "" {
+		switch d.scheme {
+		case "http", "https":
+			d.port = defaultPort(d.scheme)
+		default:
+			return declAddr{}, fmt.Errorf("%q names no port", raw)
+		}
+	}
+	d.path = cleanPath(u.EscapedPath())
+	return d, nil
+}
+
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return path.Clean("/" + p)
+}
+
+// at reports whether the declared address names the host and port of e.
+func (d declAddr) at(e endpoint) bool { return d.port == e.port && e.matchesHost(d.host) }
+
+// matches reports whether the declared address is exactly where s is served.
+func (srv *Server) matches(d declAddr, s served) bool {
+	e := srv.endpointOf(s)
+	if !d.at(e) {
+		return false
+	}
+	if s.path == "" { // gRPC: a bare host:port
+		return d.scheme == ""
+	}
+	return d.scheme == e.scheme && d.query == "" && d.path == cleanPath(e.basePath+s.path)
+}
+
+// verify checks a card against what the server serves and returns one *BindingError
+// per offending interface, joined; and for the accepted card, the served binding each
+// declared interface maps to (in card order).
+func (srv *Server) verify(c *card.Card) ([]served, error) {
+	if len(c.Interfaces) == 0 {
+		return nil, fmt.Errorf("%w: the card declares no interface (neither supportedInterfaces nor url)", ErrCardMismatch)
+	}
+	var errs []error
+	var out []served
+	for _, iface := range c.Interfaces {
+		s, err := srv.check(iface)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// check decides one declared interface.
+func (srv *Server) check(iface card.Interface) (served, error) {
+	be := &BindingError{Interface: iface, Declared: iface.String()}
+	canonical, core := card.CanonicalBinding(iface.Binding)
+	d, addrErr := parseDeclared(iface.URL)
+	if addrErr == nil {
+		for _, s := range srv.served {
+			if d.at(srv.endpointOf(s)) {
+				be.Served = append(be.Served, s.String())
+			}
+		}
+	}
+	for _, s := range srv.served {
+		if s.binding == canonical && s.version == iface.ProtocolVersion {
+			be.Elsewhere = append(be.Elsewhere, s.public)
+		}
+	}
+	fail := func(problem string) (served, error) {
+		be.Problem = problem
+		return served{}, be
+	}
+
+	switch {
+	case !core:
+		return fail(fmt.Sprintf("binding %q is not one this server serves (JSONRPC, GRPC, HTTP+JSON)", iface.Binding))
+	case canonical != iface.Binding:
+		return fail(fmt.Sprintf("binding %q must be spelled %q: a2a-go and other SDKs compare binding names case-sensitively and skip this interface", iface.Binding, canonical))
+	case iface.ProtocolVersion == "":
+		return fail("no protocolVersion: a2a-go clients drop an interface without one")
+	case iface.ProtocolVersion != card.V1 && iface.ProtocolVersion != card.V03:
+		return fail(fmt.Sprintf("protocolVersion %q is not an A2A version this server speaks (1.0, 0.3)", iface.ProtocolVersion))
+	case iface.Tenant != "":
+		return fail(fmt.Sprintf("tenant %q is declared, but this server routes no tenant", iface.Tenant))
+	case addrErr != nil:
+		return fail("unusable URL: " + addrErr.Error())
+	case canonical == "GRPC" && d.scheme != "":
+		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; Go's gRPC client rejects %q", iface.URL))
+	case canonical != "GRPC" && d.scheme == "":
+		return fail(fmt.Sprintf("%s needs an absolute http(s):// URL, not a bare host:port", canonical))
+	}
+	for _, s := range srv.served {
+		if s.binding == canonical && s.version == iface.ProtocolVersion && srv.matches(d, s) {
+			return s, nil
+		}
+	}
+	if len(be.Served) == 0 {
+		return fail(fmt.Sprintf("no listener of this server is at %s (listeners: %s)", net.JoinHostPort(d.host, d.port), srv.listenersText()))
+	}
+	for _, s := range srv.served {
+		if s.binding == canonical && s.version == iface.ProtocolVersion && s.path != "" && d.at(srv.endpointOf(s)) && d.scheme != srv.endpointOf(s).scheme {
+			return fail(fmt.Sprintf("scheme %s://, but that listener serves %s://", d.scheme, srv.endpointOf(s).scheme))
+		}
+	}
+	return fail(fmt.Sprintf("%s %s is not served at that address", canonical, iface.ProtocolVersion))
+}
+
+func (srv *Server) listenersText() string {
+	parts := []string{"HTTP " + srv.httpEP.hostPort()}
+	if srv.grpcLis != nil {
+		parts = append(parts, "gRPC "+srv.grpcEP.hostPort())
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Defaults for the options.
+const (
+	// DefaultHTTPAddr is where the HTTP listener (card, JSON-RPC, HTTP+JSON) binds unless
+	// WithHTTPAddr or WithListeners says otherwise.
+	DefaultHTTPAddr = "127.0.0.1:0"
+	// DefaultShutdownTimeout bounds how long Shutdown lets in-flight requests drain.
+	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultSelfCheckTimeout bounds the self-check Start runs before it publishes the card.
+	DefaultSelfCheckTimeout = 10 * time.Second
+	// DefaultCardMaxAge is the Cache-Control max-age of the published card.
+	DefaultCardMaxAge = 5 * time.Minute
+)
+
+// Option configures New. Options are applied in order; later ones win.
+type Option func(*options)
+
+type options struct {
+	httpAddr        string
+	grpcAddr        string
+	grpcOnHTTP      bool
+	v03             bool
+	publicURL       string
+	publicGRPC      string
+	cardJSON        []byte
+	agentCard       *a2a.AgentCard
+	certFile        string
+	keyFile         string
+	tlsConfig       *tls.Config
+	logger          *slog.Logger
+	name            string
+	description     string
+	version         string
+	skills          []a2a.AgentSkill
+	shutdownTimeout time.Duration
+	selfCheck       time.Duration
+	cardMaxAge      time.Duration
+	httpLis         net.Listener
+	grpcLis         net.Listener
+
+	// Test hooks (unexported, set by tests in this package only).
+	hooks hooks
+}
+
+// hooks let the package's own tests stop the server at the points where order matters.
+type hooks struct {
+	beforeGRPCRegister func()       // after the HTTP listener serves, before the gRPC services are registered
+	skipGRPCRegister   bool         // serve gRPC with no A2A service registered (the seed's :9443)
+	afterWithdraw      func()       // in Shutdown, after the card is withdrawn, before bindings close
+	event              func(string) // records "withdrawn", "http-closed", "grpc-closed", "ready"
+}
+
+// WithHTTPAddr sets the address the HTTP listener binds (card, JSON-RPC, HTTP+JSON),
+// for example "127.0.0.1:0" or ":8080". The default is DefaultHTTPAddr.
+func WithHTTPAddr(addr string) Option { return func(o *options) { o.httpAddr = addr } }
+
+// WithGRPCAddr opens a gRPC listener of its own at addr serving the A2A gRPC binding
+// (lf.a2a.v1.A2AService, plus a2a.v1.A2AService with WithV03).
+func WithGRPCAddr(addr string) Option { return func(o *options) { o.grpcAddr = addr } }
+
+// WithGRPCOnHTTP also serves gRPC on the HTTP listener: requests with content type
+// application/grpc over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN h2) go
+// to the gRPC server; the card declares GRPC at the HTTP listener's host:port.
+func WithGRPCOnHTTP() Option { return func(o *options) { o.grpcOnHTTP = true } }
+
+// WithV03 serves the v0.3 wire of every binding beside v1.0 (JSON-RPC and HTTP+JSON at
+// their own paths, gRPC a2a.v1.A2AService on the same gRPC server) and publishes the
+// union card (v1.0 supportedInterfaces plus v0.3 url/preferredTransport/
+// additionalInterfaces) that a2a-go's compat producer writes.
+func WithV03() Option { return func(o *options) { o.v03 = true } }
+
+// WithPublicURL sets the base URL the card advertises for the HTTP listener, for a
+// server behind a reverse proxy or in a container (for example
+// "https://agent.example.com/team-a"). Binding paths are appended to it. The self-check
+// still dials the local listener: it proves the bindings, not the proxy.
+func WithPublicURL(httpBase string) Option { return func(o *options) { o.publicURL = httpBase } }
+
+// WithPublicGRPCAddr sets the host:port the card advertises for the gRPC listener.
+func WithPublicGRPCAddr(hostport string) Option {
+	return func(o *options) { o.publicGRPC = hostport }
+}
+
+// WithCardJSON publishes a hand-written card (v1.0, v0.3 or union shape) instead of the
+// derived one. It is accepted only if every interface it declares is served by this
+// server at the declared address, binding and version, and its preferred entry is served
+// at its primary URL; otherwise New fails with a *BindingError (errors.Is ErrCardMismatch).
+// The bytes are served as given.
+func WithCardJSON(raw []byte) Option {
+	return func(o *options) { o.cardJSON = append([]byte(nil), raw...); o.agentCard = nil }
+}
+
+// WithAgentCard is WithCardJSON for a card built with a2a-go's types (v1.0 shape).
+func WithAgentCard(c *a2a.AgentCard) Option {
+	return func(o *options) { o.agentCard = c; o.cardJSON = nil }
+}
+
+// WithTLS serves HTTP and gRPC over TLS with the certificate and key in PEM files.
+func WithTLS(certFile, keyFile string) Option {
+	return func(o *options) { o.certFile, o.keyFile = certFile, keyFile }
+}
+
+// WithTLSConfig serves HTTP and gRPC over TLS with cfg (it must carry a certificate).
+func WithTLSConfig(cfg *tls.Config) Option { return func(o *options) { o.tlsConfig = cfg } }
+
+// WithLogger sets the structured logger for what is served where, the self-check and
+// shutdown. The default discards logs.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithAgentInfo sets the name, description, agent version and skills of the derived card.
+// The defaults describe an echo agent.
+func WithAgentInfo(name, description, version string, skills ...a2a.AgentSkill) Option {
+	return func(o *options) {
+		o.name, o.description, o.version = name, description, version
+		o.skills = append([]a2a.AgentSkill(nil), skills...)
+	}
+}
+
+// WithShutdownTimeout bounds how long Shutdown lets in-flight requests drain before it
+// closes the remaining connections. The default is DefaultShutdownTimeout.
+func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.shutdownTimeout = d } }
+
+// WithSelfCheckTimeout bounds the self-check Start runs over the real sockets before it
+// publishes the card. The default is DefaultSelfCheckTimeout.
+func WithSelfCheckTimeout(d time.Duration) Option { return func(o *options) { o.selfCheck = d } }
+
+// WithCardMaxAge sets the Cache-Control max-age of the published card. The default is
+// DefaultCardMaxAge.
+func WithCardMaxAge(d time.Duration) Option { return func(o *options) { o.cardMaxAge = d } }
+
+// WithListeners serves on listeners the caller opened (tests, the demo, socket
+// activation) instead of binding WithHTTPAddr/WithGRPCAddr. grpcLis may be nil for no
+// gRPC listener. The server closes them on Shutdown.
+func WithListeners(httpLis, grpcLis net.Listener) Option {
+	return func(o *options) { o.httpLis, o.grpcLis = httpLis, grpcLis }
+}

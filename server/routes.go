@@ -1,0 +1,167 @@
+package server
+
+import (
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Paths on the HTTP listener. Each is written here only: the mux and the derived card
+// both read them from httpRoutes, so the card cannot name a path nobody mounted.
+const (
+	// PathJSONRPC serves the JSON-RPC binding, protocol version 1.0.
+	PathJSONRPC = "/a2a/jsonrpc"
+	// PathREST serves the HTTP+JSON binding, protocol version 1.0 (routes below it).
+	PathREST = "/a2a/rest"
+	// PathJSONRPCV03 serves the JSON-RPC binding, protocol version 0.3 (WithV03).
+	PathJSONRPCV03 = "/a2a/v0.3/jsonrpc"
+	// PathRESTV03 serves the HTTP+JSON binding, protocol version 0.3 (WithV03).
+	PathRESTV03 = "/a2a/v0.3/rest"
+	// PathHealthz answers 200 while the process serves HTTP (liveness).
+	PathHealthz = "/healthz"
+	// PathReadyz answers 200 once the self-check passed and until shutdown starts
+	// (readiness), 503 otherwise.
+	PathReadyz = "/readyz"
+)
+
+// gRPC service names, by protocol version.
+const (
+	grpcServiceV1  = "lf.a2a.v1.A2AService"
+	grpcServiceV03 = "a2a.v1.A2AService"
+)
+
+// route is one binding mounted on the HTTP listener.
+type route struct {
+	binding a2a.TransportProtocol
+	version string
+	path    string
+}
+
+// httpRoutes are the HTTP bindings in card order; v0.3 ones only with WithV03.
+var httpRoutes = []route{
+	{a2a.TransportProtocolJSONRPC, card.V1, PathJSONRPC},
+	{a2a.TransportProtocolHTTPJSON, card.V1, PathREST},
+	{a2a.TransportProtocolJSONRPC, card.V03, PathJSONRPCV03},
+	{a2a.TransportProtocolHTTPJSON, card.V03, PathRESTV03},
+}
+
+// listener kinds.
+const (
+	onHTTP = "http"
+	onGRPC = "grpc"
+)
+
+// served is one (binding, version) this server serves, with the address the card
+// advertises for it and the one the self-check dials.
+type served struct {
+	binding  a2a.TransportProtocol
+	version  string
+	listener string // onHTTP or onGRPC
+	path     string // HTTP bindings only
+	public   string // what the card advertises
+	local    string // what the self-check dials
+}
+
+func (s served) String() string { return string(s.binding) + " " + s.version + " at " + s.public }
+
+func (s served) iface() card.Interface {
+	return card.Interface{URL: s.public, Binding: s.binding, ProtocolVersion: s.version}
+}
+
+// endpoint is where one listener is reachable: the advertised scheme, host and port
+// (and base path for HTTP), and how a declared host is compared with it.
+type endpoint struct {
+	scheme   string // "http" or "https"; "" for the gRPC listener
+	host     string // advertised host
+	port     string
+	basePath string // public URL path prefix, without a trailing slash
+	anyHost  bool   // the listener is bound to all interfaces and no public address is set
+	loopback bool   // the advertised host is a loopback IP; "localhost" matches it too
+	local    string // host:port the self-check dials
+}
+
+// hostPort is the advertised host:port.
+func (e endpoint) hostPort() string { return net.JoinHostPort(e.host, e.port) }
+
+// baseURL is the advertised base URL of an HTTP endpoint.
+func (e endpoint) baseURL() string { return e.scheme + "://" + e.hostPort() + e.basePath }
+
+// matchesHost reports whether a declared host names this endpoint.
+func (e endpoint) matchesHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	switch {
+	case e.anyHost:
+		return true
+	case strings.EqualFold(host, e.host):
+		return true
+	case e.loopback && host == "localhost":
+		return true
+	}
+	if a, b := net.ParseIP(host), net.ParseIP(e.host); a != nil && b != nil {
+		return a.Equal(b)
+	}
+	return false
+}
+
+// listenEndpoint describes a listener reachable at its own address. A listener bound to
+// all interfaces is advertised as loopback (log says so; set a public address).
+func listenEndpoint(addr net.Addr, scheme string) endpoint {
+	host, port, _ := net.SplitHostPort(addr.String())
+	e := endpoint{scheme: scheme, host: host, port: port}
+	ip := net.ParseIP(host)
+	if ip != nil && ip.IsUnspecified() {
+		e.anyHost = true
+		if ip.To4() != nil {
+			e.host = "127.0.0.1"
+		} else {
+			e.host = "::1"
+		}
+	}
+	if ip := net.ParseIP(e.host); ip != nil && ip.IsLoopback() {
+		e.loopback = true
+	}
+	e.local = net.JoinHostPort(e.host, port)
+	return e
+}
+
+// publicHTTPEndpoint describes the HTTP listener behind a public base URL.
+func publicHTTPEndpoint(raw string, local string) (endpoint, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return endpoint{}, errorf("public URL %q must be an absolute http:// or https:// URL", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return endpoint{}, errorf("public URL %q must not carry a query or fragment", raw)
+	}
+	port := u.Port()
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	return endpoint{
+		scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: port,
+		basePath: strings.TrimSuffix(u.EscapedPath(), "/"), local: local,
+	}, nil
+}
+
+// publicGRPCEndpoint describes the gRPC listener behind a public host:port.
+func publicGRPCEndpoint(hostport string, local string) (endpoint, error) {
+	if strings.Contains(hostport, "://") {
+		return endpoint{}, errorf("public gRPC address %q must be a bare host:port (Go's gRPC client rejects a URL)", hostport)
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil || host == "" || port == "" {
+		return endpoint{}, errorf("public gRPC address %q must be host:port", hostport)
+	}
+	return endpoint{host: strings.ToLower(host), port: port, local: local}, nil
+}
+
+func defaultPort(scheme string) string {
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
