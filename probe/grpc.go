@@ -26,6 +26,9 @@ const (
 	grpcServiceV03 = "a2a.v1.A2AService"
 )
 
+// grpcTLSOnly marks, in a detail, a bare host:port gRPC address served over TLS only.
+const grpcTLSOnly = "TLS answered; plaintext did not"
+
 var grpcMethods = map[string]string{
 	card.V1:  a2apb.A2AService_GetTask_FullMethodName, // "/lf.a2a.v1.A2AService/GetTask"
 	card.V03: "/" + grpcServiceV03 + "/GetTask",
@@ -56,7 +59,7 @@ func probeGRPC(ctx context.Context, req request) attempt {
 	}
 	secure := callGRPC(ctx, req, true)
 	if secure.answered {
-		secure.extra = append(secure.extra, "bare host:port: TLS answered; plaintext did not ("+plain.seen+"), so clients dialling plaintext fail")
+		secure.extra = append(secure.extra, "bare host:port: "+grpcTLSOnly+" ("+plain.seen+"), so clients dialling plaintext fail")
 		return secure
 	}
 	plain.extra = append(plain.extra, "bare host:port: TLS did not answer either ("+secure.seen+")")

@@ -1,0 +1,393 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"golang.org/x/mod/semver"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// NoInterface is the client-impact outcome of a client that selects no interface from
+// the card at all (it cannot read the card's shape, or supports none of its bindings).
+// It appears only in ClientImpact, never in a Result.
+const NoInterface Outcome = "no_interface"
+
+// ClientImpact predicts what one known client implementation does with a probed card:
+// the interface it selects and the outcome it gets there. The JSON field names are a
+// stable contract.
+type ClientImpact struct {
+	// Profile names the client and its configuration, e.g. "a2a-go-grpc".
+	Profile string `json:"profile"`
+	// Interface is the interface the client selects; nil when it selects none.
+	Interface *card.Interface `json:"interface,omitempty"`
+	// Outcome is what the client gets there (NoInterface when it selects none).
+	Outcome Outcome `json:"outcome"`
+	// OK reports whether the client's calls would reach an A2A handler.
+	OK bool `json:"ok"`
+	// Note explains the selection and the failure.
+	Note string `json:"note"`
+}
+
+// Profile is a known client implementation and configuration whose interface selection
+// a2abind models from the SDK's code (see docs and the reference notes).
+type Profile struct {
+	// Name is the stable profile name used in ClientImpact.Profile.
+	Name string
+	// Description says which SDK, version and configuration the profile is.
+	Description string
+	// HonoursHint reports whether the client follows the card's preference (v0.3
+	// preferredTransport at url, v1.0 first entry) when it supports that binding.
+	HonoursHint bool
+
+	pick func(v *cardView) choice
+}
+
+// Profiles returns the modelled client profiles, in report order.
+func Profiles() []Profile { return slices.Clone(profiles) }
+
+var profiles = []Profile{
+	{Name: "a2a-go-default", HonoursHint: true,
+		Description: "a2a-go v2.3.1 a2aclient.NewFromCard, DefaultResolver, default transports (JSON-RPC and HTTP+JSON 1.x)",
+		pick:        func(v *cardView) choice { return pickGo(v, v.v1, goV1, false) }},
+	{Name: "a2a-go-grpc", HonoursHint: true,
+		Description: "a2a-go v2.3.1 with a2agrpc.WithGRPCTransport (insecure credentials) added to the defaults",
+		pick:        func(v *cardView) choice { return pickGo(v, v.v1, goV1GRPC, false) }},
+	{Name: "a2a-go-v03-compat", HonoursHint: true,
+		Description: "a2a-go v2.3.1 reading cards with a2av0.NewAgentCardParser, every 1.0 and 0.3 transport registered (gRPC insecure)",
+		pick:        func(v *cardView) choice { return pickGo(v, v.goCompat(), goAll, true) }},
+	{Name: "a2a-js-default", HonoursHint: true,
+		Description: "@a2a-js/sdk 1.3.0 ClientFactory, default resolver and transports (JSON-RPC, HTTP+JSON), speaking 1.0",
+		pick:        func(v *cardView) choice { return pickJS(v, false) }},
+	{Name: "a2a-js-grpc", HonoursHint: true,
+		Description: "@a2a-js/sdk 1.3.0 with GrpcTransportFactory added",
+		pick:        func(v *cardView) choice { return pickJS(v, true) }},
+	{Name: "a2a-python-default", HonoursHint: false,
+		Description: "a2a-python 1.1 ClientFactory, default ClientConfig (JSON-RPC only, server order, reads v0.3 cards)",
+		pick:        pickPython},
+	{Name: "a2a-java-default", HonoursHint: false,
+		Description: "a2a-java 1.2.0.Final ClientBuilder with no withTransport (JSON-RPC), server order, speaking 1.0",
+		pick:        pickJava},
+	{Name: "v03-preferred-transport", HonoursHint: true,
+		Description: "a v0.3 client that honours preferredTransport at url (a2a-js 0.3, a2a-java compat 0.3, the v0.3 TCK), every binding",
+		pick:        pickV03Preferred},
+	{Name: "a2abind-delegate", HonoursHint: true,
+		Description: "a2abind's own delegate: card order, preference first, falls back when a failure proves no handler was reached",
+		pick:        pickDelegate},
+}
+
+// cardView is a card as the client models read it.
+type cardView struct {
+	c        *card.Card
+	v1       []card.Interface // supportedInterfaces, in order
+	primary  *card.Interface  // v0.3 url + preferredTransport
+	noPref   bool             // the v0.3 preferredTransport is absent or empty
+	extra    []card.Interface // v0.3 additionalInterfaces (those not folded into another entry)
+	results  map[string]Result
+	byTarget map[string][]Result // url + canonical binding -> results
+}
+
+func newCardView(c *card.Card, results []Result) *cardView {
+	v := &cardView{c: c, results: map[string]Result{}, byTarget: map[string][]Result{}}
+	for _, r := range results {
+		v.results[r.Interface.Key()] = r
+		v.byTarget[target(r.Interface)] = append(v.byTarget[target(r.Interface)], r)
+	}
+	for _, i := range c.Interfaces {
+		switch {
+		case strings.HasPrefix(i.Source, "supportedInterfaces["):
+			v.v1 = append(v.v1, i)
+		case i.Source == card.SourcePrimary:
+			p := i
+			v.primary = &p
+		default:
+			v.extra = append(v.extra, i)
+		}
+	}
+	if p, ok := c.Primary(); ok && v.primary == nil {
+		v.primary = &p // folded into a supportedInterfaces entry of a union card
+	}
+	for _, f := range card.Lint(c) {
+		if f.Code == "preferred-transport-missing" {
+			v.noPref = true
+		}
+	}
+	return v
+}
+
+func target(i card.Interface) string {
+	b, _ := card.CanonicalBinding(i.Binding)
+	return strings.TrimSuffix(i.URL, "/") + "\x00" + string(b)
+}
+
+// v03Only reports whether the card has no supportedInterfaces (a v0.3 card).
+func (v *cardView) v03Only() bool { return len(v.v1) == 0 }
+
+// v03List is the v0.3 interface list most SDKs derive: the primary, then additionalInterfaces.
+func (v *cardView) v03List() []card.Interface {
+	var out []card.Interface
+	if v.primary != nil {
+		out = append(out, *v.primary)
+	}
+	return append(out, v.extra...)
+}
+
+// goCompat is the list a2av0.NewAgentCardParser builds: supportedInterfaces when present;
+// otherwise url+preferredTransport (dropped when preferredTransport is empty), then the
+// additionalInterfaces whose URL is not url.
+func (v *cardView) goCompat() []card.Interface {
+	if len(v.v1) > 0 {
+		return v.v1
+	}
+	var out []card.Interface
+	if v.primary != nil && !v.noPref {
+		out = append(out, *v.primary)
+	}
+	for _, i := range v.extra {
+		if v.primary != nil && i.URL == v.primary.URL {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// outcomeFor is what a client speaking version gets at an interface.
+func (v *cardView) outcomeFor(i card.Interface, version string) (Outcome, string) {
+	r, ok := v.results[i.Key()]
+	if !ok {
+		return NoInterface, "not probed"
+	}
+	if version == "" || card.NormalizeVersion(i.ProtocolVersion) == version {
+		return r.Outcome, r.Detail
+	}
+	// The client speaks another version than the entry declares.
+	for _, other := range v.byTarget[target(i)] {
+		if other.Interface.ProtocolVersion == version {
+			return other.Outcome, other.Detail
+		}
+	}
+	b, _ := card.CanonicalBinding(i.Binding)
+	if r.ActualVersion == version && r.ActualBinding == b {
+		return Served, fmt.Sprintf("%s %s is served there", b, version)
+	}
+	if r.Outcome == Served {
+		return VersionMismatch, fmt.Sprintf("it speaks %s to an interface declared and served as %s", version, i.ProtocolVersion)
+	}
+	return r.Outcome, r.Detail
+}
+
+// choice is a profile's selection.
+type choice struct {
+	iface   *card.Interface
+	version string // version the client speaks there; "" = the declared one
+	outcome Outcome
+	note    string
+}
+
+func none(note string) choice { return choice{outcome: NoInterface, note: note} }
+
+// Go transport sets: binding -> semver majors registered.
+var (
+	goV1     = map[a2a.TransportProtocol][]string{a2a.TransportProtocolJSONRPC: {"v1"}, a2a.TransportProtocolHTTPJSON: {"v1"}}
+	goV1GRPC = map[a2a.TransportProtocol][]string{a2a.TransportProtocolJSONRPC: {"v1"}, a2a.TransportProtocolHTTPJSON: {"v1"}, a2a.TransportProtocolGRPC: {"v1"}}
+	goAll    = map[a2a.TransportProtocol][]string{a2a.TransportProtocolJSONRPC: {"v1", "v0"}, a2a.TransportProtocolHTTPJSON: {"v1", "v0"}, a2a.TransportProtocolGRPC: {"v1", "v0"}}
+)
+
+// pickGo models a2aclient.Factory.selectTransport + createTransport (v2.3.1): keep an
+// interface when a factory is registered for its exact binding (case-sensitive) and
+// the semver major of "v"+protocolVersion; stable-sort newest version first (card order
+// otherwise); take the first whose factory's Create succeeds (it does no I/O).
+func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProtocol][]string, compat bool) choice {
+	if len(list) == 0 {
+		if compat {
+			return none("the card declares no interface a2av0's parser keeps")
+		}
+		return none("agent card has no supported interfaces: the default resolver reads only supportedInterfaces, and this is a v0.3 card")
+	}
+	type cand struct {
+		i      card.Interface
+		semver string
+	}
+	var cands []cand
+	var dropped []string
+	for _, i := range list {
+		sv := "v" + i.ProtocolVersion
+		if !semver.IsValid(sv) || !slices.Contains(factories[i.Binding], semver.Major(sv)) {
+			dropped = append(dropped, fmt.Sprintf("%s_%s", i.Binding, i.ProtocolVersion))
+			continue
+		}
+		cands = append(cands, cand{i, sv})
+	}
+	if len(cands) == 0 {
+		return none("no compatible transports found: available transports - [" + strings.Join(dropped, ",") + "]")
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return semver.Compare(b.semver, a.semver) })
+	chosen := cands[0].i
+	o, detail := v.outcomeFor(chosen, "")
+	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
+	if chosen.Binding == a2a.TransportProtocolGRPC {
+		if strings.Contains(chosen.URL, "://") {
+			return choice{iface: &chosen, outcome: Unreachable,
+				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
+		}
+		if o == Served && strings.Contains(detail, grpcTLSOnly) {
+			return choice{iface: &chosen, outcome: TLSMismatch,
+				note: note + "; the gRPC address is served over TLS only and this profile dials plaintext"}
+		}
+	}
+	return choice{iface: &chosen, outcome: o, note: note}
+}
+
+// pickJS models @a2a-js/sdk 1.3.0 ClientFactory.createFromNormalizedAgentCard: v0.3 cards
+// are unreadable without legacyCompat; per binding the first entry wins unless a later
+// one has protocolVersion "1.0" (so the LAST 1.0 entry wins, a2a-js #734); bindings are
+// tried in card order; the client speaks 1.0.
+func pickJS(v *cardView, grpc bool) choice {
+	if v.v03Only() {
+		return none("a v0.3 card: without legacyCompat the resolver finds no supportedInterfaces (\"No compatible transport found\")")
+	}
+	supported := map[a2a.TransportProtocol]bool{a2a.TransportProtocolJSONRPC: true, a2a.TransportProtocolHTTPJSON: true, a2a.TransportProtocolGRPC: grpc}
+	best := map[a2a.TransportProtocol]card.Interface{}
+	var order []a2a.TransportProtocol
+	for _, i := range v.v1 {
+		if _, seen := best[i.Binding]; !seen {
+			best[i.Binding] = i
+			order = append(order, i.Binding)
+		} else if i.ProtocolVersion == card.V1 {
+			best[i.Binding] = i
+		}
+	}
+	for _, b := range order {
+		if !supported[b] {
+			continue
+		}
+		chosen := best[b]
+		o, _ := v.outcomeFor(chosen, card.V1)
+		note := fmt.Sprintf("selects %s: first binding of the card it has a transport for, last 1.0 entry of that binding (a2a-js #734)", chosen)
+		return choice{iface: &chosen, version: card.V1, outcome: o, note: note}
+	}
+	return none("No compatible transport found: the card declares none of its transports")
+}
+
+// pickPython models a2a-python 1.1 ClientFactory.create with the default ClientConfig:
+// JSON-RPC only; v0.3 cards are converted (url + preferredTransport or JSONRPC, then
+// additionalInterfaces); within the binding, the first "1.0" entry wins, else the
+// highest version >= 0.3, else an unversioned one; the compat transport speaks 0.3.
+func pickPython(v *cardView) choice {
+	list := v.v1
+	if len(list) == 0 {
+		list = v.v03List()
+	}
+	var same []card.Interface
+	for _, i := range list {
+		if i.Binding == a2a.TransportProtocolJSONRPC {
+			same = append(same, i)
+		}
+	}
+	if len(same) == 0 {
+		return none("no compatible transports found: the default client speaks only JSONRPC")
+	}
+	best := same[0]
+	rank := func(i card.Interface) int {
+		switch {
+		case i.ProtocolVersion == card.V1:
+			return 0
+		case semver.Compare("v"+i.ProtocolVersion, "v1.0") > 0:
+			return 1
+		case semver.Compare("v"+i.ProtocolVersion, "v0.3") >= 0:
+			return 2
+		}
+		return 3
+	}
+	for _, i := range same[1:] {
+		if rank(i) < rank(best) || (rank(i) == rank(best) && rank(i) == 2 && semver.Compare("v"+i.ProtocolVersion, "v"+best.ProtocolVersion) > 0) {
+			best = i
+		}
+	}
+	o, _ := v.outcomeFor(best, "")
+	return choice{iface: &best, outcome: o,
+		note: fmt.Sprintf("selects %s: JSON-RPC only, the card's hint does not matter to it", best)}
+}
+
+// pickJava models a2a-java 1.2.0.Final ClientBuilder: v0.3 cards throw (#1121); the first
+// interface per binding, in server order, whose binding the client has (JSON-RPC); it
+// speaks 1.0.
+func pickJava(v *cardView) choice {
+	if v.v03Only() {
+		return none("a v0.3 card: the 1.x ClientBuilder throws on it (a2a-java #1121)")
+	}
+	for _, i := range v.v1 {
+		if i.Binding == a2a.TransportProtocolJSONRPC {
+			chosen := i
+			o, _ := v.outcomeFor(chosen, card.V1)
+			return choice{iface: &chosen, version: card.V1, outcome: o,
+				note: fmt.Sprintf("selects %s: first JSONRPC entry (its only transport by default)", chosen)}
+		}
+	}
+	return none("No compatible transport found: the card declares no JSONRPC interface")
+}
+
+// pickV03Preferred models a v0.3 client that honours the hint: preferredTransport
+// (default JSONRPC) at url, speaking 0.3.
+func pickV03Preferred(v *cardView) choice {
+	if v.primary == nil {
+		return none("a v1.0-only card has no url/preferredTransport for a v0.3 client")
+	}
+	chosen := *v.primary
+	o, _ := v.outcomeFor(chosen, card.V03)
+	return choice{iface: &chosen, version: card.V03, outcome: o,
+		note: fmt.Sprintf("dials preferredTransport %s at url %s, as A2A 0.3 §5.6.3 says", chosen.Binding, chosen.URL)}
+}
+
+// pickDelegate models a2abind's delegate: v1.0 entries in order, then the v0.3 primary
+// and additionalInterfaces (preferred binding first); it moves to the next interface
+// only when the failure proves no handler was reached, and stops on credentials.
+func pickDelegate(v *cardView) choice {
+	var cands []card.Interface
+	for _, i := range append(append([]card.Interface(nil), v.v1...), v.v03List()...) {
+		if _, ok := card.CanonicalBinding(i.Binding); ok && (i.ProtocolVersion == card.V1 || i.ProtocolVersion == card.V03) {
+			if !slices.ContainsFunc(cands, func(c card.Interface) bool { return c.Key() == i.Key() }) {
+				cands = append(cands, i)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return none("no interface with a core binding and version 1.0 or 0.3")
+	}
+	var tried []string
+	for n, i := range cands {
+		o, _ := v.outcomeFor(i, "")
+		if o == Served || o.Credentials() || o.ReachedHandler() || n == len(cands)-1 {
+			chosen := i
+			note := fmt.Sprintf("uses %s", chosen)
+			if len(tried) > 0 {
+				note += " after falling back from " + strings.Join(tried, ", ")
+			}
+			if o.Credentials() {
+				note += "; stops: the same credentials fail on every interface"
+			}
+			return choice{iface: &chosen, outcome: o, note: note}
+		}
+		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+	}
+	return none("no candidate")
+}
+
+// clientImpact runs every profile over the card and its results.
+func clientImpact(c *card.Card, results []Result) []ClientImpact {
+	v := newCardView(c, results)
+	out := make([]ClientImpact, 0, len(profiles))
+	for _, p := range profiles {
+		ch := p.pick(v)
+		ci := ClientImpact{Profile: p.Name, Interface: ch.iface, Outcome: ch.outcome, OK: ch.outcome == Served, Note: ch.note}
+		if !ci.OK && ch.outcome != NoInterface {
+			ci.Note += "; gets " + string(ch.outcome)
+		}
+		out = append(out, ci)
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Finding codes Diagnose adds to the card's lint findings. They are a stable contract.
+const (
+	// CodePreferredNotServed: the card's hint (v0.3 url + preferredTransport, v1.0 first
+	// supportedInterfaces entry) names a binding that is not served at that URL.
+	CodePreferredNotServed = "preferred-not-served"
+	// CodeInterfaceNotServed: a declared interface's outcome is neither served nor
+	// auth_required.
+	CodeInterfaceNotServed = "interface-not-served"
+)
+
+// Report is what a probed card amounts to: the findings (wire and lint) and, per known
+// client profile, what that client would do with the card.
+type Report struct {
+	// Findings are the wire findings followed by the card's own lint findings, errors first.
+	Findings []card.Finding `json:"findings"`
+	// Clients is the client-impact table, one entry per profile in Profiles order.
+	Clients []ClientImpact `json:"clients"`
+}
+
+// OK reports whether no finding is an error.
+func (r Report) OK() bool { return !card.HasErrors(r.Findings) }
+
+// Diagnose turns a card and its probe results (as Card returns them) into findings and
+// the client-impact table. It does no I/O.
+func Diagnose(c *card.Card, results []Result) Report {
+	if c == nil {
+		return Report{}
+	}
+	clients := clientImpact(c, results)
+	var findings []card.Finding
+	byKey := map[string]Result{}
+	for _, r := range results {
+		byKey[r.Interface.Key()] = r
+	}
+
+	for _, pref := range c.Preferred() {
+		r, ok := byKey[pref.Key()]
+		if !ok || r.Outcome == Served || r.Outcome == AuthRequired {
+			continue
+		}
+		findings = append(findings, preferredNotServed(pref, r, clients))
+	}
+	for _, r := range results {
+		if r.Outcome == Served || r.Outcome == AuthRequired {
+			continue
+		}
+		findings = append(findings, card.Finding{
+			Code:      CodeInterfaceNotServed,
+			Severity:  card.SeverityError,
+			Message:   fmt.Sprintf("%s is not served: %s (%s)", r.Interface, r.Outcome, cause(r)),
+			Fix:       fixFor(r),
+			Interface: r.Interface.Source,
+		})
+	}
+	findings = append(findings, card.Lint(c)...)
+	slices.SortStableFunc(findings, func(a, b card.Finding) int { return rank(a.Severity) - rank(b.Severity) })
+	return Report{Findings: findings, Clients: clients}
+}
+
+func rank(s card.Severity) int {
+	switch s {
+	case card.SeverityError:
+		return 0
+	case card.SeverityWarning:
+		return 1
+	}
+	return 2
+}
+
+func preferredNotServed(pref card.Interface, r Result, clients []ClientImpact) card.Finding {
+	var hint string
+	if pref.Source == card.SourcePrimary {
+		hint = fmt.Sprintf("preferredTransport %s is not served at url %s", pref.Binding, pref.URL)
+	} else {
+		hint = fmt.Sprintf("the preferred interface (%s, %s) is not served", pref.Source, pref)
+	}
+	var fail, succeed []string
+	for _, ci := range clients {
+		if ci.Interface != nil && ci.Interface.Key() == pref.Key() && !ci.OK {
+			fail = append(fail, ci.Profile)
+		} else if ci.OK {
+			succeed = append(succeed, ci.Profile)
+		}
+	}
+	msg := fmt.Sprintf("%s: %s (%s). Clients that honour the hint fail", hint, r.Outcome, cause(r))
+	if len(fail) > 0 {
+		msg += " (" + strings.Join(fail, ", ") + ")"
+	}
+	if len(succeed) > 0 {
+		msg += "; clients that ignore it or fall back succeed (" + strings.Join(succeed, ", ") + ")"
+	}
+	fix := "declare as preferred the binding really served at that URL"
+	if r.ActualBinding != "" && r.ActualBinding != pref.Binding {
+		fix = fmt.Sprintf("prefer %s at %s (what is served there), or serve %s there", r.ActualBinding, pref.URL, pref.Binding)
+	}
+	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source}
+}
+
+// cause is a short reading of a result for a finding's message.
+func cause(r Result) string {
+	actual := ""
+	if r.ActualBinding != "" {
+		actual = string(r.ActualBinding)
+		if r.ActualVersion != "" {
+			actual += " " + r.ActualVersion
+		}
+	}
+	switch r.Outcome {
+	case WrongBinding:
+		if actual != "" {
+			return "the address serves " + actual
+		}
+		return "another protocol answers there"
+	case VersionMismatch:
+		if actual != "" {
+			return "the address serves " + actual
+		}
+		return "the declared protocol version is not supported there"
+	case HandlerMissing:
+		return fmt.Sprintf("%s answers but no A2A handler is registered", r.Interface.Binding)
+	case NotFound:
+		return "an HTTP server answers but nothing is mounted at that path"
+	case Refused:
+		return "nothing listens there"
+	case TLSMismatch:
+		if actual != "" {
+			return "TLS mismatch or untrusted certificate; " + actual + " answers otherwise"
+		}
+		return "TLS mismatch or untrusted certificate"
+	case Timeout:
+		return "no answer within the budget"
+	case Unreachable:
+		return "the address cannot be reached"
+	case Malformed:
+		return "the answer fits no A2A binding"
+	}
+	return string(r.Outcome)
+}
+
+// fixFor is the one-line remedy for an interface that is not served.
+func fixFor(r Result) string {
+	switch r.Outcome {
+	case WrongBinding:
+		if r.ActualBinding != "" {
+			return fmt.Sprintf("declare %s at this URL (what is served), or serve %s there", r.ActualBinding, r.Interface.Binding)
+		}
+		return fmt.Sprintf("serve %s at this address, or remove the interface", r.Interface.Binding)
+	case VersionMismatch:
+		if r.ActualVersion != "" {
+			return fmt.Sprintf("declare protocolVersion %q (what is served), or serve %s there", r.ActualVersion, r.Interface.ProtocolVersion)
+		}
+		return "declare the protocol version really served"
+	case HandlerMissing:
+		return "register the A2A service/handler on that server before publishing the card"
+	case NotFound:
+		return "mount the binding at this path, or fix the URL"
+	case Refused:
+		return "start the listener, or remove the interface from the card"
+	case TLSMismatch:
+		return "make the URL scheme match the server (https:// for TLS), and use a certificate clients trust"
+	case Timeout:
+		return "check that the address answers (firewall, overloaded server), or remove the interface"
+	case Unreachable:
+		return "fix the host name or URL"
+	case Malformed:
+		return "point the interface at an A2A server"
+	}
+	return "fix the interface"
+}

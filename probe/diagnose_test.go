@@ -1,0 +1,313 @@
+package probe_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/google/go-cmp/cmp"
+	grpcgo "google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// probed parses a lab agent's published card, probes it and diagnoses it.
+func probed(t *testing.T, a *lab.Agent) (*card.Card, []probe.Result, probe.Report) {
+	t.Helper()
+	c, err := card.Parse(a.CardJSON)
+	if err != nil {
+		t.Fatalf("card.Parse() error = %v", err)
+	}
+	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
+	for _, r := range results {
+		t.Logf("%-40s %-16s %s", r.Interface.String(), r.Outcome, r.Detail)
+	}
+	rep := probe.Diagnose(c, results)
+	for _, f := range rep.Findings {
+		t.Logf("finding %s %s: %s", f.Severity, f.Code, f.Message)
+	}
+	for _, ci := range rep.Clients {
+		t.Logf("client %-24s ok=%-5v %-16s %s", ci.Profile, ci.OK, ci.Outcome, ci.Note)
+	}
+	return c, results, rep
+}
+
+func codes(fs []card.Finding, sev card.Severity) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Severity == sev {
+			out = append(out, f.Code+"@"+f.Interface)
+		}
+	}
+	return out
+}
+
+func clientOK(rep probe.Report) map[string]bool {
+	m := map[string]bool{}
+	for _, ci := range rep.Clients {
+		m[ci.Profile] = ci.OK
+	}
+	return m
+}
+
+// TestDiagnose_Seed checks that both seed cards name both defects with their causes.
+func TestDiagnose_Seed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		opts        []lab.Option
+		want        []verdict
+		wantErrors  []string
+		wantClients map[string]bool
+	}{
+		{
+			name: "v0.3 card shape",
+			opts: lab.Seed(),
+			// url+preferredTransport GRPC at the HTTP port; JSONRPC there; GRPC at the port with no service.
+			want: []verdict{
+				{probe.WrongBinding, jsonrpc, card.V03},
+				{probe.Served, jsonrpc, card.V03},
+				{probe.HandlerMissing, grpc, ""},
+			},
+			wantErrors: []string{
+				"preferred-not-served@url+preferredTransport",
+				"interface-not-served@url+preferredTransport",
+				"interface-not-served@additionalInterfaces[1]",
+				"preferred-url-mismatch@url+preferredTransport",
+				"url-conflicting-bindings@",
+			},
+			wantClients: map[string]bool{
+				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false,
+				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-python-default": true,
+				"a2a-java-default": false, "v03-preferred-transport": false, "a2abind-delegate": true,
+			},
+		},
+		{
+			name: "v1.0 card shape",
+			opts: lab.SeedV1(),
+			want: []verdict{
+				{probe.WrongBinding, jsonrpc, card.V1},
+				{probe.Served, jsonrpc, card.V1},
+				{probe.HandlerMissing, grpc, ""},
+			},
+			wantErrors: []string{
+				"preferred-not-served@supportedInterfaces[0]",
+				"interface-not-served@supportedInterfaces[0]",
+				"interface-not-served@supportedInterfaces[2]",
+			},
+			wantClients: map[string]bool{
+				"a2a-go-default": true, "a2a-go-grpc": false, "a2a-go-v03-compat": false,
+				"a2a-js-default": true, "a2a-js-grpc": false, "a2a-python-default": true,
+				"a2a-java-default": true, "v03-preferred-transport": false, "a2abind-delegate": true,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := startAgent(t, tt.opts...)
+			_, results, rep := probed(t, a)
+			var got []verdict
+			for _, r := range results {
+				got = append(got, verdictOf(r))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Card() verdicts mismatch (-want +got):\n%s", diff)
+			}
+			gotErrors := codes(rep.Findings, card.SeverityError)
+			for _, w := range tt.wantErrors {
+				if !slices.Contains(gotErrors, w) {
+					t.Errorf("Diagnose() errors = %v, want %s among them", gotErrors, w)
+				}
+			}
+			if rep.OK() {
+				t.Errorf("Diagnose().OK() = true, want false")
+			}
+			if diff := cmp.Diff(tt.wantClients, clientOK(rep)); diff != "" {
+				t.Errorf("Diagnose() client ok mismatch (-want +got):\n%s", diff)
+			}
+			for _, f := range rep.Findings {
+				if f.Code != probe.CodePreferredNotServed {
+					continue
+				}
+				for _, w := range []string{"wrong_binding", "JSONRPC", "honour the hint fail"} {
+					if !strings.Contains(f.Message, w) {
+						t.Errorf("preferred-not-served message = %q, want it to mention %q", f.Message, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDiagnose_Healthy checks that agents serving what they declare get no error finding.
+func TestDiagnose_Healthy(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts []lab.Option
+		n    int
+	}{
+		{"healthy v1.0, three bindings", lab.Healthy(), 3},
+		{"healthy v0.3, three bindings", lab.HealthyV03(), 3},
+		{"union card, both versions", lab.Union(), 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := startAgent(t, tt.opts...)
+			_, results, rep := probed(t, a)
+			if len(results) != tt.n {
+				t.Fatalf("Card() returned %d results, want %d", len(results), tt.n)
+			}
+			for _, r := range results {
+				if r.Outcome != probe.Served {
+					t.Errorf("%s: outcome %s, want served (%s)", r.Interface, r.Outcome, r.Detail)
+				}
+			}
+			if errs := codes(rep.Findings, card.SeverityError); len(errs) > 0 {
+				t.Errorf("Diagnose() errors = %v, want none", errs)
+			}
+			if !rep.OK() {
+				t.Errorf("Diagnose().OK() = false, want true")
+			}
+		})
+	}
+}
+
+// TestClientImpact_AgainstA2AGo builds, for every a2a-go profile, the real a2a-go v2.3.1
+// client the profile describes, calls GetTask against the lab agent, and checks that the
+// prediction (interface chosen, success or failure) is what really happens.
+func TestClientImpact_AgainstA2AGo(t *testing.T) {
+	t.Parallel()
+	agents := map[string][]lab.Option{
+		"healthy":     lab.Healthy(),
+		"healthy-v03": lab.HealthyV03(),
+		"union":       lab.Union(),
+		"seed":        lab.Seed(),
+		"seed-v1":     lab.SeedV1(),
+		"grpc-first, gRPC serves only v0.3": {
+			lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithGRPC(lab.GRPCV03),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("grpc-v03", lab.Decl{URL: a.GRPCAddr, Binding: lab.GRPC, Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+			}),
+		},
+		"grpc-first with an http:// gRPC URL": {
+			lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithGRPC(lab.GRPCV1),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("grpc-scheme", lab.Decl{URL: "http://" + a.GRPCAddr, Binding: lab.GRPC, Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+			}),
+		},
+		"1.0 declared, 0.3 served": {
+			lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithREST(card.V1, lab.PathREST),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("v03-as-v1", lab.Decl{URL: a.URL(lab.PathJSONRPCV03), Binding: lab.JSONRPC, Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathREST), Binding: lab.HTTPJSON, Version: card.V1})
+			}),
+		},
+		"lowercase binding and a missing version": {
+			lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("sloppy", lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: "jsonrpc", Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC},
+					lab.Decl{URL: a.URL(lab.PathREST), Binding: lab.HTTPJSON, Version: card.V1})
+			}),
+		},
+		"needs credentials": append(lab.Healthy(), lab.WithAuth("s3cret")),
+	}
+	insecureCreds := grpcgo.WithTransportCredentials(insecure.NewCredentials())
+	realClients := map[string]struct {
+		parser agentcard.Parser
+		opts   []a2aclient.FactoryOption
+	}{
+		"a2a-go-default": {agentcard.DefaultCardParser, nil},
+		"a2a-go-grpc":    {agentcard.DefaultCardParser, []a2aclient.FactoryOption{a2agrpc.WithGRPCTransport(insecureCreds)}},
+		"a2a-go-v03-compat": {a2av0.NewAgentCardParser(), []a2aclient.FactoryOption{
+			a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}),
+			a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}),
+			a2agrpc.WithGRPCTransport(insecureCreds),
+			a2agrpcv0.WithGRPCTransport(insecureCreds),
+		}},
+	}
+	for name, opts := range agents {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := startAgent(t, opts...)
+			_, _, rep := probed(t, a)
+			checked := 0
+			for _, ci := range rep.Clients {
+				rc, ok := realClients[ci.Profile]
+				if !ok {
+					continue
+				}
+				checked++
+				gotURL, gotOK, err := callWithA2AGo(t.Context(), a.CardJSON, rc.parser, rc.opts)
+				t.Logf("%s: predicted ok=%v %s via %v; a2a-go: ok=%v url=%q err=%v", ci.Profile, ci.OK, ci.Outcome, ci.Interface, gotOK, gotURL, err)
+				if gotOK != ci.OK {
+					t.Errorf("%s: predicted ok = %v (%s), real a2a-go client ok = %v (err %v)", ci.Profile, ci.OK, ci.Note, gotOK, err)
+				}
+				wantURL := ""
+				if ci.Interface != nil {
+					wantURL = ci.Interface.URL
+				}
+				if gotURL != wantURL {
+					t.Errorf("%s: predicted interface URL %q, real a2a-go client called %q", ci.Profile, wantURL, gotURL)
+				}
+			}
+			if checked != len(realClients) {
+				t.Errorf("checked %d a2a-go profiles, want %d", checked, len(realClients))
+			}
+		})
+	}
+}
+
+// urlRecorder is an a2aclient.CallInterceptor that records the interface URL a client uses.
+type urlRecorder struct {
+	a2aclient.PassthroughInterceptor
+	mu  sync.Mutex
+	url string
+}
+
+func (r *urlRecorder) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	r.mu.Lock()
+	r.url = req.BaseURL
+	r.mu.Unlock()
+	return ctx, nil, nil
+}
+
+// callWithA2AGo parses cardJSON like the profile's resolver, builds the a2a-go client and
+// looks up a task that does not exist: success is a2a.ErrTaskNotFound. url is the
+// interface the client called, "" when it could not even be built.
+func callWithA2AGo(ctx context.Context, cardJSON []byte, parse agentcard.Parser, opts []a2aclient.FactoryOption) (url string, ok bool, err error) {
+	ac, err := parse(cardJSON)
+	if err != nil {
+		return "", false, err
+	}
+	rec := &urlRecorder{}
+	client, err := a2aclient.NewFromCard(ctx, ac, append(slices.Clone(opts), a2aclient.WithCallInterceptors(rec))...)
+	if err != nil {
+		return "", false, err
+	}
+	defer func() { _ = client.Destroy() }()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = client.GetTask(ctx, &a2a.GetTaskRequest{ID: "a2abind-test-no-such-task"})
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.url, errors.Is(err, a2a.ErrTaskNotFound), err
+}
