@@ -1,13 +1,17 @@
 package interop
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/server"
 )
 
 // jsBinding is how client.mjs is made to use one binding: the factories it gets and the
@@ -115,4 +119,56 @@ func TestJSClientAgainstA2AGo(t *testing.T) {
 			checkOps(t, run, jb.binding, declaredURL(t, c, jb.binding))
 		})
 	}
+}
+
+// TestJSClientAgainstGuardedServer runs the a2a-js client, forced onto each binding,
+// against a2abind's guarded server (package server, as `a2abind serve` runs it) on
+// loopback: v1.0 only with its own gRPC listener, with the v0.3 wire beside it (the
+// union card), and with gRPC served on the HTTP port (h2c).
+func TestJSClientAgainstGuardedServer(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	configs := []struct {
+		name string
+		opts []server.Option
+	}{
+		{"grpc-listener", []server.Option{server.WithGRPCAddr("127.0.0.1:0")}},
+		{"v03-union-card", []server.Option{server.WithGRPCAddr("127.0.0.1:0"), server.WithV03()}},
+		{"grpc-on-http", []server.Option{server.WithGRPCOnHTTP()}},
+	}
+	for _, cfg := range configs {
+		t.Run(cfg.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startGuardedServer(t, newHoldEcho(), cfg.opts...)
+			for _, jb := range jsBindings {
+				t.Run(string(jb.binding), func(t *testing.T) {
+					run := runJSClient(t, jsCall{Target: srv.BaseURL(), Transports: jb.transports, Prefer: []string{string(jb.binding)}})
+					checkOps(t, run, jb.binding, declaredURL(t, srv.Card(), jb.binding))
+				})
+			}
+		})
+	}
+}
+
+// startGuardedServer starts a2abind's server on loopback (HTTP on 127.0.0.1:0 unless an
+// option says otherwise) and shuts it down when the test ends.
+func startGuardedServer(t *testing.T, exec a2asrv.AgentExecutor, opts ...server.Option) *server.Server {
+	t.Helper()
+	srv, err := server.New(exec, append([]server.Option{server.WithHTTPAddr("127.0.0.1:0")}, opts...)...)
+	if err != nil {
+		t.Fatalf("server.New() = %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Start(ctx); err != nil {
+		t.Fatalf("server.Start() = %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("server.Shutdown() = %v", err)
+		}
+	})
+	return srv
 }
