@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,9 @@ func TestProbeJSServer(t *testing.T) {
 	tests := []struct {
 		mode string
 		want func(s *jsServer) []probeRow
+		// wantErrors are the error findings Diagnose must report, as "code interface
+		// outcome" (outcome empty for preferred-not-served); nothing else may be an error.
+		wantErrors []string
 	}{
 		{modeHonest, func(s *jsServer) []probeRow {
 			return []probeRow{
@@ -63,7 +67,7 @@ func TestProbeJSServer(t *testing.T) {
 				{a2a.TransportProtocolGRPC, s.GRPC, probe.Served, a2a.TransportProtocolGRPC},
 				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
 			}
-		}},
+		}, nil},
 		{modeGRPCAtHTTP, func(s *jsServer) []probeRow {
 			return []probeRow{
 				// gRPC at a port that speaks HTTP/1.1 only: the HTTP/2 preface fails, and
@@ -72,6 +76,9 @@ func TestProbeJSServer(t *testing.T) {
 				{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served, a2a.TransportProtocolJSONRPC},
 				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
 			}
+		}, []string{
+			"preferred-not-served supportedInterfaces[0] wrong_binding",
+			"interface-not-served supportedInterfaces[0] wrong_binding",
 		}},
 		{modeGRPCNoService, func(s *jsServer) []probeRow {
 			return []probeRow{
@@ -80,19 +87,54 @@ func TestProbeJSServer(t *testing.T) {
 				{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served, a2a.TransportProtocolJSONRPC},
 				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
 			}
+		}, []string{
+			"preferred-not-served supportedInterfaces[0] handler_missing",
+			"interface-not-served supportedInterfaces[0] handler_missing",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
 			s := startJSServer(t, tt.mode)
-			_, results := probeJS(t, s)
+			c, results := probeJS(t, s)
 			for _, r := range results {
 				t.Logf("%s: %s (actual %q %q) %s", r.Interface, r.Outcome, r.ActualBinding, r.ActualVersion, r.Detail)
 			}
 			if diff := cmp.Diff(tt.want(s), rows(results)); diff != "" {
 				t.Fatalf("probe.Card outcomes (-want +got):\n%s", diff)
 			}
+			report := probe.Diagnose(c, results)
+			if diff := cmp.Diff(tt.wantErrors, errorFindings(report)); diff != "" {
+				t.Errorf("Diagnose error findings (-want +got):\n%s\nall findings: %+v", diff, report.Findings)
+			}
+			if report.OK() != (len(tt.wantErrors) == 0) {
+				t.Errorf("Diagnose().OK() = %v, want %v", report.OK(), len(tt.wantErrors) == 0)
+			}
 		})
 	}
+}
+
+// errorFindings renders the error findings of a report as "code interface outcome",
+// where outcome is the taxonomy value the message names.
+func errorFindings(r probe.Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Severity != card.SeverityError {
+			continue
+		}
+		outcome := ""
+		for _, o := range allOutcomes {
+			if strings.Contains(f.Message, ": "+string(o)+" ") {
+				outcome = string(o)
+				break
+			}
+		}
+		out = append(out, strings.TrimSpace(f.Code+" "+f.Interface+" "+outcome))
+	}
+	return out
+}
+
+var allOutcomes = []probe.Outcome{
+	probe.Served, probe.AuthRequired, probe.HandlerMissing, probe.VersionMismatch, probe.WrongBinding,
+	probe.NotFound, probe.Refused, probe.TLSMismatch, probe.Timeout, probe.Unreachable, probe.Malformed,
 }
