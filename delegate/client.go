@@ -356,6 +356,9 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		tr.add(a)
 		lastErr = err
 		if act == stop {
+			if o == probe.AgentError {
+				c.cache.record(c.card, c.key, iface, true) // a handler answered there
+			}
 			return zero, c.failure(op, kind, attempts, err)
 		}
 		if ctx.Err() == nil && !c.withheld[iface.Key()] {
@@ -432,6 +435,9 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 			tr.add(a)
 			lastErr = err
 			if act == stop {
+				if o == probe.AgentError {
+					c.cache.record(c.card, c.key, iface, true) // a handler answered there
+				}
 				yield(nil, c.failure(op, kind, attempts, err))
 				return
 			}

@@ -1,0 +1,596 @@
+package delegate
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/probe"
+)
+
+func startAgent(t *testing.T, opts ...lab.Option) *lab.Agent {
+	t.Helper()
+	a, err := lab.Start(opts...)
+	if err != nil {
+		t.Fatalf("lab.Start() error = %v", err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newTestClient(t *testing.T, ctx context.Context, target string, opts ...Option) *Client {
+	t.Helper()
+	c, err := New(ctx, target, opts...)
+	if err != nil {
+		t.Fatalf("New(%s) error = %v", target, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func userMessage(text string) *a2a.SendMessageRequest {
+	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
+}
+
+// echoed returns the text of a completed echo task's artifacts.
+func echoed(res a2a.SendMessageResult) string {
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for _, art := range task.Artifacts {
+		for _, p := range art.Parts {
+			parts = append(parts, p.Text())
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func outcomes(attempts []Attempt) []probe.Outcome {
+	out := make([]probe.Outcome, 0, len(attempts))
+	for _, a := range attempts {
+		out = append(out, a.Outcome)
+	}
+	return out
+}
+
+var grpcInsecure = grpc.WithTransportCredentials(insecure.NewCredentials())
+
+// a2aGoWithGRPC is a plain a2a-go client with gRPC enabled, as a user following the SDK
+// docs would build it; v0.3 cards are read with a2av0's card parser.
+func a2aGoWithGRPC(ctx context.Context, baseURL string, v03 bool) (*a2aclient.Client, error) {
+	r := agentcard.NewResolver(nil)
+	opts := []a2aclient.FactoryOption{a2agrpc.WithGRPCTransport(grpcInsecure)}
+	if v03 {
+		r.CardParser = a2av0.NewAgentCardParser()
+		opts = append(opts, a2agrpcv0.WithGRPCTransport(grpcInsecure),
+			a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}), a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}))
+	}
+	ac, err := r.Resolve(ctx, baseURL)
+	if err != nil {
+		return nil, err
+	}
+	return a2aclient.NewFromCard(ctx, ac, opts...)
+}
+
+// TestSeedAgents is the issue's "done when": against both shapes of the seed's card, a
+// gRPC-enabled a2a-go client fails, while delegate succeeds on the first call after
+// exactly one failed attempt and with none on the second.
+func TestSeedAgents(t *testing.T) {
+	tests := []struct {
+		name        string
+		agent       []lab.Option
+		v03         bool
+		wantFailure probe.Outcome
+	}{
+		{"v0.3 card", lab.Seed(), true, probe.HandlerMissing},
+		{"v1.0 card", lab.SeedV1(), false, probe.WrongBinding},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testContext(t)
+			a := startAgent(t, tt.agent...)
+
+			sdk, err := a2aGoWithGRPC(ctx, a.BaseURL, tt.v03)
+			if err != nil {
+				t.Fatalf("a2a-go NewFromCard() error = %v", err)
+			}
+			defer sdk.Destroy()
+			if res, err := sdk.SendMessage(ctx, userMessage("hello")); err == nil {
+				t.Fatalf("a2a-go client with gRPC SendMessage() = %v, want an error (the seed's card misleads it)", res)
+			}
+
+			c := newTestClient(t, ctx, a.BaseURL)
+			var first Trace
+			res, err := c.SendMessage(WithTrace(ctx, &first), userMessage("hello"))
+			if err != nil {
+				t.Fatalf("first SendMessage() error = %v", err)
+			}
+			if got := echoed(res); got != "hello" {
+				t.Errorf("first SendMessage() echoed %q, want %q", got, "hello")
+			}
+			if diff := cmp.Diff([]probe.Outcome{tt.wantFailure, probe.Served}, outcomes(first.Attempts())); diff != "" {
+				t.Errorf("first call attempts (-want +got):\n%s\n%v", diff, first.Attempts())
+			}
+			if got := first.Attempts()[1].Interface.Binding; got != a2a.TransportProtocolJSONRPC {
+				t.Errorf("first call answered on %s, want JSONRPC", got)
+			}
+
+			var second Trace
+			res, err = c.SendMessage(WithTrace(ctx, &second), userMessage("again"))
+			if err != nil {
+				t.Fatalf("second SendMessage() error = %v", err)
+			}
+			if got := echoed(res); got != "again" {
+				t.Errorf("second SendMessage() echoed %q, want %q", got, "again")
+			}
+			if diff := cmp.Diff([]probe.Outcome{probe.Served}, outcomes(second.Attempts())); diff != "" {
+				t.Errorf("second call attempts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReadsOnSeed exercises the idempotent operations through the fallback.
+func TestReadsOnSeed(t *testing.T) {
+	ctx := testContext(t)
+	a := startAgent(t, lab.SeedV1()...)
+	c := newTestClient(t, ctx, a.BaseURL)
+
+	var tr Trace
+	ctx = WithTrace(ctx, &tr)
+	res, err := c.SendMessage(ctx, userMessage("task"))
+	if err != nil {
+		t.Fatalf("SendMessage() error = %v", err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		t.Fatalf("SendMessage() = %T, want *a2a.Task", res)
+	}
+	got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
+	if err != nil || got.ID != task.ID {
+		t.Fatalf("GetTask() = %v, %v; want task %s", got, err, task.ID)
+	}
+	// a2a-go's ListTasks needs an authenticated caller: the agent answers UNAUTHENTICATED.
+	if _, err := c.ListTasks(ctx, nil); !errors.Is(err, ErrAuth) {
+		t.Fatalf("ListTasks() error = %v, want ErrAuth", err)
+	}
+	_, err = c.GetTask(ctx, &a2a.GetTaskRequest{ID: "no-such-task"})
+	if !errors.Is(err, ErrAgent) || !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("GetTask(unknown) error = %v, want ErrAgent and a2a.ErrTaskNotFound", err)
+	}
+	var de *Error
+	if !errors.As(err, &de) || len(de.Attempts) != 1 || de.Attempts[0].Outcome != probe.AgentError {
+		t.Fatalf("GetTask(unknown) attempts = %v, want one agent_error", de)
+	}
+	// CancelTask on a completed task: the agent answers TaskNotCancelable; no fallback.
+	_, err = c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID})
+	if !errors.Is(err, ErrAgent) {
+		t.Fatalf("CancelTask(completed) error = %v, want ErrAgent", err)
+	}
+	want := []probe.Outcome{probe.WrongBinding, probe.Served, probe.Served, probe.AuthRequired, probe.AgentError, probe.AgentError}
+	if diff := cmp.Diff(want, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}
+
+// authCard is the healthy agent's card with a declared bearer scheme; first binding first.
+func authAgent(t *testing.T, first a2a.TransportProtocol) *lab.Agent {
+	opts := append(lab.Healthy(), lab.WithAuth("s3cret"), lab.WithCard(func(a *lab.Agent) any {
+		ifaces := []lab.Decl{
+			{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1},
+			{URL: a.GRPCAddr, Binding: lab.GRPC, Version: card.V1},
+			{URL: a.URL(lab.PathREST), Binding: lab.HTTPJSON, Version: card.V1},
+		}
+		slices.SortStableFunc(ifaces, func(x, y lab.Decl) int {
+			return boolRank(x.Binding != first) - boolRank(y.Binding != first)
+		})
+		c := lab.V1Card("auth", ifaces...)
+		c["securitySchemes"] = map[string]any{"bearer": map[string]any{"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer"}}}
+		return c
+	}))
+	return startAgent(t, opts...)
+}
+
+// TestAuthStopsAfterOneAttempt: 401 and UNAUTHENTICATED stop the call at once, naming
+// the card's security schemes; the right token succeeds.
+func TestAuthStopsAfterOneAttempt(t *testing.T) {
+	for _, tt := range []struct {
+		first      a2a.TransportProtocol
+		wantStatus int
+	}{{lab.JSONRPC, http.StatusUnauthorized}, {lab.GRPC, 0}, {lab.HTTPJSON, http.StatusUnauthorized}} {
+		t.Run(string(tt.first), func(t *testing.T) {
+			ctx := testContext(t)
+			a := authAgent(t, tt.first)
+			c := newTestClient(t, ctx, a.BaseURL)
+			_, err := c.SendMessage(ctx, userMessage("hi"))
+			var de *Error
+			if !errors.As(err, &de) || !errors.Is(err, ErrAuth) {
+				t.Fatalf("SendMessage() error = %v, want *Error wrapping ErrAuth", err)
+			}
+			if diff := cmp.Diff([]probe.Outcome{probe.AuthRequired}, outcomes(de.Attempts)); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
+			}
+			if got := de.HTTPStatus(); got != tt.wantStatus {
+				t.Errorf("HTTPStatus() = %d, want %d", got, tt.wantStatus)
+			}
+			if code, ok := de.GRPCCode(); (tt.first == lab.GRPC) != ok || (ok && code.String() != "Unauthenticated") {
+				t.Errorf("GRPCCode() = %v, %v; want Unauthenticated only for gRPC", code, ok)
+			}
+			if !strings.Contains(err.Error(), "bearer") {
+				t.Errorf("error %q does not name the card's security scheme", err)
+			}
+
+			ok := newTestClient(t, ctx, a.BaseURL, WithBearer("s3cret"), WithCredentialHosts("127.0.0.1"))
+			var tr Trace
+			if _, err := ok.SendMessage(WithTrace(ctx, &tr), userMessage("hi")); err != nil {
+				t.Fatalf("SendMessage() with the token error = %v", err)
+			}
+			if diff := cmp.Diff([]probe.Outcome{probe.Served}, outcomes(tr.Attempts())); diff != "" {
+				t.Errorf("attempts with the token (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEveryInterfaceDown: the error lists every attempt.
+func TestEveryInterfaceDown(t *testing.T) {
+	ctx := testContext(t)
+	closed1, _ := lab.ClosedAddr()
+	closed2, _ := lab.ClosedAddr()
+	garbage, err := lab.Listen(lab.Garbage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = garbage.Close() })
+	a := startAgent(t, lab.WithCard(func(a *lab.Agent) any {
+		return lab.V1Card("down",
+			lab.Decl{URL: "http://" + closed1 + "/a2a", Binding: lab.JSONRPC, Version: card.V1},
+			lab.Decl{URL: closed2, Binding: lab.GRPC, Version: card.V1},
+			lab.Decl{URL: a.URL("/nothing-here"), Binding: lab.HTTPJSON, Version: card.V1},
+			lab.Decl{URL: "http://" + garbage.Addr + "/", Binding: lab.JSONRPC, Version: card.V03},
+		)
+	}))
+	c := newTestClient(t, ctx, a.BaseURL)
+	_, err = c.SendMessage(ctx, userMessage("hi"))
+	var de *Error
+	if !errors.As(err, &de) || !errors.Is(err, ErrExhausted) {
+		t.Fatalf("SendMessage() error = %v, want *Error wrapping ErrExhausted", err)
+	}
+	want := []probe.Outcome{probe.Refused, probe.Refused, probe.NotFound, probe.Malformed}
+	if diff := cmp.Diff(want, outcomes(de.Attempts)); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s\n%v", diff, err)
+	}
+	for _, at := range de.Attempts {
+		if !strings.Contains(err.Error(), at.Interface.URL) {
+			t.Errorf("error does not list the attempt on %s:\n%v", at.Interface.URL, err)
+		}
+	}
+}
+
+// droppingAgent serves JSON-RPC (first in its card) through fault, and gRPC behind it;
+// counter counts executions.
+func droppingAgent(t *testing.T, fault func(string) func(http.Handler) http.Handler) (*lab.Agent, *lab.Counter) {
+	counter := &lab.Counter{}
+	a := startAgent(t,
+		lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
+		lab.WithGRPC(lab.GRPCV1),
+		lab.WithExecutor(counter),
+		lab.WithHTTPMiddleware(fault(lab.PathJSONRPC)),
+		lab.WithCard(func(a *lab.Agent) any {
+			return lab.V1Card("dropping",
+				lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1},
+				lab.Decl{URL: a.GRPCAddr, Binding: lab.GRPC, Version: card.V1})
+		}))
+	return a, counter
+}
+
+// TestNoDoubleDelivery: a server that processes the message and then drops the
+// connection must see the message exactly once; reads still fall back.
+func TestNoDoubleDelivery(t *testing.T) {
+	ctx := testContext(t)
+	a, counter := droppingAgent(t, lab.DropAfterHandling)
+	c := newTestClient(t, ctx, a.BaseURL)
+
+	_, err := c.SendMessage(ctx, userMessage("once"))
+	var de *Error
+	if !errors.As(err, &de) || !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("SendMessage() error = %v, want *Error wrapping ErrAmbiguous", err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.Ambiguous}, outcomes(de.Attempts)); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+	if !de.Attempts[0].Evidence.Sent {
+		t.Errorf("attempt evidence Sent = false, want true")
+	}
+	if got := counter.Executions(); got != 1 {
+		t.Fatalf("server executed the message %d times, want exactly 1", got)
+	}
+
+	// A read is idempotent: the same failure falls back to gRPC, whose handler answers.
+	var tr Trace
+	if _, err := c.GetTask(WithTrace(ctx, &tr), &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("GetTask() error = %v, want a2a.ErrTaskNotFound from the second interface", err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.Ambiguous, probe.AgentError}, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("GetTask attempts (-want +got):\n%s", diff)
+	}
+
+	// Opting in resends to the next interface with the same messageId.
+	resend := newTestClient(t, ctx, a.BaseURL, WithResendSameMessageID())
+	req := userMessage("twice, same id")
+	req.Message.ID = ""
+	res, err := resend.SendMessage(ctx, req)
+	if err != nil || echoed(res) != "twice, same id" {
+		t.Fatalf("SendMessage() with resend = %v, %v; want the echo", res, err)
+	}
+	ids := counter.MessageIDs()
+	if len(ids) != 3 || ids[1] != ids[2] || ids[1] == "" {
+		t.Errorf("executed messageIds = %q, want the resent message twice with one non-empty id", ids)
+	}
+}
+
+// TestStreams: a stream falls back before its first event and never after.
+func TestStreams(t *testing.T) {
+	t.Run("before the first event", func(t *testing.T) {
+		ctx := testContext(t)
+		a := startAgent(t, lab.Seed()...)
+		c := newTestClient(t, ctx, a.BaseURL)
+		var tr Trace
+		var events int
+		var last a2a.Event
+		for ev, err := range c.SendStreamingMessage(WithTrace(ctx, &tr), userMessage("stream")) {
+			if err != nil {
+				t.Fatalf("SendStreamingMessage() error = %v", err)
+			}
+			events++
+			last = ev
+		}
+		if events < 2 {
+			t.Errorf("got %d events, want several", events)
+		}
+		if st, ok := last.(*a2a.TaskStatusUpdateEvent); !ok || st.Status.State != a2a.TaskStateCompleted {
+			t.Errorf("last event = %#v, want completed status", last)
+		}
+		if diff := cmp.Diff([]probe.Outcome{probe.HandlerMissing, probe.Served}, outcomes(tr.Attempts())); diff != "" {
+			t.Errorf("attempts (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("after the first event", func(t *testing.T) {
+		ctx := testContext(t)
+		a, counter := droppingAgent(t, lab.DropAfterFirstEvent)
+		c := newTestClient(t, ctx, a.BaseURL)
+		var tr Trace
+		var events int
+		var streamErr error
+		for _, err := range c.SendStreamingMessage(WithTrace(ctx, &tr), userMessage("stream")) {
+			if err != nil {
+				streamErr = err
+				break
+			}
+			events++
+		}
+		if events != 1 || !errors.Is(streamErr, ErrStreamBroken) {
+			t.Fatalf("stream gave %d events then %v, want 1 event then ErrStreamBroken", events, streamErr)
+		}
+		if diff := cmp.Diff([]probe.Outcome{probe.Served}, outcomes(tr.Attempts())); diff != "" {
+			t.Errorf("attempts (-want +got):\n%s", diff)
+		}
+		if got := counter.Executions(); got != 1 {
+			t.Errorf("server executed the message %d times, want exactly 1", got)
+		}
+	})
+	t.Run("subscribe falls back", func(t *testing.T) {
+		ctx := testContext(t)
+		a := startAgent(t, lab.SeedV1()...)
+		c := newTestClient(t, ctx, a.BaseURL, WithCache(NewCache(WithCacheTTL(0))))
+		var tr Trace
+		for _, err := range c.SubscribeToTask(WithTrace(ctx, &tr), &a2a.SubscribeToTaskRequest{ID: "no-such-task"}) {
+			if !errors.Is(err, ErrAgent) {
+				t.Fatalf("SubscribeToTask(unknown) error = %v, want ErrAgent", err)
+			}
+		}
+		if diff := cmp.Diff([]probe.Outcome{probe.WrongBinding, probe.AgentError}, outcomes(tr.Attempts())); diff != "" {
+			t.Errorf("attempts (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestConcurrentCallers shares one client and one cache between many goroutines.
+func TestConcurrentCallers(t *testing.T) {
+	ctx := testContext(t)
+	a := startAgent(t, lab.Seed()...)
+	cache := NewCache()
+	c := newTestClient(t, ctx, a.BaseURL, WithCache(cache))
+	other := newTestClient(t, ctx, a.BaseURL, WithCache(cache))
+	const workers, calls = 16, 4
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*calls)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := c
+			if w%2 == 1 {
+				cl = other
+			}
+			for range calls {
+				var tr Trace
+				res, err := cl.SendMessage(WithTrace(ctx, &tr), userMessage("x"))
+				switch {
+				case err != nil:
+					errs <- err
+				case echoed(res) != "x":
+					errs <- errors.New("wrong echo")
+				case len(tr.Attempts()) > 2:
+					errs <- errors.New("more than one failed attempt")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var tr Trace
+	if _, err := other.SendMessage(WithTrace(ctx, &tr), userMessage("after")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.Served}, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("attempts after the storm (-want +got):\n%s", diff)
+	}
+}
+
+// headerRecorder records the Authorization header of every A2A request.
+type headerRecorder struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (h *headerRecorder) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			h.mu.Lock()
+			h.seen = append(h.seen, r.Header.Get("Authorization"))
+			h.mu.Unlock()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (h *headerRecorder) get() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.seen...)
+}
+
+// TestCredentialsStayOnTheCardsOrigin: a card served by one server that lists another
+// server's interface first cannot get the bearer token sent there.
+func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		otherAuth    bool
+		allow        bool
+		wantOther    []string
+		wantHome     []string
+		wantOutcomes []probe.Outcome
+	}{
+		{"other host answers without the token", false, false, []string{""}, nil, []probe.Outcome{probe.Served}},
+		{"other host wants a token it does not get", true, false, []string{""}, []string{"Bearer s3cret"}, []probe.Outcome{probe.AuthRequired, probe.Served}},
+		{"other host allowed by the caller", true, true, []string{"Bearer s3cret"}, nil, []probe.Outcome{probe.Served}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testContext(t)
+			var otherSeen, homeSeen headerRecorder
+			otherOpts := []lab.Option{lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithHTTPMiddleware(otherSeen.middleware),
+				lab.WithCard(func(a *lab.Agent) any {
+					return lab.V1Card("other", lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+				})}
+			if tt.otherAuth {
+				otherOpts = append(otherOpts, lab.WithAuth("s3cret"))
+			}
+			other := startAgent(t, otherOpts...)
+			home := startAgent(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithAuth("s3cret"),
+				lab.WithHTTPMiddleware(homeSeen.middleware),
+				lab.WithCard(func(a *lab.Agent) any {
+					return lab.V1Card("home",
+						lab.Decl{URL: other.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1},
+						lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+				}))
+			opts := []Option{WithBearer("s3cret")}
+			if tt.allow {
+				opts = append(opts, WithCredentialHosts(other.HTTPAddr))
+			}
+			c := newTestClient(t, ctx, home.BaseURL, opts...)
+			var tr Trace
+			if _, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("hi")); err != nil {
+				t.Fatalf("SendMessage() error = %v", err)
+			}
+			if diff := cmp.Diff(tt.wantOutcomes, outcomes(tr.Attempts())); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantOther, otherSeen.get()); diff != "" {
+				t.Errorf("Authorization headers at the other host (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantHome, homeSeen.get()); diff != "" {
+				t.Errorf("Authorization headers at the card's host (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNoCandidates: a card with nothing this client speaks is refused at construction.
+func TestNoCandidates(t *testing.T) {
+	c, err := card.Parse([]byte(`{"name":"x","supportedInterfaces":[{"url":"http://127.0.0.1:1","protocolBinding":"JSONRPC","protocolVersion":"2.0"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewFromCard(c)
+	if !errors.Is(err, ErrNoCandidates) || !strings.Contains(err.Error(), "2.0") {
+		t.Fatalf("NewFromCard() error = %v, want ErrNoCandidates naming the version", err)
+	}
+	hc, err := card.Parse([]byte(`{"name":"x","supportedInterfaces":[{"url":"http://127.0.0.1:1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = NewFromCard(hc, WithBindings(lab.GRPC)); !errors.Is(err, ErrNoCandidates) {
+		t.Fatalf("NewFromCard(WithBindings(GRPC)) error = %v, want ErrNoCandidates", err)
+	}
+}
+
+// TestAttemptTimeout: a silent interface does not eat a read's whole budget.
+func TestAttemptTimeout(t *testing.T) {
+	ctx := testContext(t)
+	silent, err := lab.Listen(lab.Silent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = silent.Close() })
+	a := startAgent(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithCard(func(a *lab.Agent) any {
+		return lab.V1Card("silent-first",
+			lab.Decl{URL: "http://" + silent.Addr + "/a2a", Binding: lab.JSONRPC, Version: card.V1},
+			lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+	}))
+	c := newTestClient(t, ctx, a.BaseURL, WithAttemptTimeout(300*time.Millisecond))
+	var tr Trace
+	if _, err := c.GetTask(WithTrace(ctx, &tr), &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("GetTask() error = %v, want a2a.ErrTaskNotFound from the second interface", err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.Ambiguous, probe.AgentError}, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("GetTask attempts (-want +got):\n%s", diff)
+	}
+	_, err = c.SendMessage(ctx, userMessage("hi"))
+	if err != nil {
+		t.Fatalf("SendMessage() error = %v (the silent interface is cooling down, want the served one first)", err)
+	}
+	fresh := newTestClient(t, ctx, a.BaseURL, WithAttemptTimeout(300*time.Millisecond))
+	if _, err := fresh.SendMessage(ctx, userMessage("hi")); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("SendMessage() on a silent first interface error = %v, want ErrAmbiguous", err)
+	}
+}
