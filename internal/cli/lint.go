@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+func init() { commands = append(commands, newLintCmd) }
+
+// lintOutput is the `lint -o json` document; its field names are a stable contract.
+type lintOutput struct {
+	OK       bool           `json:"ok"`
+	Target   string         `json:"target"`
+	Card     *card.Card     `json:"card,omitempty"`
+	Findings []card.Finding `json:"findings"`
+	Error    string         `json:"error,omitempty"`
+}
+
+func newLintCmd(g *globals) *cobra.Command {
+	var (
+		headers   []string
+		listRules bool
+	)
+	cmd := &cobra.Command{
+		Use:   "lint CARD",
+		Short: "Check an AgentCard document for inconsistencies (no network beyond fetching it)",
+		Long: `Lint reads an AgentCard and reports what the document itself gets wrong, before any
+socket is touched: binding names, gRPC URLs, protocol versions, duplicate or conflicting
+interfaces, a v0.3 preferredTransport that points clients at the wrong socket, missing
+REQUIRED fields. Every finding has a stable code, a severity and a one-line fix; the rules
+are listed by --rules and documented in docs/lint-rules.md.
+
+CARD is a card file, "-" for standard input, an agent base URL (the card is fetched from
+/.well-known/agent-card.json under it) or the full URL of a card document. v1.0, v0.3 and
+union cards are read alike.
+
+Exit status: 0 when there is no error finding (warnings do not fail), 1 when there is
+at least one, 2 when the card cannot be obtained or read.`,
+		Example: `  # the seed incident's card: prints the inconsistency and exits 1
+  a2abind lint testdata/cards/seed-v03.json
+
+  # a consistent v1.0 card: exits 0
+  a2abind lint testdata/cards/v1-healthy.json
+
+  # a live agent, with credentials for its card endpoint
+  a2abind lint https://agent.example.com -H "Authorization: Bearer $TOKEN"
+
+  # from a pipe, machine-readable
+  curl -s https://agent.example.com/.well-known/agent-card.json | a2abind lint - -o json
+
+  # every rule with its code and severity
+  a2abind lint --rules`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if listRules {
+				return cobra.NoArgs(cmd, args)
+			}
+			if len(args) != 1 {
+				return fail(ExitUsage, fmt.Errorf("lint needs one CARD (a file, a URL or -), got %d arguments; see a2abind lint --help", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if listRules {
+				return printRules(g)
+			}
+			opts := []card.Option{card.WithStdin(g.stdin)}
+			if g.timeout > 0 {
+				opts = append(opts, card.WithTimeout(g.timeout))
+			}
+			for _, h := range headers {
+				k, v, ok := strings.Cut(h, ":")
+				if !ok || strings.TrimSpace(k) == "" {
+					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
+				}
+				opts = append(opts, card.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v)))
+			}
+			ctx, cancel := g.context(cmd.Context())
+			defer cancel()
+			target := args[0]
+			c, err := card.Load(ctx, target, opts...)
+			if err != nil {
+				if g.json() {
+					if werr := g.writeJSON(lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()}); werr != nil {
+						return fail(ExitUsage, werr)
+					}
+				}
+				return fail(ExitUsage, err)
+			}
+			findings := card.Lint(c)
+			ok := !card.HasErrors(findings)
+			if g.json() {
+				if findings == nil {
+					findings = []card.Finding{}
+				}
+				if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings}); err != nil {
+					return fail(ExitUsage, err)
+				}
+			} else {
+				writeLint(g, target, c, findings)
+			}
+			if !ok {
+				return fail(ExitFailed, nil)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `request header for fetching the card, "Name: value" (repeatable)`)
+	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
+	return cmd
+}
+
+// writeLint prints the human report: what was read, the interfaces, the findings and a verdict.
+func writeLint(g *globals, target string, c *card.Card, findings []card.Finding) {
+	w := g.stdout
+	st := newStyle(w)
+	name := ""
+	if c.Name != "" {
+		name = fmt.Sprintf(" %q", c.Name)
+	}
+	fmt.Fprintf(w, "%s: %s card%s, %s\n", st.bold(target), c.Shape, name, plural(len(c.Interfaces), "interface"))
+	if len(c.Interfaces) > 0 {
+		rows := [][]string{}
+		for _, i := range c.Interfaces {
+			mark := ""
+			if i.Preferred {
+				mark = "preferred"
+			}
+			v := i.ProtocolVersion
+			if v == "" {
+				v = "?"
+			}
+			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source})
+		}
+		for _, line := range columns(rows, func(_, col int, cell string) string {
+			if col == 4 {
+				return st.dim(cell)
+			}
+			return cell
+		}) {
+			fmt.Fprintln(w, "  "+line)
+		}
+	}
+	fmt.Fprintln(w)
+	writeFindings(w, st, findings)
+	if len(findings) > 0 {
+		fmt.Fprintln(w)
+	}
+	if card.HasErrors(findings) {
+		fmt.Fprintf(w, "%s: %s: clients that trust this card as written will fail\n", st.bad("FAIL"), countSeverities(findings))
+		return
+	}
+	fmt.Fprintf(w, "%s: %s\n", st.good("ok"), countSeverities(findings))
+}
+
+func printRules(g *globals) error {
+	rules := card.Rules()
+	if g.json() {
+		type jsonRule struct {
+			Code     string        `json:"code"`
+			Severity card.Severity `json:"severity"`
+			Summary  string        `json:"summary"`
+			Fix      string        `json:"fix"`
+		}
+		out := make([]jsonRule, len(rules))
+		for i, r := range rules {
+			out[i] = jsonRule{r.Code, r.Severity, r.Summary, r.Fix}
+		}
+		return g.writeJSON(out)
+	}
+	st := newStyle(g.stdout)
+	rows := make([][]string, len(rules))
+	for i, r := range rules {
+		rows[i] = []string{r.Code, string(r.Severity), r.Summary}
+	}
+	for _, line := range columns(rows, func(row, col int, cell string) string {
+		if col == 1 {
+			return strings.TrimRight(st.severity(rules[row].Severity), " ")
+		}
+		return cell
+	}) {
+		fmt.Fprintln(g.stdout, line)
+	}
+	return nil
+}
