@@ -35,7 +35,7 @@ type BindingError struct {
 // Error names the interface, what it declares, why it is refused and what is served there.
 func (e *BindingError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "card %s", e.Interface.Source)
+	fmt.Fprintf(&b, "card interface %s", e.Interface.Source)
 	if e.Interface.Preferred {
 		b.WriteString(" (the preferred entry)")
 	}
@@ -46,7 +46,8 @@ func (e *BindingError) Error() string {
 		b.WriteString("; nothing of this server is served there")
 	}
 	if len(e.Elsewhere) > 0 {
-		fmt.Fprintf(&b, "; %s %s is served at %s", e.Interface.Binding, e.Interface.ProtocolVersion, strings.Join(e.Elsewhere, ", "))
+		canonical, _ := card.CanonicalBinding(e.Interface.Binding)
+		fmt.Fprintf(&b, "; %s %s is served at %s", canonical, e.Interface.ProtocolVersion, strings.Join(e.Elsewhere, ", "))
 	}
 	if e.Interface.Preferred {
 		b.WriteString("; clients that honour the card's preference fail before delegation")
@@ -182,6 +183,8 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 		return fail(fmt.Sprintf("tenant %q is declared, but this server routes no tenant", iface.Tenant))
 	case addrErr != nil:
 		return fail("unusable URL: " + addrErr.Error())
+	case canonical == "GRPC" && d.scheme != "" && !srv.grpcAt(d):
+		return fail("gRPC is not served at that address")
 	case canonical == "GRPC" && d.scheme != "":
 		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; Go's gRPC client rejects %q", iface.URL))
 	case canonical != "GRPC" && d.scheme == "":
@@ -209,4 +212,14 @@ func (srv *Server) listenersText() string {
 		parts = append(parts, "gRPC "+srv.grpcEP.hostPort())
 	}
 	return strings.Join(parts, ", ")
+}
+
+// grpcAt reports whether this server serves gRPC at the host and port of d.
+func (srv *Server) grpcAt(d declAddr) bool {
+	for _, s := range srv.served {
+		if s.binding == "GRPC" && d.at(srv.endpointOf(s)) {
+			return true
+		}
+	}
+	return false
 }
