@@ -1,0 +1,124 @@
+package interop
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/delegate"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// attemptRow is what the tests compare of one delegate attempt.
+type attemptRow struct {
+	binding a2a.TransportProtocol
+	url     string
+	outcome probe.Outcome
+}
+
+func attemptRows(tr *delegate.Trace) []attemptRow {
+	var out []attemptRow
+	for _, a := range tr.Attempts() {
+		out = append(out, attemptRow{a.Interface.Binding, a.Interface.URL, a.Outcome})
+	}
+	return out
+}
+
+// TestDelegateAgainstLyingJSAgent delegates to a2a-js 1.3.0 agents behind the seed's
+// lying cards: the first message must succeed after exactly one fallback (the
+// preferred gRPC entry fails without reaching a handler, JSON-RPC answers), and the
+// calls after it must go straight to JSON-RPC (the binding cache), stream included.
+func TestDelegateAgainstLyingJSAgent(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	tests := []struct {
+		mode         string
+		firstOutcome probe.Outcome // of the failed gRPC attempt
+		grpcURL      func(s *jsServer) string
+	}{
+		{modeGRPCAtHTTP, probe.WrongBinding, func(s *jsServer) string { return strings.TrimPrefix(s.BaseURL, "http://") }},
+		{modeGRPCNoService, probe.HandlerMissing, func(s *jsServer) string { return s.BareGRPC }},
+		// The seed card in v1.0 shape: GRPC at the http:// base URL first.
+		{modeSeed, probe.WrongBinding, func(s *jsServer) string { return s.BaseURL }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			s := startJSServer(t, tt.mode)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			c, err := delegate.New(ctx, s.BaseURL, delegate.WithAttemptTimeout(5*time.Second))
+			if err != nil {
+				t.Fatalf("delegate.New(%s) = %v", s.BaseURL, err)
+			}
+			t.Cleanup(func() { _ = c.Close() })
+
+			var tr delegate.Trace
+			res, err := c.SendMessage(delegate.WithTrace(ctx, &tr), &a2a.SendMessageRequest{
+				Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello delegate")),
+			})
+			if err != nil {
+				t.Fatalf("SendMessage() = %v\nattempts: %v\nserver stderr:\n%s", err, tr.Attempts(), s.stderr)
+			}
+			task, ok := res.(*a2a.Task)
+			if !ok || task.Status.State != a2a.TaskStateCompleted || !strings.Contains(taskText(task), "echo: hello delegate") {
+				t.Fatalf("SendMessage() = %#v, want a completed task echoing the message", res)
+			}
+			for _, a := range tr.Attempts() {
+				t.Logf("attempt: %s", a)
+			}
+			got := attemptRows(&tr)
+			if len(got) != 2 {
+				t.Fatalf("SendMessage() made %d attempts, want 2 (one fallback): %v", len(got), tr.Attempts())
+			}
+			first, second := got[0], got[1]
+			if first.binding != a2a.TransportProtocolGRPC || first.url != tt.grpcURL(s) ||
+				first.outcome != tt.firstOutcome || first.outcome.ReachedHandler() {
+				t.Errorf("first attempt = %+v, want GRPC at %s failing with %q before any handler", first, tt.grpcURL(s), tt.firstOutcome)
+			}
+			if second != (attemptRow{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served}) {
+				t.Errorf("second attempt = %+v, want JSONRPC at %s served", second, s.JSONRPC)
+			}
+
+			// The binding that worked is remembered: no fallback any more.
+			var tr2 delegate.Trace
+			got2, err := c.GetTask(delegate.WithTrace(ctx, &tr2), &a2a.GetTaskRequest{ID: task.ID})
+			if err != nil || got2.ID != task.ID {
+				t.Fatalf("GetTask(%s) = %v, %v; want the task", task.ID, got2, err)
+			}
+			var events int
+			for ev, err := range c.SendStreamingMessage(delegate.WithTrace(ctx, &tr2), &a2a.SendMessageRequest{
+				Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello stream")),
+			}) {
+				if err != nil {
+					t.Fatalf("SendStreamingMessage() event %d: %v", events, err)
+				}
+				_ = ev
+				events++
+			}
+			if events < 2 {
+				t.Errorf("SendStreamingMessage() gave %d events, want several", events)
+			}
+			for _, a := range attemptRows(&tr2) {
+				if a != (attemptRow{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served}) {
+					t.Errorf("after the fallback, attempt %+v, want straight to JSONRPC at %s", a, s.JSONRPC)
+				}
+			}
+			if n := len(tr2.Attempts()); n != 2 {
+				t.Errorf("GetTask + stream made %d attempts, want 2", n)
+			}
+		})
+	}
+}
+
+func taskText(task *a2a.Task) string {
+	var parts []string
+	for _, art := range task.Artifacts {
+		parts = append(parts, lab.MessageText(&a2a.Message{Parts: art.Parts}))
+	}
+	return strings.Join(parts, " ")
+}
