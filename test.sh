@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole a2abind test suite. This is the README's test command, and .ci/run runs
+# exactly this script, so CI and a fresh clone check the same thing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== gofmt"
+unformatted=$(git ls-files -z '*.go' | xargs -0 -r gofmt -l)
+if [ -n "$unformatted" ]; then
+	echo "gofmt needed on:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+# The suite starts real servers on loopback; -timeout bounds a hang, well above a normal run.
+go test -race -count=1 -timeout 10m ./...
