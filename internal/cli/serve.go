@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/server"
+)
+
+func init() { commands = append(commands, newServeCmd) }
+
+// serveFlags are the options of `a2abind serve`.
+type serveFlags struct {
+	httpAddr        string
+	grpcAddr        string
+	grpcOnHTTP      bool
+	cardFile        string
+	publicURL       string
+	publicGRPC      string
+	tlsCert         string
+	tlsKey          string
+	v03             bool
+	name            string
+	shutdownTimeout time.Duration
+	selfCheck       time.Duration
+}
+
+func newServeCmd(g *globals) *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run an echo agent that cannot publish a card naming a binding it does not serve",
+		Long: `Serve runs an A2A echo agent on several bindings at once: JSON-RPC and HTTP+JSON on the
+HTTP listener (with the card at /.well-known/agent-card.json, /healthz and /readyz), gRPC on
+its own listener (--grpc) and/or on the HTTP port (--grpc-on-http), and the v0.3 wire beside
+v1.0 (--v03, with a union card).
+
+The card is derived from what is served, so it cannot disagree with the sockets. A
+hand-written card (--card FILE) is published only if every interface it declares is served
+at that address, binding and version, and its preferred entry at its primary URL;
+otherwise serve refuses to start, says which interface is wrong and what is served there,
+and exits 1. Behind a proxy or in a container, --public-url and --public-grpc set what the
+card advertises.
+
+Before the card is published, every declared interface is probed over the real sockets;
+until each answers "served" the card endpoint answers 503 with Retry-After and /readyz is
+not ready. On SIGINT or SIGTERM the card and readiness are withdrawn first, then the
+bindings drain and close within --shutdown-timeout.
+
+Logs are structured (log/slog) on standard error: text by default, JSON with -o json.
+Serve runs until it is stopped: --timeout does not apply to it.
+
+Exit status: 0 after a clean stop, 1 when the card is refused or the self-check fails,
+2 for a usage error, an unreadable card file or a listener that cannot be opened.`,
+		Example: `  # JSON-RPC and HTTP+JSON on :8080, gRPC on :9090
+  a2abind serve --http 127.0.0.1:8080 --grpc 127.0.0.1:9090
+
+  # every binding in v1.0 and v0.3, gRPC also on the HTTP port
+  a2abind serve --grpc 127.0.0.1:9090 --grpc-on-http --v03
+
+  # behind a TLS-terminating proxy
+  a2abind serve --http :8080 --public-url https://agent.example.com --grpc :9090 --public-grpc agent.example.com:443
+
+  # the seed incident's card: refused, exit 1
+  a2abind serve --card testdata/cards/seed-v03.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.httpAddr, "http", "127.0.0.1:8080", "HTTP listener address: card, JSON-RPC, HTTP+JSON, /healthz, /readyz")
+	fl.StringVar(&f.grpcAddr, "grpc", "", "gRPC listener address (none when empty)")
+	fl.BoolVar(&f.grpcOnHTTP, "grpc-on-http", false, "also serve gRPC on the HTTP listener (HTTP/2, content type application/grpc)")
+	fl.StringVar(&f.cardFile, "card", "", "publish this hand-written card (file, or - for standard input) after verifying it against the served bindings")
+	fl.StringVar(&f.publicURL, "public-url", "", "base URL the card advertises for the HTTP listener (behind a proxy or in a container)")
+	fl.StringVar(&f.publicGRPC, "public-grpc", "", "host:port the card advertises for the gRPC listener")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM) for HTTP and gRPC")
+	fl.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
+	fl.BoolVar(&f.v03, "v03", false, "serve the v0.3 wire beside v1.0 and publish a union card")
+	fl.StringVar(&f.name, "name", "a2abind-echo", "agent name in the derived card")
+	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "bound on draining in-flight requests at shutdown")
+	fl.DurationVar(&f.selfCheck, "self-check-timeout", server.DefaultSelfCheckTimeout, "bound on the self-check before the card is published")
+	return cmd
+}
+
+func runServe(parent context.Context, g *globals, f *serveFlags) error {
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return fail(ExitUsage, errors.New("--tls-cert and --tls-key go together"))
+	}
+	logger := serveLogger(g)
+	opts := []server.Option{
+		server.WithHTTPAddr(f.httpAddr),
+		server.WithLogger(logger),
+		server.WithAgentInfo(f.name, "a2abind echo agent: answers with the text it was sent", "1.0.0", server.EchoSkill),
+		server.WithShutdownTimeout(f.shutdownTimeout),
+		server.WithSelfCheckTimeout(f.selfCheck),
+	}
+	if f.grpcAddr != "" {
+		opts = append(opts, server.WithGRPCAddr(f.grpcAddr))
+	}
+	if f.grpcOnHTTP {
+		opts = append(opts, server.WithGRPCOnHTTP())
+	}
+	if f.v03 {
+		opts = append(opts, server.WithV03())
+	}
+	if f.publicURL != "" {
+		opts = append(opts, server.WithPublicURL(f.publicURL))
+	}
+	if f.publicGRPC != "" {
+		opts = append(opts, server.WithPublicGRPCAddr(f.publicGRPC))
+	}
+	if f.tlsCert != "" {
+		opts = append(opts, server.WithTLS(f.tlsCert, f.tlsKey))
+	}
+	if f.cardFile != "" {
+		raw, err := readCardFile(g, f.cardFile)
+		if err != nil {
+			return fail(ExitUsage, err)
+		}
+		opts = append(opts, server.WithCardJSON(raw))
+	}
+
+	srv, err := server.New(server.Echo{}, opts...)
+	if err != nil {
+		if errors.Is(err, server.ErrCardMismatch) {
+			logger.Error("card refused", "card", f.cardFile, "err", err)
+			return fail(ExitFailed, fmt.Errorf("card refused: %w", err))
+		}
+		return fail(ExitUsage, err)
+	}
+	// serve runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Start(ctx); err != nil {
+		if errors.Is(err, server.ErrSelfCheck) {
+			return fail(ExitFailed, err)
+		}
+		return fail(ExitUsage, err)
+	}
+	select {
+	case <-ctx.Done():
+		logger.Info("signal received: shutting down")
+	case <-srv.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout+time.Second)
+	defer cancel()
+	shutErr := srv.Shutdown(sctx)
+	if err := srv.Wait(); err != nil {
+		return fail(ExitFailed, err)
+	}
+	if shutErr != nil {
+		logger.Warn("shutdown did not drain cleanly", "err", shutErr)
+	}
+	return nil
+}
+
+// serveLogger logs text on standard error, or JSON with -o json.
+func serveLogger(g *globals) *slog.Logger {
+	if g.json() {
+		return slog.New(slog.NewJSONHandler(g.stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(g.stderr, nil))
+}
+
+func readCardFile(g *globals, name string) ([]byte, error) {
+	var r io.Reader = g.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("--card: %w: %v", card.ErrUnavailable, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, card.DefaultMaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("--card %s: %w: %v", name, card.ErrUnavailable, err)
+	}
+	if len(data) > card.DefaultMaxBytes {
+		return nil, fmt.Errorf("--card %s: %w: over the %d-byte limit", name, card.ErrMalformed, card.DefaultMaxBytes)
+	}
+	return data, nil
+}
