@@ -1,0 +1,340 @@
+package cli
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/delegate"
+	"github.com/a2abind/a2abind/probe"
+)
+
+func init() { commands = append(commands, newSendCmd) }
+
+// sendOutput is the `send -o json` document; its field names are a stable contract.
+type sendOutput struct {
+	OK       bool          `json:"ok"`
+	Attempts []sendAttempt `json:"attempts"`
+	Result   any           `json:"result,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+type sendAttempt struct {
+	URL             string                `json:"url"`
+	Binding         a2a.TransportProtocol `json:"binding"`
+	ProtocolVersion string                `json:"protocolVersion"`
+	Outcome         probe.Outcome         `json:"outcome"`
+	Detail          string                `json:"detail"`
+	LatencyMs       float64               `json:"latencyMs"`
+}
+
+type sendFlags struct {
+	stream          bool
+	verbose         bool
+	bindings        []string
+	headers         []string
+	credentialHosts []string
+	insecure        bool
+	caFile          string
+	plaintextGRPC   bool
+	resend          bool
+	attemptTimeout  time.Duration
+}
+
+func newSendCmd(g *globals) *cobra.Command {
+	var f sendFlags
+	cmd := &cobra.Command{
+		Use:   "send TARGET TEXT",
+		Short: "Delegate a message to an agent, falling back safely across its declared interfaces",
+		Long: `Send loads an AgentCard and sends TEXT as a user message (A2A SendMessage, or
+SendStreamingMessage with --stream), trying the declared interfaces in the card's order:
+for a v1.0 card supportedInterfaces in order; for a v0.3 card preferredTransport selects
+among the declared interfaces (it is never assumed to be served at url unless declared
+there), then the rest.
+
+It moves to the next interface only when the failure proves the request never reached
+an A2A handler (refused, unreachable, TLS mismatch, wrong binding, route not found,
+handler missing, version mismatch). It stops on 401/403, UNAUTHENTICATED or
+PERMISSION_DENIED (naming the security schemes the card declares) and on an A2A error
+from the agent. After an ambiguous failure (timeout or reset after the message was sent,
+5xx) the message is not resent, unless --resend allows resending the same messageId.
+A stream falls back only before its first event.
+
+Credentials given with --header go only to interfaces on the card's own origin (where
+the card was fetched from), and to the hosts named with --credential-host.
+
+TARGET is an agent base URL (the card is fetched from /.well-known/agent-card.json),
+the URL of a card document, or a card file. --timeout bounds the whole command.
+
+Output: the agent's answer (task state and text, or the message text); -v adds every
+attempt with its outcome on standard error. -o json prints
+{"ok", "attempts": [{"url", "binding", "protocolVersion", "outcome", "detail",
+"latencyMs"}], "result"?, "error"?}; "result" is the A2A answer ({"task": ...} or
+{"message": ...}), or with --stream the list of events.
+
+Exit status: 0 when the agent answered, 1 when delegation failed, 2 when the card
+cannot be obtained or used, or the command line is wrong.`,
+		Example: `  # the seed incident's agent: one failed attempt, then JSON-RPC answers
+  a2abind send http://127.0.0.1:8443 "summarise the incident" -v
+
+  # with a token, streaming the events
+  a2abind send https://agent.example.com "hello" --stream -H "Authorization: Bearer $TOKEN"
+
+  # only gRPC, machine-readable, bounded
+  a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fail(ExitUsage, fmt.Errorf("send needs TARGET and TEXT, got %d arguments; see a2abind send --help", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSend(cmd, g, f, args[0], args[1])
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.stream, "stream", false, "use SendStreamingMessage and print the events as they arrive")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every attempt (interface, outcome, latency) on standard error")
+	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: JSONRPC, GRPC or HTTP+JSON (repeatable; the order given is the order tried)")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
+	fl.StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
+	fl.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
+	fl.StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
+	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
+	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
+	return cmd
+}
+
+func sendOptions(f sendFlags) ([]delegate.Option, error) {
+	var opts []delegate.Option
+	for _, b := range f.bindings {
+		cb, ok := card.CanonicalBinding(a2a.TransportProtocol(b))
+		if !ok {
+			return nil, fmt.Errorf("--binding %q: want JSONRPC, GRPC or HTTP+JSON", b)
+		}
+		opts = append(opts, delegate.WithBindings(cb))
+	}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--header %q: want \"Name: value\"", h)
+		}
+		opts = append(opts, delegate.WithHeader(k, v))
+	}
+	if len(f.credentialHosts) > 0 {
+		opts = append(opts, delegate.WithCredentialHosts(f.credentialHosts...))
+	}
+	if f.caFile != "" {
+		pem, err := os.ReadFile(f.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--cacert: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile)
+		}
+		opts = append(opts, delegate.WithRootCAs(pool))
+	}
+	if f.insecure {
+		opts = append(opts, delegate.WithInsecureSkipVerify())
+	}
+	if f.plaintextGRPC {
+		opts = append(opts, delegate.WithPlaintextGRPC())
+	}
+	if f.resend {
+		opts = append(opts, delegate.WithResendSameMessageID())
+	}
+	if f.attemptTimeout > 0 {
+		opts = append(opts, delegate.WithAttemptTimeout(f.attemptTimeout))
+	}
+	return opts, nil
+}
+
+func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) error {
+	opts, err := sendOptions(f)
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	ctx, cancel := g.context(cmd.Context())
+	defer cancel()
+
+	client, err := delegate.New(ctx, target, opts...)
+	if err != nil {
+		return sendFailed(g, nil, nil, ExitUsage, err)
+	}
+	defer client.Close()
+
+	var tr delegate.Trace
+	ctx = delegate.WithTrace(ctx, &tr)
+	req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
+
+	if !f.stream {
+		res, err := client.SendMessage(ctx, req)
+		if f.verbose {
+			writeAttempts(g.stderr, tr.Attempts())
+		}
+		if err != nil {
+			return sendFailed(g, tr.Attempts(), nil, ExitFailed, err)
+		}
+		if g.json() {
+			return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: a2a.StreamResponse{Event: res}})
+		}
+		writeAnswer(g.stdout, res)
+		return nil
+	}
+
+	events := []a2a.StreamResponse{}
+	for ev, err := range client.SendStreamingMessage(ctx, req) {
+		if err != nil {
+			if f.verbose {
+				writeAttempts(g.stderr, tr.Attempts())
+			}
+			return sendFailed(g, tr.Attempts(), events, ExitFailed, err)
+		}
+		if f.verbose && len(events) == 0 {
+			writeAttempts(g.stderr, tr.Attempts())
+		}
+		events = append(events, a2a.StreamResponse{Event: ev})
+		if !g.json() {
+			writeEvent(g.stdout, ev)
+		}
+	}
+	if g.json() {
+		return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: events})
+	}
+	return nil
+}
+
+// sendFailed reports a failed send with code; in JSON mode the document carries the
+// attempts and, for a broken stream, the events received.
+func sendFailed(g *globals, attempts []delegate.Attempt, events []a2a.StreamResponse, code int, err error) error {
+	var de *delegate.Error
+	if errors.As(err, &de) && errors.Is(err, delegate.ErrNoCandidates) {
+		code = ExitUsage
+	}
+	if errors.Is(err, card.ErrUnavailable) || errors.Is(err, card.ErrMalformed) {
+		code = ExitUsage
+	}
+	if !g.json() {
+		return fail(code, err)
+	}
+	out := sendOutput{Attempts: sendAttempts(attempts), Error: firstLine(err.Error())}
+	if len(events) > 0 {
+		out.Result = events
+	}
+	if werr := g.writeJSON(out); werr != nil {
+		return fail(ExitUsage, werr)
+	}
+	return fail(code, nil)
+}
+
+func jsonOrUsage(g *globals, v any) error {
+	if err := g.writeJSON(v); err != nil {
+		return fail(ExitUsage, err)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func sendAttempts(attempts []delegate.Attempt) []sendAttempt {
+	out := make([]sendAttempt, 0, len(attempts))
+	for _, a := range attempts {
+		out = append(out, sendAttempt{
+			URL: a.Interface.URL, Binding: a.Interface.Binding, ProtocolVersion: a.Interface.ProtocolVersion,
+			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency),
+		})
+	}
+	return out
+}
+
+func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
+	st := newStyle(w)
+	for i, a := range attempts {
+		outcome := string(a.Outcome)
+		if a.Outcome == probe.Served {
+			outcome = st.good(outcome)
+		} else {
+			outcome = st.bad(outcome)
+		}
+		fmt.Fprintf(w, "attempt %d: %s: %s (%s) %s\n", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+	}
+}
+
+// texts returns the text parts of parts.
+func texts(parts []*a2a.Part) []string {
+	var out []string
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if t := p.Text(); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// writeAnswer prints a SendMessage result: a task's state and text, or a message's text.
+func writeAnswer(w io.Writer, res a2a.SendMessageResult) {
+	switch v := res.(type) {
+	case *a2a.Task:
+		fmt.Fprintf(w, "task %s: %s\n", v.ID, stateName(v.Status.State))
+		if v.Status.Message != nil {
+			for _, t := range texts(v.Status.Message.Parts) {
+				fmt.Fprintln(w, t)
+			}
+		}
+		for _, art := range v.Artifacts {
+			if art == nil {
+				continue
+			}
+			for _, t := range texts(art.Parts) {
+				fmt.Fprintln(w, t)
+			}
+		}
+	case *a2a.Message:
+		for _, t := range texts(v.Parts) {
+			fmt.Fprintln(w, t)
+		}
+	}
+}
+
+// writeEvent prints one stream event as a line or two.
+func writeEvent(w io.Writer, ev a2a.Event) {
+	switch v := ev.(type) {
+	case *a2a.Task, *a2a.Message:
+		writeAnswer(w, v.(a2a.SendMessageResult))
+	case *a2a.TaskStatusUpdateEvent:
+		fmt.Fprintf(w, "status: %s\n", stateName(v.Status.State))
+		if v.Status.Message != nil {
+			for _, t := range texts(v.Status.Message.Parts) {
+				fmt.Fprintln(w, t)
+			}
+		}
+	case *a2a.TaskArtifactUpdateEvent:
+		if v.Artifact != nil {
+			for _, t := range texts(v.Artifact.Parts) {
+				fmt.Fprintln(w, "artifact: "+t)
+			}
+		}
+	}
+}
+
+// stateName prints TASK_STATE_COMPLETED as "completed".
+func stateName(s a2a.TaskState) string {
+	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
+}

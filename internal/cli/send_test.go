@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a2abind/a2abind/lab"
+)
+
+func startSendAgent(t *testing.T, opts ...lab.Option) *lab.Agent {
+	t.Helper()
+	a, err := lab.Start(opts...)
+	if err != nil {
+		t.Fatalf("lab.Start() error = %v", err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+func sendCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(t.Context(), append([]string{"send"}, args...), strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// decodeSend checks the exact key sets of the `send -o json` contract and returns the
+// document's outcomes.
+func decodeSend(t *testing.T, stdout string) (ok bool, outcomes []string, doc map[string]any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("send -o json printed invalid JSON: %v\n%s", err, stdout)
+	}
+	for k := range doc {
+		if !slices.Contains([]string{"ok", "attempts", "result", "error"}, k) {
+			t.Errorf("send -o json has unexpected key %q", k)
+		}
+	}
+	attempts, _ := doc["attempts"].([]any)
+	if attempts == nil {
+		t.Fatalf("send -o json has no attempts list:\n%s", stdout)
+	}
+	for _, a := range attempts {
+		m := a.(map[string]any)
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if diff := cmp.Diff([]string{"binding", "detail", "latencyMs", "outcome", "protocolVersion", "url"}, keys); diff != "" {
+			t.Errorf("attempt keys (-want +got):\n%s", diff)
+		}
+		outcomes = append(outcomes, m["outcome"].(string))
+	}
+	ok, _ = doc["ok"].(bool)
+	return ok, outcomes, doc
+}
+
+func TestSendCmd_Seed(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		agent []lab.Option
+		first string
+	}{{"v0.3 card", lab.Seed(), "handler_missing"}, {"v1.0 card", lab.SeedV1(), "wrong_binding"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := startSendAgent(t, tt.agent...)
+			code, stdout, stderr := sendCLI(t, a.BaseURL, "hello seed", "-o", "json", "--timeout", "10s")
+			if code != ExitOK {
+				t.Fatalf("send exit = %d, want 0; stderr: %s", code, stderr)
+			}
+			ok, outcomes, doc := decodeSend(t, stdout)
+			if !ok {
+				t.Errorf("ok = false, want true")
+			}
+			if diff := cmp.Diff([]string{tt.first, "served"}, outcomes); diff != "" {
+				t.Errorf("outcomes (-want +got):\n%s", diff)
+			}
+			task, _ := doc["result"].(map[string]any)["task"].(map[string]any)
+			if task == nil || !strings.Contains(stdout, "hello seed") {
+				t.Errorf("result = %v, want the echoed task", doc["result"])
+			}
+
+			code, stdout, stderr = sendCLI(t, a.BaseURL, "hello text", "-v")
+			if code != ExitOK {
+				t.Fatalf("send -v exit = %d, want 0; stderr: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, ": completed") || !strings.Contains(stdout, "hello text") {
+				t.Errorf("send stdout = %q, want the completed task and its text", stdout)
+			}
+			if !strings.Contains(stderr, "attempt 1:") || !strings.Contains(stderr, tt.first) || !strings.Contains(stderr, "attempt 2:") {
+				t.Errorf("send -v stderr = %q, want both attempts", stderr)
+			}
+		})
+	}
+}
+
+func TestSendCmd_Stream(t *testing.T) {
+	t.Parallel()
+	a := startSendAgent(t, lab.Seed()...)
+	code, stdout, stderr := sendCLI(t, a.BaseURL, "streamed", "--stream")
+	if code != ExitOK {
+		t.Fatalf("send --stream exit = %d, want 0; stderr: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "artifact: streamed") || !strings.Contains(stdout, "status: completed") {
+		t.Errorf("send --stream stdout = %q, want status and artifact lines", stdout)
+	}
+	code, stdout, _ = sendCLI(t, a.BaseURL, "streamed", "--stream", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("send --stream -o json exit = %d, want 0", code)
+	}
+	ok, outcomes, doc := decodeSend(t, stdout)
+	events, _ := doc["result"].([]any)
+	if !ok || len(events) < 2 || outcomes[len(outcomes)-1] != "served" {
+		t.Errorf("send --stream -o json = ok %v, %d events, outcomes %v; want ok, events, last served", ok, len(events), outcomes)
+	}
+}
+
+func TestSendCmd_Failures(t *testing.T) {
+	t.Parallel()
+	authed := startSendAgent(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
+	seed := startSendAgent(t, lab.SeedV1()...)
+	closed, err := lab.ClosedAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name         string
+		args         []string
+		wantCode     int
+		wantOutcomes []string
+	}{
+		{"401 stops after one attempt", []string{authed.BaseURL, "hi", "-o", "json"}, ExitFailed, []string{"auth_required"}},
+		{"the right header succeeds", []string{authed.BaseURL, "hi", "-o", "json", "-H", "Authorization: Bearer s3cret"}, ExitOK, []string{"served"}},
+		{"forcing the binding the card lies about", []string{seed.BaseURL, "hi", "-o", "json", "--binding", "grpc"}, ExitFailed, []string{"wrong_binding", "handler_missing"}},
+		{"no card", []string{"http://" + closed, "hi", "-o", "json"}, ExitUsage, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := sendCLI(t, append(tt.args, "--timeout", "10s")...)
+			if code != tt.wantCode {
+				t.Fatalf("send exit = %d, want %d; stdout %s stderr %s", code, tt.wantCode, stdout, stderr)
+			}
+			ok, outcomes, doc := decodeSend(t, stdout)
+			if ok != (tt.wantCode == ExitOK) {
+				t.Errorf("ok = %v, want %v", ok, tt.wantCode == ExitOK)
+			}
+			if diff := cmp.Diff(tt.wantOutcomes, outcomes); diff != "" {
+				t.Errorf("outcomes (-want +got):\n%s", diff)
+			}
+			if _, hasErr := doc["error"]; hasErr == ok {
+				t.Errorf("error present = %v with ok = %v", hasErr, ok)
+			}
+		})
+	}
+}
+
+func TestSendCmd_Usage(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"only-target"},
+		{"http://127.0.0.1:1", "hi", "--binding", "carrier-pigeon"},
+		{"http://127.0.0.1:1", "hi", "--header", "no-colon"},
+	} {
+		code, _, stderr := sendCLI(t, args...)
+		if code != ExitUsage || stderr == "" {
+			t.Errorf("send %q exit = %d (stderr %q), want %d with a message", args, code, stderr, ExitUsage)
+		}
+	}
+	code, stdout, _ := sendCLI(t, "--help")
+	if code != ExitOK || !strings.Contains(stdout, "a2abind send http://127.0.0.1:8443") {
+		t.Errorf("send --help exit = %d, want 0 with examples; got %q", code, stdout)
+	}
+}
