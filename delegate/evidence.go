@@ -167,6 +167,23 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	rec.httpStatus = resp.StatusCode
 	rec.contentType = resp.Header.Get("Content-Type")
 	rec.mu.Unlock()
+	if resp.StatusCode >= http.StatusBadRequest {
+		// a2a-go v2.3.1 reads an error body only when its content type starts with
+		// application/json; a2a-js answers application/a2a+json. Keep the start of every
+		// error body here so that its ErrorInfo reason still reaches the classifier.
+		head, err := io.ReadAll(io.LimitReader(resp.Body, maxCapture))
+		rec.mu.Lock()
+		rec.body = append(rec.body, head...)
+		if err != nil && rec.netErr == nil {
+			rec.netErr = err
+		}
+		rec.mu.Unlock()
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+		return resp, nil
+	}
 	resp.Body = &captureBody{ReadCloser: resp.Body, rec: rec}
 	return resp, nil
 }
