@@ -111,6 +111,16 @@ var corpus = []struct {
 		findings: []f{},
 	},
 	{
+		file:  "union-stale.json", // hand-edited union card: the v0.3 half still names the old address
+		shape: card.ShapeUnion,
+		interfaces: []card.Interface{
+			{URL: "https://new.example.com/a2a", Binding: jsonrpc, ProtocolVersion: "1.0", Source: "supportedInterfaces[0]", Preferred: true},
+			{URL: "https://new.example.com/a2a/v03", Binding: jsonrpc, ProtocolVersion: "0.3", Source: "supportedInterfaces[1]"},
+			{URL: "https://old.example.com/a2a/v03", Binding: jsonrpc, ProtocolVersion: "0.3", Source: card.SourcePrimary, Preferred: true},
+		},
+		findings: []f{{"union-mismatch", card.SourcePrimary}, {"union-mismatch", "supportedInterfaces[1]"}},
+	},
+	{
 		file:  "a2a-js-v1.json", // served by @a2a-js/sdk 1.3.0 agentCardHandler (tenant "" on every entry)
 		shape: card.ShapeV1,
 		interfaces: []card.Interface{
@@ -355,5 +365,32 @@ func TestSeedFindingsSayWhoFails(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLintHandBuiltCard covers cards that did not come from a document (as a server
+// deriving its card, or a test, builds them): interface rules apply, document rules do not.
+func TestLintHandBuiltCard(t *testing.T) {
+	if got := card.Lint(nil); got != nil {
+		t.Errorf("Lint(nil) = %v, want nil", got)
+	}
+	c := &card.Card{Shape: card.ShapeV1, Interfaces: []card.Interface{
+		{URL: "https://agent.internal:8443", Binding: grpc, ProtocolVersion: "1.0", Source: "supportedInterfaces[0]", Preferred: true},
+		{URL: "https://agent.internal:8443", Binding: jsonrpc, ProtocolVersion: "1.0", Source: "supportedInterfaces[1]"},
+		{URL: "agent.internal:9443", Binding: grpc, ProtocolVersion: "1.0", Source: "supportedInterfaces[2]"},
+		{URL: "agent.internal:9444", Binding: "Grpc", Source: "supportedInterfaces[3]"},
+	}}
+	want := []f{
+		{"preferred-url-mismatch", "supportedInterfaces[0]"},
+		{"grpc-url-scheme", "supportedInterfaces[0]"},
+		{"binding-case", "supportedInterfaces[3]"},
+		{"protocol-version-missing", "supportedInterfaces[3]"},
+		{"url-shared-bindings", ""},
+	}
+	if diff := cmp.Diff(want, codes(card.Lint(c))); diff != "" {
+		t.Errorf("Lint(hand-built) (-want +got):\n%s", diff)
+	}
+	if got := card.Lint(&card.Card{Shape: card.ShapeNone}); !cmp.Equal(codes(got), []f{{"no-interfaces", ""}}) {
+		t.Errorf("Lint(empty hand-built) = %v, want no-interfaces only", codes(got))
 	}
 }

@@ -123,6 +123,10 @@ var rules = []rule{
 		"v1.0: one address is declared with two different bindings; valid only if one server really serves both there",
 		"check with `a2abind probe`; give each binding its own URL unless one server multiplexes them"},
 		(*linter).v1Shared},
+	{Rule{"union-mismatch", SeverityWarning,
+		"a union card whose v0.3 fields and 0.3 supportedInterfaces entries declare different interfaces: v0.3 and v1.0 clients are told different things",
+		"make url/preferredTransport/additionalInterfaces list exactly the supportedInterfaces entries with protocolVersion 0.3"},
+		(*linter).unionMismatch},
 	{Rule{"url-missing", SeverityError,
 		"an interface has no URL",
 		"set the interface url to the address where its binding is served"},
@@ -487,6 +491,65 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 			}
 		}
 		out = append(out, hit{message: m})
+	}
+	return out
+}
+
+// unionMismatch compares the two halves of a union card: the v0.3 fields (read by v0.3
+// clients) and the supportedInterfaces entries with protocolVersion 0.3 (read by v1.0 clients).
+func (l *linter) unionMismatch() []hit {
+	if l.c.Shape != ShapeUnion || l.hand() {
+		return nil
+	}
+	if v := NormalizeVersion(str(l.doc.ProtocolVersion)); v != "" && v != V03 {
+		return nil // the v0.3 fields claim another version; the version rules speak to that
+	}
+	type entry struct {
+		key    string
+		iface  Interface
+		listed bool
+	}
+	index := func(keep func(Interface) bool) []*entry {
+		var out []*entry
+		for _, i := range l.declared {
+			if !keep(i) {
+				continue
+			}
+			k, ok := addressKey(i.URL)
+			if !ok {
+				k = i.URL
+			}
+			out = append(out, &entry{key: k + "\x00" + string(canonical(i.Binding)), iface: i})
+		}
+		return out
+	}
+	v03 := index(func(i Interface) bool {
+		return i.Source == SourcePrimary || strings.HasPrefix(i.Source, "additionalInterfaces[")
+	})
+	v1 := index(func(i Interface) bool {
+		return strings.HasPrefix(i.Source, "supportedInterfaces[") && i.ProtocolVersion == V03
+	})
+	for _, a := range v03 {
+		for _, b := range v1 {
+			if a.key == b.key {
+				a.listed, b.listed = true, true
+			}
+		}
+	}
+	var out []hit
+	for _, a := range v03 {
+		if !a.listed {
+			out = append(out, hit{iface: a.iface.Source, message: fmt.Sprintf(
+				"%s declares %s at %s for v0.3 clients, but no supportedInterfaces entry with protocolVersion 0.3 lists it: clients reading supportedInterfaces and clients reading the v0.3 fields see different agents",
+				a.iface.Source, canonical(a.iface.Binding), a.iface.URL)})
+		}
+	}
+	for _, b := range v1 {
+		if !b.listed {
+			out = append(out, hit{iface: b.iface.Source, message: fmt.Sprintf(
+				"%s declares %s 0.3 at %s, but the v0.3 fields (url, additionalInterfaces) do not: v0.3 clients never see it",
+				b.iface.Source, canonical(b.iface.Binding), b.iface.URL)})
+		}
 	}
 	return out
 }
