@@ -15,6 +15,11 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== interop: npm packages for the a2a-js peers"
+# Installs interop/js's pinned packages into .cache/node when missing or stale. Without
+# node/npm it only warns; the interop tests then fail saying what to install.
+interop/js/install.sh
+
 echo "== go test -race"
 # The suite starts real servers on loopback; -timeout bounds a hang, well above a normal run.
 go test -race -count=1 -timeout 10m ./...
