@@ -182,6 +182,19 @@ var corpus = []struct {
 		},
 	},
 	{
+		file:  "v03-field-case.json", // "URL" and "Transport": encoding/json reads them, JavaScript and Python do not
+		shape: card.ShapeV03,
+		interfaces: []card.Interface{
+			{URL: "https://cased.example.com/a2a", Binding: jsonrpc, ProtocolVersion: "0.3", Source: card.SourcePrimary, Preferred: true},
+			{URL: "cased.example.com:443", Binding: grpc, ProtocolVersion: "0.3", Source: "additionalInterfaces[0]"},
+		},
+		findings: []f{
+			{"field-name-case", ""},
+			{"field-name-case", "additionalInterfaces[0]"},
+			{"supported-interfaces-missing", ""},
+		},
+	},
+	{
 		file:  "v03-bad.json",
 		shape: card.ShapeV03,
 		interfaces: []card.Interface{

@@ -147,6 +147,10 @@ var rules = []rule{
 		"an interface URL names a wildcard listen address (0.0.0.0, ::) that remote clients cannot dial",
 		"publish the host name or address clients reach the agent at, not the bind address"},
 		(*linter).wildcardHost},
+	{Rule{"field-name-case", SeverityError,
+		"a card or interface field name is spelt in another case (\"URL\", \"ProtocolBinding\"): Go clients read it, JavaScript and Python clients ignore it",
+		"spell the field name exactly as the specification does"},
+		(*linter).fieldCase},
 	{Rule{"binding-missing", SeverityError,
 		"an interface declares no binding (protocolBinding / transport)",
 		`set the binding to "JSONRPC", "GRPC" or "HTTP+JSON"`},
@@ -639,6 +643,21 @@ func (l *linter) wildcardHost() []hit {
 }
 
 // --- binding rules ---
+
+func (l *linter) fieldCase() []hit {
+	var out []hit
+	for _, m := range l.doc.MiscasedKeys {
+		where := "the card"
+		if m.where != "" {
+			where = m.where
+		}
+		out = append(out, hit{iface: m.where,
+			message: fmt.Sprintf("%s has the key %q where the field is %q: a2a-go (and a2abind) match field names case-insensitively and read it, "+
+				"while the JavaScript and Python SDKs ignore it, so clients disagree about what the card says", where, m.key, m.field),
+			fix: fmt.Sprintf("rename %q to %q", m.key, m.field)})
+	}
+	return out
+}
 
 func (l *linter) bindingMissing() []hit {
 	var out []hit

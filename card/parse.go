@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -34,6 +36,17 @@ type document struct {
 	DefaultInputModes  []string                   `json:"defaultInputModes"`
 	DefaultOutputModes []string                   `json:"defaultOutputModes"`
 	Skills             []json.RawMessage          `json:"skills"`
+
+	// MiscasedKeys lists the keys encoding/json matched to a field case-insensitively
+	// ("URL" for "url"), with where they are; other SDKs ignore such keys.
+	MiscasedKeys []miscasedKey `json:"-"`
+}
+
+// miscasedKey is a key that matches a card field only case-insensitively.
+type miscasedKey struct {
+	where string // "" for the top level, else "supportedInterfaces[0]" etc.
+	key   string // as written
+	field string // as the specification spells it
 }
 
 type rawV1Interface struct {
@@ -74,7 +87,73 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, describeJSONError(data, err)
 	}
+	doc.MiscasedKeys = miscasedKeys(data)
 	return fromDocument(&doc), nil
+}
+
+// Field names a2abind reads, per object kind, as the specification spells them.
+var (
+	cardFields  = jsonFieldNames(document{})
+	v1Fields    = jsonFieldNames(rawV1Interface{})
+	v03Fields   = jsonFieldNames(rawV03Interface{})
+	listsFields = map[string][]string{"supportedInterfaces": v1Fields, "additionalInterfaces": v03Fields}
+)
+
+func jsonFieldNames(v any) []string {
+	t := reflect.TypeOf(v)
+	var out []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// miscasedKeys finds the keys of the card and of its interface entries that encoding/json
+// (like a2a-go) matches to a field case-insensitively while JavaScript and Python SDKs
+// ignore them. The document has already decoded, so errors here cannot happen.
+func miscasedKeys(data []byte) []miscasedKey {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	var out []miscasedKey
+	check := func(where string, obj map[string]json.RawMessage, fields []string) {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			for _, f := range fields {
+				if k != f && strings.EqualFold(k, f) {
+					out = append(out, miscasedKey{where: where, key: k, field: f})
+				}
+			}
+		}
+	}
+	check("", top, cardFields)
+	for key, raw := range top {
+		fields, ok := listsFields[key]
+		if !ok {
+			for name, f := range listsFields {
+				if strings.EqualFold(key, name) {
+					fields, ok, key = f, true, name
+				}
+			}
+		}
+		var entries []map[string]json.RawMessage
+		if !ok || json.Unmarshal(raw, &entries) != nil {
+			continue
+		}
+		for i, e := range entries {
+			check(key+"["+strconv.Itoa(i)+"]", e, fields)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].where < out[j].where })
+	return out
 }
 
 func fromDocument(doc *document) *Card {
