@@ -57,7 +57,7 @@ type hooks struct {
 	beforeGRPCRegister func()       // after the HTTP listener serves, before the gRPC services are registered
 	skipGRPCRegister   bool         // serve gRPC with no A2A service registered (the seed's :9443)
 	afterWithdraw      func()       // in Shutdown, after the card is withdrawn, before bindings close
-	event              func(string) // records "withdrawn", "http-closed", "grpc-closed", "ready"
+	event              func(string) // records "grpc-registered", "ready", "withdrawn", "http-closed", "grpc-closed"
 }
 
 // WithHTTPAddr sets the address the HTTP listener binds (card, JSON-RPC, HTTP+JSON),
@@ -143,3 +143,6 @@ func WithCardMaxAge(d time.Duration) Option { return func(o *options) { o.cardMa
 func WithListeners(httpLis, grpcLis net.Listener) Option {
 	return func(o *options) { o.httpLis, o.grpcLis = httpLis, grpcLis }
 }
+
+// withHooks installs test hooks (package tests only).
+func withHooks(h hooks) Option { return func(o *options) { o.hooks = h } }

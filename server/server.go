@@ -468,6 +468,7 @@ func (srv *Server) Start(ctx context.Context) error {
 			}
 		}
 		srv.grpcReady.Store(true)
+		srv.event("grpc-registered")
 		if srv.grpcLis != nil {
 			srv.goServe("grpc", func() error { return srv.grpcSrv.Serve(srv.grpcLis) })
 		}
