@@ -204,6 +204,9 @@ func classifyGRPC(ev Evidence) (Outcome, string) {
 	if ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.Internal || ev.GRPCCode == codes.Unknown {
 		// grpc-go reports connection-level failures as UNAVAILABLE with the cause in the text.
 		if o, ok := outcomeFromText(ev.GRPCMessage); ok {
+			if o == Malformed && ev.Sent {
+				return Ambiguous, detail + " (after the request was sent)"
+			}
 			return o, detail
 		}
 	}
@@ -317,6 +320,8 @@ var textOutcomes = []struct {
 	{`malformed HTTP response "\x00\x00`, WrongBinding}, // an HTTP/2 frame: HTTP/1 client on an h2c (gRPC) port
 	{"malformed HTTP response", Malformed},
 	{"malformed HTTP status code", Malformed},
+	{"connection reset by peer", Malformed}, // a peer that hangs up on the first bytes
+	{"broken pipe", Malformed},
 	{"i/o timeout", Timeout},
 	{"deadline exceeded", Timeout},
 	{"too many colons", Unreachable},

@@ -85,6 +85,10 @@ func TestClassify(t *testing.T) {
 			GRPCMessage: `unexpected HTTP status code received from server: 415 (Unsupported Media Type)`}, probe.WrongBinding},
 		{"gRPC behind an HTTP 401 proxy", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.Unauthenticated,
 			GRPCMessage: `unexpected HTTP status code received from server: 401 (Unauthorized); transport: received unexpected content-type "text/plain"`}, probe.AuthRequired},
+		{"gRPC reset by a peer that answers garbage", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.Unavailable,
+			GRPCMessage: "write tcp 127.0.0.1:1->127.0.0.1:2: write: connection reset by peer"}, probe.Malformed},
+		{"gRPC reset after sending", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.Unavailable, Sent: true,
+			GRPCMessage: "read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer"}, probe.Ambiguous},
 		{"gRPC deadline before sending", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.DeadlineExceeded, GRPCMessage: "context deadline exceeded"}, probe.Timeout},
 		{"gRPC INTERNAL before sending", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.Internal, GRPCMessage: "grpc: failed to unmarshal"}, probe.Malformed},
 

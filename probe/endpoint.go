@@ -1,13 +1,16 @@
 package probe
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -58,7 +61,7 @@ func parseEndpoint(raw string) (endpoint, error) {
 	}
 	if !strings.Contains(s, "://") {
 		host, port, err := net.SplitHostPort(s)
-		if err != nil || host == "" || port == "" {
+		if err != nil || host == "" || !validPort(port) {
 			return endpoint{}, fmt.Errorf("%q is neither a URL nor a host:port address", raw)
 		}
 		return endpoint{raw: raw, hostport: s}, nil
@@ -84,10 +87,18 @@ func parseEndpoint(raw string) (endpoint, error) {
 	if port == "" {
 		port = defPort
 	}
+	if !validPort(port) {
+		return endpoint{}, fmt.Errorf("%q: port %q is not a number from 1 to 65535", raw, port)
+	}
 	return endpoint{
 		raw: raw, scheme: scheme, hostport: net.JoinHostPort(u.Hostname(), port),
 		path: strings.TrimSuffix(u.EscapedPath(), "/"), query: u.RawQuery,
 	}, nil
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n <= 65535 && strconv.Itoa(n) == p
 }
 
 // secure reports whether mode means TLS for this endpoint. For tlsAuto on a bare
@@ -179,11 +190,46 @@ func (o *options) httpClient(serverName string) *http.Client {
 		ForceAttemptHTTP2:      true,
 		MaxResponseHeaderBytes: maxBody,
 		TLSHandshakeTimeout:    DefaultTimeout,
-		DialContext:            (&net.Dialer{KeepAlive: -1}).DialContext,
+		DialContext:            dialWriteFirst,
 		IdleConnTimeout:        time.Second,
 	}
 	return &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// dialWriteFirst dials a connection whose reads wait for the first write. A server
+// that speaks first (an h2c gRPC server sends its SETTINGS frame on accept) then has
+// its bytes read as the answer to the probe's request, instead of net/http logging
+// "Unsolicited response received on idle HTTP channel" on the process's stderr.
+func dialWriteFirst(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{KeepAlive: -1}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &writeFirstConn{Conn: c, wrote: make(chan struct{})}, nil
+}
+
+type writeFirstConn struct {
+	net.Conn
+	once  sync.Once
+	wrote chan struct{}
+}
+
+func (c *writeFirstConn) release() { c.once.Do(func() { close(c.wrote) }) }
+
+func (c *writeFirstConn) Write(p []byte) (int, error) {
+	c.release()
+	return c.Conn.Write(p)
+}
+
+func (c *writeFirstConn) Read(p []byte) (int, error) {
+	<-c.wrote
+	return c.Conn.Read(p)
+}
+
+func (c *writeFirstConn) Close() error {
+	c.release()
+	return c.Conn.Close()
 }

@@ -1,0 +1,213 @@
+package probe_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// countingExecutor counts every call that would run the agent (a message or a cancel).
+type countingExecutor struct{ calls atomic.Int64 }
+
+func (e *countingExecutor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	e.calls.Add(1)
+	return lab.Echo{}.Execute(ctx, ec)
+}
+
+func (e *countingExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	e.calls.Add(1)
+	return lab.Echo{}.Cancel(ctx, ec)
+}
+
+// TestCard_SideEffectFree probes every binding in both versions, misdeclared ones
+// included (so the cross-binding search runs too), and checks the agent never ran.
+func TestCard_SideEffectFree(t *testing.T) {
+	t.Parallel()
+	exec := &countingExecutor{}
+	a := startAgent(t, append(lab.Union(), lab.WithExecutor(exec))...)
+	c, err := card.Parse(a.CardJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Add every wrong combination too: each binding declared at each other binding's URL.
+	urls := []string{a.URL(lab.PathJSONRPC), a.GRPCAddr, a.URL(lab.PathREST), a.URL(lab.PathJSONRPCV03), a.URL(lab.PathRESTV03)}
+	for _, u := range urls {
+		for _, b := range card.CoreBindings {
+			c.Interfaces = append(c.Interfaces, iface(u, b, card.V1), iface(u, b, card.V03))
+		}
+	}
+	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
+	if len(results) != len(c.Interfaces) {
+		t.Fatalf("Card() = %d results, want %d", len(results), len(c.Interfaces))
+	}
+	if n := exec.calls.Load(); n != 0 {
+		t.Errorf("the agent's executor ran %d times during probing, want 0 (probes must not send messages)", n)
+	}
+}
+
+// TestCard_OrderAndSiblings checks that results come back in card order, and that a
+// binding misdeclared at a bare address is found at a sibling URL the card declares.
+func TestCard_OrderAndSiblings(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t, lab.Healthy()...)
+	c := &card.Card{Interfaces: []card.Interface{
+		iface(a.HTTPAddr, grpc, card.V1), // gRPC declared at the HTTP port; JSON-RPC is at /a2a/jsonrpc there
+		iface(a.URL(lab.PathJSONRPC), jsonrpc, card.V1),
+		iface(a.GRPCAddr, grpc, card.V1),
+		iface(a.URL(lab.PathREST), httpjson, card.V1),
+	}}
+	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
+	var got []verdict
+	for n, r := range results {
+		if r.Interface != c.Interfaces[n] {
+			t.Errorf("result %d is for %v, want %v (card order)", n, r.Interface, c.Interfaces[n])
+		}
+		got = append(got, verdictOf(r))
+	}
+	want := []verdict{
+		{probe.WrongBinding, jsonrpc, card.V1},
+		{probe.Served, jsonrpc, card.V1},
+		{probe.Served, grpc, card.V1},
+		{probe.Served, httpjson, card.V1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Card() verdicts mismatch (-want +got):\n%s", diff)
+	}
+	if probe.Card(t.Context(), nil) != nil {
+		t.Errorf("Card(nil) != nil")
+	}
+}
+
+// TestCard_Bounded checks that peers that never answer cost the budget and no more: a
+// cancelled context ends everything, and each interface reports timeout.
+func TestCard_Bounded(t *testing.T) {
+	t.Parallel()
+	silent := startListener(t, lab.Silent)
+	c := &card.Card{Interfaces: []card.Interface{
+		iface("http://"+silent.Addr+"/a", jsonrpc, card.V1),
+		iface(silent.Addr, grpc, card.V1),
+		iface("http://"+silent.Addr+"/r", httpjson, card.V03),
+	}}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan []probe.Result, 1)
+	go func() { done <- probe.Card(ctx, c) }() // default per-interface budget: the context decides
+	select {
+	case results := <-done:
+		for _, r := range results {
+			if r.Outcome != probe.Timeout {
+				t.Errorf("%s: outcome %s, want timeout (%s)", r.Interface, r.Outcome, r.Detail)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Card() outlived its context by far")
+	}
+}
+
+// TestCard_CustomBinding checks a binding a2abind cannot speak: it says what is there.
+func TestCard_CustomBinding(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t, lab.Healthy()...)
+	r := probe.Interface(t.Context(), iface(a.URL(lab.PathJSONRPC), "https://example.com/bindings/ws", card.V1))
+	if diff := cmp.Diff(verdict{probe.WrongBinding, jsonrpc, card.V1}, verdictOf(r)); diff != "" {
+		t.Errorf("Interface(custom) mismatch (-want +got):\n%s\n%s", diff, r.Detail)
+	}
+	if !strings.Contains(r.Detail, "not one a2abind can check") {
+		t.Errorf("Detail = %q, want it to say the binding cannot be checked", r.Detail)
+	}
+}
+
+// seen is one request a recording server received.
+type seen struct {
+	Method, Path, Version, Auth, ContentType, RPCMethod, Tenant string
+}
+
+// TestInterface_Requests checks what the probers put on the wire for each binding and
+// version: method names, A2A-Version (1.0 sends "1.0", 0.3 sends none), routes, tenant
+// and credentials. The server answers as a served interface would.
+func TestInterface_Requests(t *testing.T) {
+	t.Parallel()
+	var (
+		mu  sync.Mutex
+		got []seen
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		var rpc struct {
+			Method string `json:"method"`
+			Params struct {
+				ID     string `json:"id"`
+				Tenant string `json:"tenant"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &rpc)
+		s := seen{Method: r.Method, Path: r.URL.Path, Version: strings.Join(r.Header.Values("A2A-Version"), ","),
+			Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"), RPCMethod: rpc.Method, Tenant: rpc.Params.Tenant}
+		if strings.Contains(s.Path, "a2abind-probe-") {
+			s.Path = s.Path[:strings.Index(s.Path, "a2abind-probe-")] + "{id}"
+		}
+		mu.Lock()
+		got = append(got, s)
+		mu.Unlock()
+		if r.Method == http.MethodPost {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"x","error":{"code":-32001,"message":"task not found"}}`)
+			return
+		}
+		if r.Header.Get("A2A-Version") == "" {
+			w.Header().Set("Content-Type", "application/problem+json") // as a2a-go's v0.3 handler
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":{"code":404,"status":"NOT_FOUND","message":"task not found","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`)
+	}))
+	t.Cleanup(srv.Close)
+
+	tests := []struct {
+		name  string
+		iface card.Interface
+		want  []seen
+	}{
+		{"JSON-RPC 1.0 with tenant", card.Interface{URL: srv.URL + "/rpc", Binding: jsonrpc, ProtocolVersion: card.V1, Tenant: "acme"},
+			[]seen{{Method: "POST", Path: "/rpc", Version: "1.0", Auth: "Bearer t", ContentType: "application/json", RPCMethod: "GetTask", Tenant: "acme"}}},
+		{"JSON-RPC 0.3", card.Interface{URL: srv.URL + "/rpc", Binding: jsonrpc, ProtocolVersion: card.V03},
+			[]seen{{Method: "POST", Path: "/rpc", Auth: "Bearer t", ContentType: "application/json", RPCMethod: "tasks/get"}}},
+		{"HTTP+JSON 1.0 with tenant", card.Interface{URL: srv.URL + "/rest/", Binding: httpjson, ProtocolVersion: card.V1, Tenant: "acme"},
+			[]seen{{Method: "GET", Path: "/rest/acme/tasks/{id}", Version: "1.0", Auth: "Bearer t"}}},
+		{"HTTP+JSON 0.3", card.Interface{URL: srv.URL + "/rest", Binding: httpjson, ProtocolVersion: card.V03},
+			[]seen{{Method: "GET", Path: "/rest/tasks/{id}", Auth: "Bearer t"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			r := probe.Interface(t.Context(), tt.iface, probe.WithHeader("Authorization", "Bearer t"))
+			if r.Outcome != probe.Served {
+				t.Errorf("Interface() outcome = %s (%s), want served", r.Outcome, r.Detail)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("requests mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,139 @@
+package probe
+
+import (
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc/codes"
+)
+
+// known are the outcomes Classify may return.
+var known = map[Outcome]bool{Served: true, AuthRequired: true, HandlerMissing: true, VersionMismatch: true,
+	WrongBinding: true, NotFound: true, Refused: true, TLSMismatch: true, Timeout: true, Unreachable: true,
+	Malformed: true, AgentError: true, Ambiguous: true}
+
+// FuzzParseJSONRPCResponse feeds arbitrary bytes to the JSON-RPC response parser: it
+// must never panic, and what it accepts must be a result or an error with a code.
+func FuzzParseJSONRPCResponse(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":"x","error":{"code":-32001,"message":"task not found","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"id":"t-1","status":{"state":"TASK_STATE_COMPLETED"}}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"GetTask"}}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"Content type not supported"}}`,
+		`{"jsonrpc":"2.0","result":null}`,
+		`{"jsonrpc":"1.0","result":1}`,
+		`{"jsonrpc":"2.0","error":{"code":1e3}}`,
+		`{"jsonrpc":"2.0","error":{"code":-99999999999}}`,
+		`{"jsonrpc":"2.0","result":1,"error":{"code":-1}}`,
+		`{"error":{"code":404,"status":"NOT_FOUND","message":"x"}}`,
+		"404 page not found\n", "", "{", "\x00\x00\x06\x04", `[{"jsonrpc":"2.0"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := parseJSONRPCResponse(b)
+		if err != nil {
+			if !errors.Is(err, errNotJSONRPC) {
+				t.Fatalf("parseJSONRPCResponse() error %v does not wrap errNotJSONRPC", err)
+			}
+			return
+		}
+		if r.Result == (r.Code != 0) {
+			t.Fatalf("parseJSONRPCResponse(%q) = %+v: want exactly one of a result and an error code", b, r)
+		}
+		_ = r.String()
+		o, _ := Classify(Evidence{Binding: a2a.TransportProtocolJSONRPC, HTTPStatus: 200, JSONRPCCode: r.Code, Reason: r.Reason, Framing: a2a.TransportProtocolJSONRPC})
+		if !known[o] {
+			t.Fatalf("Classify() = %q, not an outcome", o)
+		}
+	})
+}
+
+// FuzzParseStatusBody feeds arbitrary bytes to the HTTP+JSON error body parser.
+func FuzzParseStatusBody(f *testing.F) {
+	for _, s := range []string{
+		`{"error":{"code":404,"status":"NOT_FOUND","message":"failed to get task: task not found","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"taskId":"x"}}]}}`,
+		`{"error":{"code":400,"status":"FAILED_PRECONDITION","details":[{"reason":"VERSION_NOT_SUPPORTED"}]}}`,
+		`{"error":{"code":"404"}}`, `{"error":{"code":4.5}}`, `{"error":null}`, `{"error":{"code":-1}}`,
+		`{"error":{"code":404,"details":{"reason":"X"}}}`, `{"error":{"code":404,"details":[1,"a",null]}}`,
+		`{"type":"about:blank","title":"Not Found","status":404}`, "", "null", "[]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok := parseStatusBody(b)
+		if !ok {
+			if s != (statusBody{}) {
+				t.Fatalf("parseStatusBody(%q) rejected but returned %+v", b, s)
+			}
+			return
+		}
+		if s.Code < 0 || s.Code > 999 {
+			t.Fatalf("parseStatusBody(%q).Code = %d, not an HTTP status", b, s.Code)
+		}
+		_ = s.String()
+		_ = restVersion("application/problem+json", s)
+	})
+}
+
+// FuzzParseEndpoint feeds arbitrary interface URLs to the address parser: accepted ones
+// must give a dialable host:port and HTTP URLs that parse.
+func FuzzParseEndpoint(f *testing.F) {
+	for _, s := range []string{
+		"http://127.0.0.1:8080/a2a/jsonrpc", "https://agent.example.com", "127.0.0.1:9443", "[::1]:50051",
+		"grpc://h:1", "grpcs://h", "https://h:8443/a/b/?q=1#frag", "http://[::1", "ftp://x", "host", ":80",
+		"http://:80", "https://user:pw@h:1/p", "dns:///h:1", "  http://h:1  ", "http://h:99999",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ep, err := parseEndpoint(s)
+		if err != nil {
+			return
+		}
+		host, port, err := net.SplitHostPort(ep.hostport)
+		if err != nil || port == "" {
+			t.Fatalf("parseEndpoint(%q).hostport = %q: not host:port (%v)", s, ep.hostport, err)
+		}
+		_ = host
+		for _, m := range []tlsMode{tlsAuto, tlsOn, tlsOff} {
+			u := ep.httpURL(m)
+			if _, err := url.Parse(u); err != nil {
+				t.Fatalf("parseEndpoint(%q).httpURL(%v) = %q does not parse: %v", s, m, u, err)
+			}
+		}
+		_ = ep.siblings([]string{s, "http://" + ep.hostport + "/x"})
+		_ = ep.notes(a2a.TransportProtocolGRPC)
+	})
+}
+
+// FuzzClassify feeds arbitrary statuses, codes and texts to the classifier: it must
+// always return a known outcome and a reason.
+func FuzzClassify(f *testing.F) {
+	f.Add(200, -32001, 0, "", "", "JSONRPC", "JSONRPC", false)
+	f.Add(400, 0, 0, "", "Client sent an HTTP request to an HTTPS server.", "JSONRPC", "unrecognised", false)
+	f.Add(0, 0, 14, `connection error: desc = "error reading server preface: http2: frame too large"`, "", "GRPC", "", true)
+	f.Add(0, 0, 12, "unknown service lf.a2a.v1.A2AService", "", "GRPC", "GRPC", false)
+	f.Add(0, 0, -1, "dial tcp: lookup agent.invalid: no such host", "", "HTTP+JSON", "", false)
+	f.Fuzz(func(t *testing.T, status, rpcCode, grpcCode int, msg, body, binding, framing string, sent bool) {
+		ev := Evidence{Binding: a2a.TransportProtocol(binding), HTTPStatus: status, JSONRPCCode: rpcCode, Body: body,
+			Framing: a2a.TransportProtocol(framing), Sent: sent, Version: "1.0", AnswerVersion: strings.ToUpper(framing)}
+		switch {
+		case grpcCode >= 0:
+			ev.GRPC, ev.GRPCCode, ev.GRPCMessage = true, codes.Code(grpcCode), msg
+		case msg != "":
+			ev.Err = errors.New(msg)
+		}
+		o, why := Classify(ev)
+		if !known[o] {
+			t.Fatalf("Classify(%+v) = %q, not an outcome", ev, o)
+		}
+		if why == "" {
+			t.Fatalf("Classify(%+v) gave no reason", ev)
+		}
+	})
+}
