@@ -602,7 +602,8 @@ func (l *linter) urlAbsolute() []hit {
 			continue
 		}
 		u, err := url.Parse(i.URL)
-		if err == nil && u.IsAbs() && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https" || !isCore(i.Binding)) {
+		_, core := CanonicalBinding(i.Binding)
+		if err == nil && u.IsAbs() && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https" || !core) {
 			continue
 		}
 		out = append(out, hit{iface: i.Source,
@@ -918,8 +919,6 @@ func validGRPCTarget(raw string) bool {
 	}
 	return strings.Trim(port, "0123456789") == ""
 }
-
-func isCore(b a2a.TransportProtocol) bool { return slices.Contains(CoreBindings, b) }
 
 // isCustomURI reports whether b looks like a URI (custom bindings SHOULD be URIs).
 func isCustomURI(b a2a.TransportProtocol) bool {
