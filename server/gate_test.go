@@ -195,7 +195,10 @@ func TestGRPCVersionGate(t *testing.T) {
 	srv := startServer(t, WithGRPCAddr("127.0.0.1:0"), WithV03())
 	conn := grpcConn(t, srv.GRPCAddr())
 	v1, v0 := a2apb.NewA2AServiceClient(conn), a2apbv0.NewA2AServiceClient(conn)
-	callV1 := func(ctx context.Context) error { _, err := v1.GetTask(ctx, &a2apb.GetTaskRequest{Id: "none"}); return err }
+	callV1 := func(ctx context.Context) error {
+		_, err := v1.GetTask(ctx, &a2apb.GetTaskRequest{Id: "none"})
+		return err
+	}
 	callV0 := func(ctx context.Context) error {
 		_, err := v0.GetTask(ctx, &a2apbv0.GetTaskRequest{Name: "tasks/none"})
 		return err
