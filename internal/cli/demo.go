@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/internal/demo"
+	"github.com/a2abind/a2abind/probe"
+)
+
+func init() { commands = append(commands, newDemoCmd) }
+
+// demoOutput is `a2abind demo -o json`.
+type demoOutput struct {
+	OK     bool           `json:"ok"`
+	Failed []string       `json:"failed,omitempty"`
+	Steps  []demoStepJSON `json:"steps"`
+	// Probe is the seed agent's probe in the `a2abind probe -o json` shape.
+	Probe probeOutput `json:"probe"`
+}
+
+type demoStepJSON struct {
+	demo.Step
+	Attempts [][]sendAttempt `json:"attempts,omitempty"`
+}
+
+func newDemoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "Replay the seed incident and its fix on loopback, in one process",
+		Long: `demo plays the incident a2abind answers, on 127.0.0.1 with no set-up:
+
+  1. start the seed agent: JSON-RPC at its card's url, a gRPC port with no A2A service
+     registered, and a card whose preferredTransport is GRPC;
+  2. run the record's three clients (real a2a-go v2.3.1 clients): one dials url with
+     the preferred gRPC, one resolves the gRPC entry of additionalInterfaces, one uses
+     JSON-RPC - and show what each gets and the real cause;
+  3. probe every declared interface: findings and the client-impact table;
+  4. delegate a message: success after one fallback, then none (remembered);
+  5. hand the seed's card to the guarded server: it refuses to publish it;
+  6. publish the card the guarded server derives from its bindings: the same three
+     clients succeed and probe finds every interface served.
+
+Exit 0 when every step behaved as the record says, 1 naming the step that did not.`,
+		Example: `  a2abind demo
+  a2abind demo -o json | jq '.steps[] | {name, ok}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := g.context(cmd.Context())
+			defer cancel()
+			rep, err := demo.Run(ctx)
+			if err != nil {
+				return fail(ExitFailed, fmt.Errorf("demo could not run: %w", err))
+			}
+			if g.json() {
+				if err := g.writeJSON(demoJSON(rep)); err != nil {
+					return err
+				}
+			} else {
+				writeDemo(g.stdout, rep)
+			}
+			if !rep.OK {
+				return fail(ExitFailed, fmt.Errorf("demo: step(s) %s did not behave as the seed record says", strings.Join(rep.Failed(), ", ")))
+			}
+			return nil
+		},
+	}
+}
+
+func demoJSON(rep *demo.Report) demoOutput {
+	out := demoOutput{OK: rep.OK, Failed: rep.Failed(), Probe: probeJSON(rep.SeedCard.Location, rep.SeedResults, rep.SeedReport)}
+	for _, s := range rep.Steps {
+		js := demoStepJSON{Step: s}
+		for _, call := range s.Attempts {
+			js.Attempts = append(js.Attempts, sendAttempts(call))
+		}
+		out.Steps = append(out.Steps, js)
+	}
+	return out
+}
+
+// writeDemo prints the narrated report: one section per step, the probe's full report
+// inside the probe step.
+func writeDemo(w io.Writer, rep *demo.Report) {
+	st := newStyle(w)
+	fmt.Fprintln(w, st.bold("a2abind demo: the seed incident of 2026-11-10 and its fix, on loopback"))
+	fmt.Fprintln(w)
+	for n, s := range rep.Steps {
+		mark := st.good("as recorded")
+		if !s.OK {
+			mark = st.bad("NOT as recorded")
+		}
+		fmt.Fprintf(w, "%s %s  [%s]\n", st.bold(fmt.Sprintf("%d.", n+1)), st.bold(s.Title), mark)
+		fmt.Fprintf(w, "   %s %s\n", st.dim("expected:"), s.Expected)
+		if s.Name == demo.StepProbe {
+			fmt.Fprintln(w)
+			writeProbe(&globals{stdout: w}, rep.SeedCard.Location, rep.SeedCard, rep.SeedResults, rep.SeedReport)
+		} else {
+			for _, note := range s.Notes {
+				fmt.Fprintf(w, "   %s\n", note)
+			}
+		}
+		if len(s.Calls) > 0 {
+			writeCalls(w, st, s.Calls)
+		}
+		for i, attempts := range s.Attempts {
+			fmt.Fprintf(w, "   call %d:\n", i+1)
+			writeAttempts(indent{w, "     "}, attempts)
+		}
+		fmt.Fprintln(w)
+	}
+	if rep.OK {
+		fmt.Fprintln(w, st.good("ok")+" every step behaved as the seed record says: the card lied, probe named the causes, delegate recovered once, the guarded server refused the lie and served the truth")
+		return
+	}
+	fmt.Fprintf(w, "%s step(s) %s did not behave as the record says\n", st.bad("FAIL"), strings.Join(rep.Failed(), ", "))
+}
+
+func writeCalls(w io.Writer, st style, calls []demo.Call) {
+	rows := [][]string{{"CLIENT", "CALLS", "RESULT", "REAL CAUSE"}}
+	for _, c := range calls {
+		result := "delivered"
+		if !c.OK {
+			result = "FAILED"
+		}
+		rows = append(rows, []string{c.Client, c.Interface.String(), result, string(c.Outcome)})
+	}
+	lines := columns(rows, func(row, col int, cell string) string {
+		switch {
+		case row == 0:
+			return st.bold(cell)
+		case col == 2 && calls[row-1].OK:
+			return st.good(cell)
+		case col == 2:
+			return st.bad(cell)
+		}
+		return cell
+	})
+	fmt.Fprintln(w, "   "+lines[0])
+	for i, c := range calls {
+		fmt.Fprintln(w, "   "+lines[i+1])
+		if c.Error != "" {
+			fmt.Fprintf(w, "       %s %s\n", st.dim("a2a-go said:"), firstLine(c.Error))
+		}
+		if c.Outcome != probe.Served && c.Detail != "" {
+			fmt.Fprintf(w, "       %s %s\n", st.dim("probe saw:"), c.Detail)
+		}
+	}
+}
+
+// indent prefixes every line written through it.
+type indent struct {
+	w      io.Writer
+	prefix string
+}
+
+func (i indent) Write(p []byte) (int, error) {
+	lines := strings.SplitAfter(string(p), "\n")
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if _, err := io.WriteString(i.w, i.prefix+l); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
