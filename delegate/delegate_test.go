@@ -594,3 +594,36 @@ func TestAttemptTimeout(t *testing.T) {
 		t.Fatalf("SendMessage() on a silent first interface error = %v, want ErrAmbiguous", err)
 	}
 }
+
+// TestTLSAgent: over TLS every binding is reached with the agent's CA, gRPC included
+// (the card came over https, so a bare host:port gets TLS); an untrusted certificate is a
+// tls_mismatch, which falls back.
+func TestTLSAgent(t *testing.T) {
+	ctx := testContext(t)
+	a := startAgent(t, append(lab.Healthy(), lab.WithTLS())...)
+	for _, b := range []a2a.TransportProtocol{lab.GRPC, lab.HTTPJSON, lab.JSONRPC} {
+		c := newTestClient(t, ctx, a.BaseURL, WithRootCAs(a.CertPool), WithBindings(b))
+		var tr Trace
+		res, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("tls"))
+		if err != nil || echoed(res) != "tls" {
+			t.Fatalf("SendMessage() over %s = %v, %v; want the echo", b, res, err)
+		}
+		if got := tr.Attempts()[0].Interface.Binding; got != b {
+			t.Errorf("answered on %s, want %s", got, b)
+		}
+	}
+	cd := newTestClient(t, ctx, a.BaseURL, WithRootCAs(a.CertPool)).Card()
+	untrusted, err := NewFromCard(cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer untrusted.Close()
+	_, err = untrusted.SendMessage(ctx, userMessage("tls"))
+	var de *Error
+	if !errors.As(err, &de) || !errors.Is(err, ErrExhausted) {
+		t.Fatalf("SendMessage() with an untrusted certificate error = %v, want ErrExhausted", err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.TLSMismatch, probe.TLSMismatch, probe.TLSMismatch}, outcomes(de.Attempts)); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}
