@@ -25,13 +25,13 @@ import (
 )
 
 // probed parses a lab agent's published card, probes it and diagnoses it.
-func probed(t *testing.T, a *lab.Agent) (*card.Card, []probe.Result, probe.Report) {
+func probed(t *testing.T, a *lab.Agent, opts ...probe.Option) (*card.Card, []probe.Result, probe.Report) {
 	t.Helper()
 	c, err := card.Parse(a.CardJSON)
 	if err != nil {
 		t.Fatalf("card.Parse() error = %v", err)
 	}
-	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
+	results := probe.Card(t.Context(), c, append([]probe.Option{probe.WithTimeout(5 * time.Second)}, opts...)...)
 	for _, r := range results {
 		t.Logf("%-40s %-16s %s", r.Interface.String(), r.Outcome, r.Detail)
 	}
@@ -96,6 +96,25 @@ func TestDiagnose_Seed(t *testing.T) {
 			},
 		},
 		{
+			name: "v0.3 card shape, over TLS as in the record (https://agent:8443, gRPC :9443)",
+			opts: append(lab.Seed(), lab.WithTLS()),
+			want: []verdict{
+				{probe.WrongBinding, jsonrpc, card.V03},
+				{probe.Served, jsonrpc, card.V03},
+				{probe.HandlerMissing, grpc, ""},
+			},
+			wantErrors: []string{
+				"preferred-not-served@url+preferredTransport",
+				"interface-not-served@url+preferredTransport",
+				"interface-not-served@additionalInterfaces[1]",
+			},
+			wantClients: map[string]bool{
+				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false,
+				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-python-default": true,
+				"a2a-java-default": false, "v03-preferred-transport": false, "a2abind-delegate": true,
+			},
+		},
+		{
 			name: "v1.0 card shape",
 			opts: lab.SeedV1(),
 			want: []verdict{
@@ -119,7 +138,7 @@ func TestDiagnose_Seed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := startAgent(t, tt.opts...)
-			_, results, rep := probed(t, a)
+			_, results, rep := probed(t, a, probe.WithRootCAs(a.CertPool))
 			var got []verdict
 			for _, r := range results {
 				got = append(got, verdictOf(r))

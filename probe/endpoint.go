@@ -64,6 +64,9 @@ func parseEndpoint(raw string) (endpoint, error) {
 		if err != nil || host == "" || !validPort(port) {
 			return endpoint{}, fmt.Errorf("%q is neither a URL nor a host:port address", raw)
 		}
+		if u, err := url.Parse("http://" + s); err != nil || u.Host != s || u.Path != "" {
+			return endpoint{}, fmt.Errorf("%q is not a valid host:port address", raw)
+		}
 		return endpoint{raw: raw, hostport: s}, nil
 	}
 	u, err := url.Parse(s)
@@ -80,7 +83,7 @@ func parseEndpoint(raw string) (endpoint, error) {
 	default:
 		return endpoint{}, fmt.Errorf("%q: scheme %q is not http, https, grpc or grpcs", raw, u.Scheme)
 	}
-	if u.Hostname() == "" {
+	if u.Hostname() == "" || u.Opaque != "" {
 		return endpoint{}, fmt.Errorf("%q has no host", raw)
 	}
 	port := u.Port()
