@@ -77,12 +77,17 @@ func TestClientImpactMatchesA2AJS(t *testing.T) {
 				t.Fatalf("card.Load(%s) = %v", a.base, err)
 			}
 			report := probe.Diagnose(c, probe.Card(ctx, c, probe.WithTimeout(5*time.Second)))
+			var calls []jsCall
 			for _, p := range jsProfiles {
+				calls = append(calls, jsCall{Target: a.base, Transports: p.transports, Ops: []string{"send"}})
+			}
+			runs := runJSClients(t, calls...)
+			for n, p := range jsProfiles {
 				pred, ok := impactFor(report, p.profile)
 				if !ok {
 					t.Fatalf("Diagnose has no client profile %q (profiles: %v)", p.profile, profileNames(report))
 				}
-				run := runJSClient(t, jsCall{Target: a.base, Transports: p.transports, Ops: []string{"send"}})
+				run := runs[n]
 				send := run.Ops["send"]
 				gotOK := run.Create.OK && send.OK
 				wantOK := tt.wantDefaultOK

@@ -27,6 +27,16 @@ var jsBindings = []jsBinding{
 	{a2a.TransportProtocolGRPC, transportsGRPC},
 }
 
+// forcedCalls are the client.mjs calls that run every operation on target, one call per
+// binding of jsBindings (in that order), each forced onto its binding.
+func forcedCalls(target string) []jsCall {
+	var calls []jsCall
+	for _, jb := range jsBindings {
+		calls = append(calls, jsCall{Target: target, Transports: jb.transports, Prefer: []string{string(jb.binding)}})
+	}
+	return calls
+}
+
 // allOps are the operations each binding must carry.
 var allOps = []string{"send", "get", "stream", "cancel", "get-unknown"}
 
@@ -112,11 +122,10 @@ func TestJSClientAgainstA2AGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, jb := range jsBindings {
+	runs := runJSClients(t, forcedCalls(agent.BaseURL)...)
+	for n, jb := range jsBindings {
 		t.Run(string(jb.binding), func(t *testing.T) {
-			t.Parallel()
-			run := runJSClient(t, jsCall{Target: agent.BaseURL, Transports: jb.transports, Prefer: []string{string(jb.binding)}})
-			checkOps(t, run, jb.binding, declaredURL(t, c, jb.binding))
+			checkOps(t, runs[n], jb.binding, declaredURL(t, c, jb.binding))
 		})
 	}
 }
@@ -140,10 +149,10 @@ func TestJSClientAgainstGuardedServer(t *testing.T) {
 		t.Run(cfg.name, func(t *testing.T) {
 			t.Parallel()
 			srv := startGuardedServer(t, newHoldEcho(), cfg.opts...)
-			for _, jb := range jsBindings {
+			runs := runJSClients(t, forcedCalls(srv.BaseURL())...)
+			for n, jb := range jsBindings {
 				t.Run(string(jb.binding), func(t *testing.T) {
-					run := runJSClient(t, jsCall{Target: srv.BaseURL(), Transports: jb.transports, Prefer: []string{string(jb.binding)}})
-					checkOps(t, run, jb.binding, declaredURL(t, srv.Card(), jb.binding))
+					checkOps(t, runs[n], jb.binding, declaredURL(t, srv.Card(), jb.binding))
 				})
 			}
 		})

@@ -260,6 +260,7 @@ type jsCall struct {
 
 // jsStep is one output line of client.mjs.
 type jsStep struct {
+	Run             int       `json:"run"`
 	Op              string    `json:"op"`
 	OK              bool      `json:"ok"`
 	Transport       string    `json:"transport"`
@@ -301,20 +302,33 @@ type jsRun struct {
 	raw    string
 }
 
-// runJSClient runs client.mjs and parses its lines; it fails the test when the script
-// itself fails (usage error, crash, timeout) but not when an operation fails.
+// runJSClient runs client.mjs for one call; see runJSClients.
 func runJSClient(t testing.TB, call jsCall) jsRun {
 	t.Helper()
+	return runJSClients(t, call)[0]
+}
+
+// runJSClients runs client.mjs once for several calls, in order (one Node process loads
+// the SDK once), and parses its lines by run. It fails the test when the script itself
+// fails (usage error, crash, timeout) but not when an operation fails.
+func runJSClients(t testing.TB, calls ...jsCall) []jsRun {
+	t.Helper()
 	env := needNode(t)
-	args := []string{"--target", call.Target, "--timeout-ms", fmt.Sprint(clientOpTimeout.Milliseconds())}
-	if call.Transports != "" {
-		args = append(args, "--transports", call.Transports)
-	}
-	if len(call.Prefer) > 0 {
-		args = append(args, "--prefer", strings.Join(call.Prefer, ","))
-	}
-	if len(call.Ops) > 0 {
-		args = append(args, "--ops", strings.Join(call.Ops, ","))
+	var args []string
+	for n, call := range calls {
+		if n > 0 {
+			args = append(args, "--then")
+		}
+		args = append(args, "--target", call.Target, "--timeout-ms", fmt.Sprint(clientOpTimeout.Milliseconds()))
+		if call.Transports != "" {
+			args = append(args, "--transports", call.Transports)
+		}
+		if len(call.Prefer) > 0 {
+			args = append(args, "--prefer", strings.Join(call.Prefer, ","))
+		}
+		if len(call.Ops) > 0 {
+			args = append(args, "--ops", strings.Join(call.Ops, ","))
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
@@ -322,24 +336,30 @@ func runJSClient(t testing.TB, call jsCall) jsRun {
 	var stdout bytes.Buffer
 	stderr := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	err := cmd.Run()
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		t.Fatalf("client.mjs %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr)
 	}
-	run := jsRun{Ops: map[string]jsStep{}, raw: stdout.String()}
+	runs := make([]jsRun, len(calls))
+	for n := range runs {
+		runs[n].Ops = map[string]jsStep{}
+	}
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
 		var s jsStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("client.mjs: bad output line %q: %v", line, err)
+		if err := json.Unmarshal([]byte(line), &s); err != nil || s.Run < 0 || s.Run >= len(runs) {
+			t.Fatalf("client.mjs: bad output line %q (%v)", line, err)
 		}
+		r := &runs[s.Run]
+		r.raw += line + "\n"
 		if s.Op == "create" {
-			run.Create = s
+			r.Create = s
 		} else {
-			run.Ops[s.Op] = s
+			r.Ops[s.Op] = s
 		}
 	}
-	if run.Create.Op != "create" {
-		t.Fatalf("client.mjs printed no create line:\n%s\nstderr:\n%s", stdout.String(), stderr)
+	for n, r := range runs {
+		if r.Create.Op != "create" {
+			t.Fatalf("client.mjs printed no create line for run %d:\n%s\nstderr:\n%s", n, stdout.String(), stderr)
+		}
 	}
-	return run
+	return runs
 }

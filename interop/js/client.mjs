@@ -18,12 +18,15 @@
 //                   cancel       sendMessage("hold ...", returnImmediately) then cancelTask
 //                   get-unknown  getTask of a random id (the error case: TaskNotFound)
 //   --timeout-ms  bound on the card fetch and on each operation (default 10000).
+//   --then        ends one run and starts the next (its own flags follow), so that one
+//                 Node process (which loads the SDK once) can run several clients in turn.
 //
-// Output: one JSON line per step on stdout. The first is
-//   {"op":"create","ok","transport","url","protocolVersion","error"?}
+// Output: one JSON line per step on stdout, each with "run" (the run's index, from 0).
+// The first line of a run is
+//   {"run","op":"create","ok","transport","url","protocolVersion","error"?}
 // saying which interface the factory chose (transport is the binding name of the chosen
 // factory, url the interface URL it was given). Then one line per operation:
-//   {"op","ok","transport","url","result"?,"error"?}
+//   {"run","op","ok","transport","url","result"?,"error"?}
 // where result summarises the answer ({kind,id,contextId,state,text,events?}) and error is
 // {name, message, reason?, code?, status?}. When create fails, every operation is
 // reported as not run (ok false, error "no client"). The exit code is 0 when the script
@@ -50,7 +53,7 @@ const STATE_NAMES = {
 function usage(msg) {
   process.stderr.write(
     `client.mjs: ${msg}\nusage: client.mjs --target URL [--transports default|grpc|jsonrpc,rest,grpc] ` +
-      `[--prefer JSONRPC,GRPC,...] [--ops ${ALL_OPS.join(',')}] [--timeout-ms N] [--text TEXT]\n`,
+      `[--prefer JSONRPC,GRPC,...] [--ops ${ALL_OPS.join(',')}] [--timeout-ms N] [--text TEXT] [--then ...]\n`,
   );
   process.exit(2);
 }
@@ -262,8 +265,25 @@ function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
 
+/** splitRuns splits the arguments into runs at each --then. */
+function splitRuns(argv) {
+  const runs = [[]];
+  for (const a of argv) {
+    if (a === '--then') runs.push([]);
+    else runs[runs.length - 1].push(a);
+  }
+  return runs.map(parseArgs);
+}
+
 async function main() {
-  const args = parseArgs(process.argv.slice(2));
+  const runs = splitRuns(process.argv.slice(2));
+  for (let run = 0; run < runs.length; run++) {
+    await runOne(run, runs[run]);
+  }
+}
+
+/** runOne creates one client as args say and runs its operations. */
+async function runOne(run, args) {
   const chosen = { transport: null, url: null };
   const transports = (await transportFactories(args.transports)).map((f) => new Recording(f, chosen));
   let client;
@@ -275,21 +295,21 @@ async function main() {
       args.timeoutMs,
       'create',
     );
-    emit({ op: 'create', ok: true, sdkVersion, ...chosen, protocolVersion: client.protocolVersion });
+    emit({ run, op: 'create', ok: true, sdkVersion, ...chosen, protocolVersion: client.protocolVersion });
   } catch (err) {
-    emit({ op: 'create', ok: false, sdkVersion, ...chosen, error: errorOf(err) });
+    emit({ run, op: 'create', ok: false, sdkVersion, ...chosen, error: errorOf(err) });
   }
   const state = {};
   for (const op of args.ops) {
     if (!client) {
-      emit({ op, ok: false, ...chosen, error: { name: 'NoClient', message: 'no client: create failed' } });
+      emit({ run, op, ok: false, ...chosen, error: { name: 'NoClient', message: 'no client: create failed' } });
       continue;
     }
     try {
       const result = await withDeadline(runOp(op, client, state, args), args.timeoutMs + 1000, op);
-      emit({ op, ok: true, ...chosen, result });
+      emit({ run, op, ok: true, ...chosen, result });
     } catch (err) {
-      emit({ op, ok: false, ...chosen, error: errorOf(err) });
+      emit({ run, op, ok: false, ...chosen, error: errorOf(err) });
     }
   }
 }
