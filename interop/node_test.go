@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,8 +84,26 @@ func findNode() (nodeEnv, error) {
 	mods := os.Getenv("A2ABIND_NODE_MODULES")
 	where := "A2ABIND_NODE_MODULES=" + mods
 	if mods == "" {
-		mods = filepath.Join("..", ".cache", "node", "node_modules")
+		mods = filepath.Join(".cache", "node", "node_modules")
 		where = ".cache/node/node_modules"
+		// The install script stamps the cache with a hash of the package files; a
+		// different hash means package.json or the lockfile changed since.
+		if stamp, err := os.ReadFile(filepath.Join("..", ".cache", "node", ".installed")); err == nil {
+			h := sha256.New()
+			for _, f := range []string{"package.json", "package-lock.json"} {
+				b, err := os.ReadFile(filepath.Join("js", f))
+				if err != nil {
+					return env, err
+				}
+				h.Write(b)
+			}
+			if strings.TrimSpace(string(stamp)) != hex.EncodeToString(h.Sum(nil)) {
+				return env, errors.New(".cache/node was installed from another interop/js/package.json or lockfile (the install is stale)")
+			}
+		}
+	}
+	if !filepath.IsAbs(mods) {
+		mods = filepath.Join("..", mods) // relative to the repository root, not to interop/
 	}
 	if env.modules, err = filepath.Abs(mods); err != nil {
 		return env, err
