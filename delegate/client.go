@@ -29,6 +29,10 @@ import (
 // ErrClosed is returned by calls on a closed Client.
 var ErrClosed = errors.New("delegate: client is closed")
 
+// errNoEvent is the call error of a stream that ended with an error answer a2a-go did
+// not read as one.
+var errNoEvent = errors.New("the stream ended without an event")
+
 // Client delegates A2A calls to one agent across the interfaces its card declares. It
 // is safe for concurrent use. Close releases its connections.
 type Client struct {
@@ -413,12 +417,19 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				}
 			}
 			cancel()
+			if err == nil && events == 0 {
+				// No event and no error: an empty stream, or an answer a2a-go's stream
+				// reader skipped (a JSON-RPC error object instead of SSE, as a server of
+				// another protocol version sends). The wire evidence tells them apart.
+				if o, _ := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == probe.Served {
+					a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
+					tr.add(a)
+					c.cache.record(c.card, c.key, iface, true)
+					return
+				}
+				err = errNoEvent
+			}
 			switch {
-			case err == nil && events == 0:
-				a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-				tr.add(a)
-				c.cache.record(c.card, c.key, iface, true)
-				return
 			case err == nil:
 				return
 			case events > 0:

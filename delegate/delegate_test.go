@@ -627,3 +627,33 @@ func TestTLSAgent(t *testing.T) {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }
+
+// TestVersionMismatchFallsBack: a card declaring JSON-RPC 1.0 where 0.3 is served gets
+// method-not-found (-32601) from the handler's router, which proves the request reached
+// no A2A method: unary calls and streams both move on.
+func TestVersionMismatchFallsBack(t *testing.T) {
+	ctx := testContext(t)
+	a := startAgent(t, lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithCard(func(a *lab.Agent) any {
+		return lab.V1Card("mislabelled",
+			lab.Decl{URL: a.URL(lab.PathJSONRPCV03), Binding: lab.JSONRPC, Version: card.V1},
+			lab.Decl{URL: a.URL(lab.PathJSONRPCV03), Binding: lab.JSONRPC, Version: card.V03})
+	}))
+	cache := NewCache(WithCacheTTL(0)) // every call starts afresh
+	c := newTestClient(t, ctx, a.BaseURL, WithCache(cache))
+	var tr Trace
+	if _, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("v")); err != nil {
+		t.Fatalf("SendMessage() error = %v", err)
+	}
+	for _, err := range c.SendStreamingMessage(WithTrace(ctx, &tr), userMessage("v")) {
+		if err != nil {
+			t.Fatalf("SendStreamingMessage() error = %v", err)
+		}
+	}
+	want := []probe.Outcome{probe.HandlerMissing, probe.Served, probe.HandlerMissing, probe.Served}
+	if diff := cmp.Diff(want, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s\n%v", diff, tr.Attempts())
+	}
+	if code := tr.Attempts()[0].Evidence.JSONRPCCode; code != -32601 {
+		t.Errorf("first attempt JSON-RPC code = %d, want -32601", code)
+	}
+}

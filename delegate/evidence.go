@@ -108,8 +108,8 @@ func wireError(contentType string, body []byte) (code int, reason string) {
 				break
 			}
 		}
-	} else if !strings.Contains(mt, "json") {
-		return 0, ""
+	} else if !strings.Contains(mt, "json") && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		return 0, "" // some servers (a2a-go's v0.3 JSON-RPC handler) label JSON text/plain
 	}
 	var doc struct {
 		Error *struct {
