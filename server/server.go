@@ -443,7 +443,8 @@ func (srv *Server) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 // the card once every declared interface answers `served`. Until then the card
 // endpoint answers 503 with Retry-After and /readyz is not ready. If the self-check does
 // not pass within the self-check timeout (or ctx ends), Start shuts the server down and
-// returns a *SelfCheckError (errors.Is ErrSelfCheck).
+// returns a *SelfCheckError (errors.Is ErrSelfCheck). ctx bounds the self-check only:
+// once Start returned nil the server runs until Shutdown.
 func (srv *Server) Start(ctx context.Context) error {
 	if !srv.started.CompareAndSwap(false, true) {
 		return errorf("Start called twice")
@@ -479,6 +480,9 @@ func (srv *Server) Start(ctx context.Context) error {
 	srv.log.Info("card pending self-check", "card", srv.CardURL(), "interfaces", len(srv.card.Interfaces))
 
 	if err := srv.selfCheck(ctx); err != nil {
+		if srv.stopping.Load() {
+			return errorf("shut down during start; card never published")
+		}
 		srv.log.Error("self-check failed; card not published", "err", err)
 		sctx, cancel := context.WithTimeout(context.Background(), srv.o.shutdownTimeout)
 		defer cancel()

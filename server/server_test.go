@@ -250,3 +250,55 @@ func TestPublicURLs(t *testing.T) {
 		t.Errorf("local card = %d", code)
 	}
 }
+
+// TestStreamingThroughTheGate streams a message on every v1.0 binding through the gate.
+func TestStreamingThroughTheGate(t *testing.T) {
+	srv := startServer(t, WithGRPCAddr("127.0.0.1:0"))
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for _, iface := range srv.Card().Interfaces {
+		ep := &a2a.AgentInterface{URL: iface.URL, ProtocolBinding: iface.Binding, ProtocolVersion: a2a.ProtocolVersion(iface.ProtocolVersion)}
+		c, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, grpcInsecure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events int
+		var last a2a.Event
+		for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))}) {
+			if err != nil {
+				t.Errorf("stream on %s: %v", iface, err)
+				break
+			}
+			events++
+			last = ev
+		}
+		c.Destroy()
+		up, ok := last.(*a2a.TaskStatusUpdateEvent)
+		if events < 3 || !ok || up.Status.State != a2a.TaskStateCompleted {
+			t.Errorf("stream on %s: %d events ending with %T, want >= 3 ending with completed", iface, events, last)
+		}
+	}
+}
+
+// TestShutdownDuringSelfCheck: Shutdown while Start still checks stops Start without a
+// self-check verdict and without ever publishing the card.
+func TestShutdownDuringSelfCheck(t *testing.T) {
+	srv := newServer(t, WithGRPCAddr("127.0.0.1:0"), WithSelfCheckTimeout(30*time.Second), withHooks(hooks{skipGRPCRegister: true}))
+	started := make(chan error, 1)
+	go func() { started <- srv.Start(t.Context()) }()
+	for {
+		if code, _, _ := get(t, srv.LocalBaseURL()+PathHealthz); code == http.StatusOK {
+			break
+		}
+	}
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown() error = %v", err)
+	}
+	err := <-started
+	if err == nil || errors.Is(err, ErrSelfCheck) {
+		t.Errorf("Start() = %v, want a shutdown error, not a self-check verdict", err)
+	}
+	if srv.Ready() {
+		t.Errorf("Ready() = true")
+	}
+}

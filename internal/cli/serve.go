@@ -142,6 +142,11 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := srv.Start(ctx); err != nil {
+		if ctx.Err() != nil { // stopped by a signal (or the caller) before the card was published
+			logger.Info("stopped before the card was published", "err", err)
+			_ = srv.Shutdown(context.Background())
+			return nil
+		}
 		if errors.Is(err, server.ErrSelfCheck) {
 			return fail(ExitFailed, err)
 		}
