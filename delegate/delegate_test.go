@@ -657,3 +657,43 @@ func TestVersionMismatchFallsBack(t *testing.T) {
 		t.Errorf("first attempt JSON-RPC code = %d, want -32601", code)
 	}
 }
+
+// TestServerErrorIsAmbiguous: a 5xx may come after the handler ran; a message is not
+// resent, a read falls back.
+func TestServerErrorIsAmbiguous(t *testing.T) {
+	ctx := testContext(t)
+	failing := func(path string) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Path == path {
+					http.Error(w, "upstream busy", http.StatusServiceUnavailable)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	}
+	a, counter := droppingAgent(t, failing)
+	c := newTestClient(t, ctx, a.BaseURL)
+	_, err := c.SendMessage(ctx, userMessage("hi"))
+	if !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("SendMessage() error = %v, want ErrAmbiguous", err)
+	}
+	var de *Error
+	if !errors.As(err, &de) {
+		t.Fatalf("SendMessage() error %T is not a *Error", err)
+	}
+	if de.HTTPStatus() != http.StatusServiceUnavailable || len(de.Attempts) != 1 {
+		t.Errorf("HTTPStatus() = %d with %d attempts, want 503 after one attempt", de.HTTPStatus(), len(de.Attempts))
+	}
+	var tr Trace
+	if _, err := c.GetTask(WithTrace(ctx, &tr), &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("GetTask() error = %v, want a2a.ErrTaskNotFound from gRPC", err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.Ambiguous, probe.AgentError}, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("GetTask attempts (-want +got):\n%s", diff)
+	}
+	if got := counter.Executions(); got != 0 {
+		t.Errorf("executions = %d, want 0", got)
+	}
+}
