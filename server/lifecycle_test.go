@@ -157,7 +157,7 @@ func TestCardNotServedBeforeGRPCRegistered(t *testing.T) {
 // never be served.
 func TestSelfCheckRefusesAnUnregisteredGRPCService(t *testing.T) {
 	var never atomic.Bool
-	srv := newServer(t, WithGRPCAddr("127.0.0.1:0"), WithSelfCheckTimeout(500*time.Millisecond),
+	srv := newServer(t, WithGRPCAddr("127.0.0.1:0"), WithSelfCheckTimeout(2*time.Second),
 		withHooks(hooks{skipGRPCRegister: true}))
 	h := hammerCard(srv.CardURL(), &never)
 	err := srv.Start(t.Context())

@@ -533,8 +533,19 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 		opts = append(opts, probe.WithInsecureSkipVerify())
 	}
 	backoff := 20 * time.Millisecond
+	var prev []probe.Result
 	for round := 1; ; round++ {
 		results := probe.Card(ctx, srv.checkCard, opts...)
+		if ctx.Err() != nil && prev != nil {
+			// The deadline cut this round short: keep what the previous, complete round
+			// found for the interfaces that only timed out now.
+			for i := range results {
+				if results[i].Outcome == probe.Timeout {
+					results[i] = prev[i]
+				}
+			}
+		}
+		prev = results
 		ok := len(results) > 0
 		for _, r := range results {
 			level := slog.LevelInfo
