@@ -39,7 +39,6 @@ const { grpcService, A2AService } = load('@a2a-js/sdk/server/grpc');
 
 const MODES = ['honest', 'grpc-at-http', 'grpc-no-service', 'seed'];
 const TaskState = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 };
-const Role = { USER: 1, AGENT: 2 };
 const HOLD_MS = 30_000;
 
 function parseMode(argv) {
@@ -164,6 +163,7 @@ function iface(url, protocolBinding) {
   return { url, protocolBinding, tenant: '', protocolVersion: '1.0' };
 }
 
+/** buildCard is the card of a mode; with no addresses yet, it declares no interface. */
 function buildCard(mode, addrs) {
   const { baseUrl, jsonrpc, rest, grpcAddr, bareGrpc } = addrs;
   let supportedInterfaces = [];
