@@ -81,7 +81,7 @@ func NewFromCard(c *card.Card, opts ...Option) (*Client, error) {
 }
 
 func newOptions(opts []Option) options {
-	var o options
+	o := options{attemptTimeout: DefaultAttemptTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -388,7 +388,15 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				return
 			}
 			rec := &recorder{}
-			actx, cancel := context.WithCancel(withRecorder(ctx, rec))
+			actx, cancelCause := context.WithCancelCause(withRecorder(ctx, rec))
+			cancel := func() { cancelCause(nil) }
+			var firstEventTimer *time.Timer
+			if d := c.opts.attemptTimeout; d > 0 {
+				firstEventTimer = time.AfterFunc(d, func() {
+					rec.markTimedOut()
+					cancelCause(context.DeadlineExceeded)
+				})
+			}
 			start := time.Now()
 			t, err := c.transport(iface)
 			if errors.Is(err, ErrClosed) {
@@ -404,6 +412,9 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 						break
 					}
 					if events == 0 {
+						if firstEventTimer != nil {
+							firstEventTimer.Stop()
+						}
 						a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
 						attempts = append(attempts, a)
 						tr.add(a)
@@ -417,6 +428,9 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				}
 			}
 			cancel()
+			if firstEventTimer != nil {
+				firstEventTimer.Stop()
+			}
 			if err == nil && events == 0 {
 				// No event and no error: an empty stream, or an answer a2a-go's stream
 				// reader skipped (a JSON-RPC error object instead of SSE, as a server of

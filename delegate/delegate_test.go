@@ -593,6 +593,33 @@ func TestAttemptTimeout(t *testing.T) {
 	if _, err := fresh.SendMessage(ctx, userMessage("hi")); !errors.Is(err, ErrAmbiguous) {
 		t.Fatalf("SendMessage() on a silent first interface error = %v, want ErrAmbiguous", err)
 	}
+
+	// Streams: the bound covers the wait for the first event.
+	for _, tt := range []struct {
+		name string
+		seq  func(c *Client, ctx context.Context) func(func(a2a.Event, error) bool)
+		want []probe.Outcome
+	}{
+		{"a message stream stops", func(c *Client, ctx context.Context) func(func(a2a.Event, error) bool) {
+			return c.SendStreamingMessage(ctx, userMessage("hi"))
+		}, []probe.Outcome{probe.Ambiguous}},
+		{"a subscription falls back", func(c *Client, ctx context.Context) func(func(a2a.Event, error) bool) {
+			return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: "no-such-task"})
+		}, []probe.Outcome{probe.Ambiguous, probe.AgentError}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newTestClient(t, ctx, a.BaseURL, WithAttemptTimeout(300*time.Millisecond))
+			var tr Trace
+			for _, err := range tt.seq(c, WithTrace(ctx, &tr)) {
+				if err == nil {
+					t.Fatalf("stream gave an event, want an error")
+				}
+			}
+			if diff := cmp.Diff(tt.want, outcomes(tr.Attempts())); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // TestTLSAgent: over TLS every binding is reached with the agent's CA, gRPC included

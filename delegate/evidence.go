@@ -34,6 +34,13 @@ type recorder struct {
 	netErr      error
 	grpc        bool
 	grpcStatus  *status.Status
+	timedOut    bool // the attempt's own bound cancelled it
+}
+
+func (r *recorder) markTimedOut() {
+	r.mu.Lock()
+	r.timedOut = true
+	r.mu.Unlock()
 }
 
 type recorderKey struct{}
@@ -65,6 +72,11 @@ func (r *recorder) setNetErr(err error) {
 func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callErr error) probe.Evidence {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.timedOut {
+		// What the transports saw after the cancellation (a gRPC CANCELLED, a 200 whose
+		// stream never produced an event) is our own doing: the evidence is the deadline.
+		return probe.Evidence{Binding: binding, Version: version, Sent: r.sent, Err: context.DeadlineExceeded}
+	}
 	ev := probe.Evidence{Binding: binding, Version: version, Sent: r.sent, HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true

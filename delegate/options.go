@@ -61,9 +61,14 @@ func WithCache(c *Cache) Option { return func(o *options) { o.cache = c } }
 // Without it such a call stops: a message is never delivered twice because of a fallback.
 func WithResendSameMessageID() Option { return func(o *options) { o.resend = true } }
 
-// WithAttemptTimeout bounds each unary attempt, so that a silent interface leaves time
-// for the next one. A timeout before the request was sent falls back; after, it is
-// ambiguous. The call's context bounds the whole call. Default: no per-attempt bound.
+// DefaultAttemptTimeout bounds an attempt unless WithAttemptTimeout says otherwise (it is
+// a2a-go's own request timeout).
+const DefaultAttemptTimeout = 3 * time.Minute
+
+// WithAttemptTimeout bounds each attempt of a unary call, and a stream's wait for its
+// first event, so that a silent interface leaves time for the next one. A timeout before
+// the request was sent falls back; after, it is ambiguous. The call's context bounds the
+// whole call. d <= 0 removes the per-attempt bound. Default: DefaultAttemptTimeout.
 func WithAttemptTimeout(d time.Duration) Option { return func(o *options) { o.attemptTimeout = d } }
 
 // WithHTTPClient uses the given client's Transport for the HTTP bindings and the card
