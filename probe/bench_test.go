@@ -3,6 +3,8 @@ package probe_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +20,9 @@ import (
 )
 
 // healthyCard starts the healthy three-interface lab agent (JSON-RPC, gRPC, HTTP+JSON,
-// all v1.0) for a benchmark and returns its card.
-func healthyCard(b *testing.B) *card.Card {
+// all v1.0) for a benchmark and returns its card. With oneWay > 0 the card points at
+// lab.Delay proxies that add that latency each way, as a network would.
+func healthyCard(b *testing.B, oneWay time.Duration) *card.Card {
 	b.Helper()
 	a, err := lab.Start(lab.Healthy()...)
 	if err != nil {
@@ -30,13 +33,33 @@ func healthyCard(b *testing.B) *card.Card {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if oneWay > 0 {
+		for _, addr := range []string{a.HTTPAddr, a.GRPCAddr} {
+			d, err := lab.NewDelay(addr, oneWay)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = d.Close() })
+			for n := range c.Interfaces {
+				c.Interfaces[n].URL = strings.Replace(c.Interfaces[n].URL, addr, d.Addr, 1)
+			}
+		}
+	}
 	return c
 }
 
+// wan is the one-way latency of the "network" benchmarks: a 4 ms round trip.
+const wan = 2 * time.Millisecond
+
 // BenchmarkProbeCard probes the healthy three-interface agent with probe.Card: the
 // interfaces in parallel, one raw lookup each.
-func BenchmarkProbeCard(b *testing.B) {
-	c := healthyCard(b)
+func BenchmarkProbeCard(b *testing.B) { benchProbe(b, 0) }
+
+// BenchmarkProbeCardWAN is BenchmarkProbeCard across a 4 ms round trip.
+func BenchmarkProbeCardWAN(b *testing.B) { benchProbe(b, wan) }
+
+func benchProbe(b *testing.B, oneWay time.Duration) {
+	c := healthyCard(b, oneWay)
 	ctx := context.Background()
 	for b.Loop() {
 		for _, r := range probe.Card(ctx, c, probe.WithTimeout(5*time.Second)) {
@@ -48,15 +71,35 @@ func BenchmarkProbeCard(b *testing.B) {
 }
 
 // BenchmarkNaiveA2AGo does the same check the naive way: one a2a-go client per
-// interface, sequentially, GetTask on a random id each (TaskNotFound = served).
-func BenchmarkNaiveA2AGo(b *testing.B) {
-	c := healthyCard(b)
+// interface, sequentially, GetTask on a random id each (TaskNotFound = served). The
+// HTTP transports use a2a-go's default client, so HTTP connections stay warm from one
+// iteration to the next.
+func BenchmarkNaiveA2AGo(b *testing.B) { benchNaive(b, false, 0) }
+
+// BenchmarkNaiveA2AGoColdConns is the naive way with fresh HTTP connections each time,
+// as a one-shot check (a CLI run) has them; probe.Card never reuses connections.
+func BenchmarkNaiveA2AGoColdConns(b *testing.B) { benchNaive(b, true, 0) }
+
+// BenchmarkNaiveA2AGoWAN is BenchmarkNaiveA2AGo across a 4 ms round trip.
+func BenchmarkNaiveA2AGoWAN(b *testing.B) { benchNaive(b, false, wan) }
+
+// BenchmarkNaiveA2AGoColdConnsWAN is BenchmarkNaiveA2AGoColdConns across a 4 ms round trip.
+func BenchmarkNaiveA2AGoColdConnsWAN(b *testing.B) { benchNaive(b, true, wan) }
+
+func benchNaive(b *testing.B, cold bool, oneWay time.Duration) {
+	c := healthyCard(b, oneWay)
 	ctx := context.Background()
 	grpcOpt := a2agrpc.WithGRPCTransport(grpcgo.WithTransportCredentials(insecure.NewCredentials()))
 	for b.Loop() {
 		for _, i := range c.Interfaces {
+			opts := []a2aclient.FactoryOption{grpcOpt}
+			var hc *http.Client
+			if cold {
+				hc = &http.Client{Transport: &http.Transport{}}
+				opts = append(opts, a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc))
+			}
 			ep := &a2a.AgentInterface{URL: i.URL, ProtocolBinding: i.Binding, ProtocolVersion: a2a.ProtocolVersion(i.ProtocolVersion)}
-			client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, grpcOpt)
+			client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, opts...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -64,6 +107,9 @@ func BenchmarkNaiveA2AGo(b *testing.B) {
 			_, err = client.GetTask(cctx, &a2a.GetTaskRequest{ID: "a2abind-bench-no-such-task"})
 			cancel()
 			_ = client.Destroy()
+			if hc != nil {
+				hc.CloseIdleConnections()
+			}
 			if !errors.Is(err, a2a.ErrTaskNotFound) {
 				b.Fatalf("%s: %v", i, err)
 			}

@@ -211,3 +211,29 @@ func TestInterface_Requests(t *testing.T) {
 		})
 	}
 }
+
+// TestCard_ThroughDelay probes the healthy agent through lab.Delay proxies (the
+// benchmarks' slow network): every interface is still served.
+func TestCard_ThroughDelay(t *testing.T) {
+	t.Parallel()
+	a := startAgent(t, lab.Healthy()...)
+	c, err := card.Parse(a.CardJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{a.HTTPAddr, a.GRPCAddr} {
+		d, err := lab.NewDelay(addr, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = d.Close() })
+		for n := range c.Interfaces {
+			c.Interfaces[n].URL = strings.Replace(c.Interfaces[n].URL, addr, d.Addr, 1)
+		}
+	}
+	for _, r := range probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second)) {
+		if r.Outcome != probe.Served {
+			t.Errorf("%s through a delay: %s (%s)", r.Interface, r.Outcome, r.Detail)
+		}
+	}
+}
