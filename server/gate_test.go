@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -317,4 +318,35 @@ func TestCardCaching(t *testing.T) {
 	if code != http.StatusNotFound || !strings.Contains(body, "JSONRPC 1.0 at "+srv.LocalBaseURL()+PathJSONRPC) {
 		t.Errorf("GET / = %d %q, want 404 naming where the bindings are", code, body)
 	}
+}
+
+func TestGRPCOnHTTPNeedsHTTP2(t *testing.T) {
+	srv := startServer(t, WithGRPCOnHTTP())
+	code, _, body := post(t, srv.LocalBaseURL()+"/lf.a2a.v1.A2AService/GetTask", "application/grpc", "\x00\x00\x00\x00\x00")
+	if code != http.StatusUnsupportedMediaType || !strings.Contains(body, "needs HTTP/2") {
+		t.Errorf("HTTP/1.1 gRPC request with gRPC on the port = %d %q, want 415 asking for HTTP/2", code, body)
+	}
+}
+
+func TestAllInterfacesAdvertisesLoopback(t *testing.T) {
+	srv := newServer(t, WithHTTPAddr(":0"))
+	_, port, _ := net.SplitHostPort(srv.HTTPAddr())
+	if want := "http://127.0.0.1:" + port; srv.BaseURL() != want {
+		t.Errorf("BaseURL() = %s, want %s", srv.BaseURL(), want)
+	}
+	// Any host names a listener bound to all interfaces.
+	raw := mustJSON(t, map[string]any{"name": "x", "supportedInterfaces": []map[string]any{
+		{"url": "http://agent.internal:" + port + PathJSONRPC, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}})
+	if _, err := srv.verify(mustParse(t, raw)); err != nil {
+		t.Errorf("verify(any host on an all-interfaces listener) = %v", err)
+	}
+}
+
+func mustParse(t *testing.T, raw []byte) *card.Card {
+	t.Helper()
+	c, err := card.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -115,11 +115,8 @@ func listenEndpoint(addr net.Addr, scheme string) endpoint {
 	ip := net.ParseIP(host)
 	if ip != nil && ip.IsUnspecified() {
 		e.anyHost = true
-		if ip.To4() != nil {
-			e.host = "127.0.0.1"
-		} else {
-			e.host = "::1"
-		}
+		e.host = "127.0.0.1" // Go's [::] listeners are dual-stack
+
 	}
 	if ip := net.ParseIP(e.host); ip != nil && ip.IsLoopback() {
 		e.loopback = true

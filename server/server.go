@@ -369,6 +369,11 @@ func (srv *Server) httpHandler() http.Handler {
 				srv.grpcSrv.ServeHTTP(w, r)
 				return
 			}
+			if srv.o.grpcOnHTTP && r.ProtoMajor != 2 {
+				http.Error(w, "a2abind: gRPC on this port needs HTTP/2 (prior knowledge over cleartext, ALPN h2 over TLS), not HTTP/1.1",
+					http.StatusUnsupportedMediaType)
+				return
+			}
 			srv.grpcElsewhere(w, r)
 			return
 		}
@@ -476,6 +481,9 @@ func (srv *Server) Start(ctx context.Context) error {
 	}
 	for _, s := range srv.served {
 		srv.log.Info("serving", "binding", string(s.binding), "version", s.version, "url", s.public, "listen", s.local)
+	}
+	if srv.httpEP.anyHost || (srv.grpcLis != nil && srv.grpcEP.anyHost) {
+		srv.log.Warn("a listener is bound to all interfaces and no public address is set: the card advertises loopback; set a public URL for remote clients")
 	}
 	srv.log.Info("card pending self-check", "card", srv.CardURL(), "interfaces", len(srv.card.Interfaces))
 
