@@ -209,6 +209,9 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 			writeEvent(g.stdout, ev)
 		}
 	}
+	if f.verbose && len(events) == 0 {
+		writeAttempts(g.stderr, tr.Attempts())
+	}
 	if g.json() {
 		return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: events})
 	}
