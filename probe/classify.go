@@ -120,7 +120,11 @@ func Classify(ev Evidence) (Outcome, string) {
 }
 
 func classify(ev Evidence) (Outcome, string) {
-	if ev.Framing != "" && ev.Framing != ev.Binding && ev.Binding != "" && !decisiveStatus(ev) {
+	if ev.Framing != "" && ev.Framing != ev.Binding && ev.Binding != "" {
+		if decisiveStatus(ev) {
+			// The status says it all; an A2A reason in another binding's body is not ours.
+			return classifyHTTP(ev)
+		}
 		if ev.Framing == Unrecognised {
 			if ev.HTTPStatus >= 500 {
 				return classifyHTTP(ev)

@@ -43,6 +43,7 @@ func TestClassify(t *testing.T) {
 		{"JSON-RPC unknown A2A code", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, JSONRPCCode: -32077}, probe.AgentError},
 		{"a2a-go unauthenticated", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, JSONRPCCode: -31401}, probe.AuthRequired},
 		{"JSON-RPC 200 but no JSON-RPC body", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Framing: probe.Unrecognised, Body: "<html>"}, probe.Malformed},
+		{"JSON-RPC answered by an HTTP+JSON TASK_NOT_FOUND 404", probe.Evidence{Binding: jsonrpc, HTTPStatus: 404, Reason: "TASK_NOT_FOUND", Framing: httpjson}, probe.NotFound},
 		{"JSON-RPC answered by HTTP+JSON", probe.Evidence{Binding: jsonrpc, HTTPStatus: 400, Framing: httpjson}, probe.WrongBinding},
 
 		// HTTP statuses

@@ -1,11 +1,16 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
@@ -134,6 +139,68 @@ func FuzzClassify(f *testing.F) {
 		}
 		if why == "" {
 			t.Fatalf("Classify(%+v) gave no reason", ev)
+		}
+	})
+}
+
+// FuzzHTTPAnswers serves arbitrary statuses, content types and bodies on loopback and
+// runs the JSON-RPC and HTTP+JSON probers against them: whatever comes back, they must
+// classify it into a known outcome without panicking, and never call it served unless
+// the answer carries an A2A signal.
+func FuzzHTTPAnswers(f *testing.F) {
+	f.Add(200, "application/json", []byte(`{"jsonrpc":"2.0","id":"x","error":{"code":-32001,"message":"task not found"}}`))
+	f.Add(404, "application/json", []byte(`{"error":{"code":404,"status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND"}]}}`))
+	f.Add(404, "application/problem+json", []byte(`{"error":{"code":404,"status":"NOT_FOUND","details":[{"reason":"TASK_NOT_FOUND"}]}}`))
+	f.Add(200, "text/html", []byte("<html>hello</html>"))
+	f.Add(400, "text/plain", []byte("Client sent an HTTP request to an HTTPS server."))
+	f.Add(401, "text/plain", []byte("no"))
+	f.Add(302, "", []byte(""))
+	f.Add(500, "application/json", []byte(`{"jsonrpc":"2.0","error":{"code":-32603}}`))
+	var (
+		mu     sync.Mutex
+		status int
+		ctype  string
+		body   []byte
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		s, ct, b := status, ctype, body
+		mu.Unlock()
+		if ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.WriteHeader(s)
+		_, _ = w.Write(b)
+	}))
+	f.Cleanup(srv.Close)
+	ep, err := parseEndpoint(srv.URL + "/a2a")
+	if err != nil {
+		f.Fatal(err)
+	}
+	o := newOptions(nil)
+	f.Fuzz(func(t *testing.T, s int, ct string, b []byte) {
+		if s < 200 || s > 599 || strings.ContainsAny(ct, "\r\n\x00") {
+			t.Skip()
+		}
+		mu.Lock()
+		status, ctype, body = s, ct, b
+		mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, v := range []string{"1.0", "0.3"} {
+			req := request{ep: ep, version: v, taskID: "a2abind-probe-fuzz", o: o, mode: tlsAuto}
+			for _, a := range []attempt{probeJSONRPC(ctx, req), probeHTTPJSON(ctx, req)} {
+				got, _ := Classify(a.ev)
+				if !known[got] {
+					t.Fatalf("Classify() = %q for %d %q %q", got, s, ct, b)
+				}
+				if got == Served && a.ev.Framing != a.ev.Binding {
+					t.Fatalf("%s answer framed %q classified served: %d %q %q", a.ev.Binding, a.ev.Framing, s, ct, b)
+				}
+				if a.describe() == "" {
+					t.Fatal("empty description")
+				}
+			}
 		}
 	})
 }

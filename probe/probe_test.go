@@ -210,3 +210,22 @@ func TestInterface_Outcomes(t *testing.T) {
 		})
 	}
 }
+
+// TestInterface_DNSFailure checks that a host name that does not resolve is unreachable
+// (RFC 2606 reserves .invalid), on every binding.
+func TestInterface_DNSFailure(t *testing.T) {
+	t.Parallel()
+	for _, i := range []card.Interface{
+		iface("http://a2abind-probe-test.invalid/a2a", jsonrpc, card.V1),
+		iface("a2abind-probe-test.invalid:443", grpc, card.V1),
+		iface("https://a2abind-probe-test.invalid/rest", httpjson, card.V1),
+	} {
+		r := probe.Interface(t.Context(), i, probe.WithTimeout(3*time.Second))
+		if r.Outcome == probe.Timeout {
+			t.Skipf("the DNS resolver of this machine does not answer: %s", r.Detail)
+		}
+		if r.Outcome != probe.Unreachable {
+			t.Errorf("Interface(%v) = %s (%s), want unreachable", i, r.Outcome, r.Detail)
+		}
+	}
+}
