@@ -2,8 +2,17 @@ package interop
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	grpcgo "google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
@@ -135,4 +144,89 @@ func profileNames(r probe.Report) []string {
 		out = append(out, ci.Profile)
 	}
 	return out
+}
+
+// goProfiles are probe's a2a-go client profiles, as the real a2a-go v2.3.1 client is built
+// for them (the same construction probe's own tests use on lab agents).
+var goProfiles = []struct {
+	profile string
+	opts    func() []a2aclient.FactoryOption
+}{
+	{"a2a-go-default", func() []a2aclient.FactoryOption { return nil }},
+	{"a2a-go-grpc", func() []a2aclient.FactoryOption {
+		return []a2aclient.FactoryOption{a2agrpc.WithGRPCTransport(grpcgo.WithTransportCredentials(insecure.NewCredentials()))}
+	}},
+}
+
+// TestClientImpactMatchesA2AGoOnJSCards checks the a2a-go profiles' predictions against
+// the real a2a-go v2.3.1 client on cards an a2a-js agent publishes (probe's own tests
+// cover the cards a2a-go agents publish): the interface it calls and whether a lookup of
+// an unknown task reaches a handler (a2a.ErrTaskNotFound).
+func TestClientImpactMatchesA2AGoOnJSCards(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{modeHonest, modeGRPCAtHTTP, modeGRPCNoService, modeSeed} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := startJSServer(t, mode)
+			ctx, cancel := context.WithTimeout(context.Background(), probeBudget)
+			defer cancel()
+			c, err := card.Parse(s.Card)
+			if err != nil {
+				t.Fatal(err)
+			}
+			report := probe.Diagnose(c, probe.Card(ctx, c, probe.WithTimeout(5*time.Second)))
+			for _, p := range goProfiles {
+				pred, ok := impactFor(report, p.profile)
+				if !ok {
+					t.Fatalf("Diagnose has no client profile %q (profiles: %v)", p.profile, profileNames(report))
+				}
+				gotURL, err := callA2AGo(ctx, s.Card, p.opts())
+				gotOK := errors.Is(err, a2a.ErrTaskNotFound)
+				wantURL := ""
+				if pred.Interface != nil {
+					wantURL = pred.Interface.URL
+				}
+				if gotOK != pred.OK || gotURL != wantURL {
+					t.Errorf("%s: predicted ok = %v at %q (%s: %s); real a2a-go client ok = %v at %q (%v)",
+						p.profile, pred.OK, wantURL, pred.Outcome, pred.Note, gotOK, gotURL, err)
+				}
+			}
+		})
+	}
+}
+
+// goURLRecorder is an a2aclient.CallInterceptor that records the interface URL called.
+type goURLRecorder struct {
+	a2aclient.PassthroughInterceptor
+	mu  sync.Mutex
+	url string
+}
+
+// Before records the call's base URL.
+func (r *goURLRecorder) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	r.mu.Lock()
+	r.url = req.BaseURL
+	r.mu.Unlock()
+	return ctx, nil, nil
+}
+
+// callA2AGo builds an a2a-go client from the card as its default resolver parses it and
+// looks up an unknown task; url is the interface called ("" when no client was built).
+func callA2AGo(ctx context.Context, cardJSON []byte, opts []a2aclient.FactoryOption) (string, error) {
+	ac, err := agentcard.DefaultCardParser(cardJSON)
+	if err != nil {
+		return "", err
+	}
+	rec := &goURLRecorder{}
+	client, err := a2aclient.NewFromCard(ctx, ac, append(opts, a2aclient.WithCallInterceptors(rec))...)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = client.Destroy() }()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = client.GetTask(ctx, &a2a.GetTaskRequest{ID: "a2abind-interop-no-such-task"})
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.url, err
 }
