@@ -139,6 +139,9 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 		srv.tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	case o.tlsConfig != nil:
 		srv.tlsCfg = o.tlsConfig.Clone()
+		if len(srv.tlsCfg.Certificates) == 0 && srv.tlsCfg.GetCertificate == nil && srv.tlsCfg.GetConfigForClient == nil {
+			return errorf("the TLS config carries no certificate")
+		}
 	}
 	if o.httpLis != nil {
 		srv.httpLis, srv.grpcLis = o.httpLis, o.grpcLis
