@@ -133,7 +133,6 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	srv, err := server.New(server.Echo{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) {
-			logger.Error("card refused", "card", f.cardFile, "err", err)
 			return fail(ExitFailed, fmt.Errorf("card refused: %w", err))
 		}
 		return fail(ExitUsage, err)
