@@ -132,6 +132,9 @@ obtained or the command line is wrong.`,
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			c, err := card.Load(ctx, target, cardOpts...)
+			if err != nil && strings.Contains(err.Error(), "x509: ") && !insecure {
+				err = fmt.Errorf("%w (trust the agent's CA with --cacert, or pass --insecure)", err)
+			}
 			if err != nil {
 				if g.json() {
 					out := probeOutput{Target: target, Interfaces: []probeInterface{}, Findings: []probeFinding{},

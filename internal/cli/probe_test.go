@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"slices"
@@ -224,5 +226,61 @@ func TestProbeCmd_Timeout(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"outcome": "timeout"`) {
 		t.Errorf("output lacks a timeout outcome:\n%s", out.String())
+	}
+}
+
+// TestProbeCmd_Flags checks that --header upgrades auth_required to a verdict and that
+// --insecure and --cacert let a self-signed agent be checked (card fetch included).
+func TestProbeCmd_Flags(t *testing.T) {
+	t.Parallel()
+	auth := startLab(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
+	tlsAgent := startLab(t, append(lab.Healthy(), lab.WithTLS())...)
+
+	// The agent's certificate, as a PEM file.
+	conn, err := tls.Dial("tcp", tlsAgent.HTTPAddr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // fetching the test cert
+	if err != nil {
+		t.Fatal(err)
+	}
+	der := conn.ConnectionState().PeerCertificates[0].Raw
+	_ = conn.Close()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name        string
+		args        []string
+		wantCode    int
+		wantOutcome string
+	}{
+		{"credentials missing", []string{"probe", auth.BaseURL}, ExitOK, "auth_required"},
+		{"credentials given", []string{"probe", auth.BaseURL, "-H", "Authorization: Bearer s3cret"}, ExitOK, "served"},
+		{"self-signed, verified", []string{"probe", tlsAgent.BaseURL}, ExitUsage, ""}, // the card itself cannot be fetched
+		{"self-signed, --insecure", []string{"probe", tlsAgent.BaseURL, "--insecure"}, ExitOK, "served"},
+		{"self-signed, --cacert", []string{"probe", tlsAgent.BaseURL, "--cacert", caFile}, ExitOK, "served"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := probeCLI(t, "", append(tt.args, "-o", "json", "--timeout", "10s")...)
+			if code != tt.wantCode {
+				t.Fatalf("exit = %d, want %d; stderr %s\n%s", code, tt.wantCode, stderr, stdout)
+			}
+			if tt.wantOutcome == "" {
+				return
+			}
+			var out struct {
+				Interfaces []struct{ Outcome string }
+			}
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range out.Interfaces {
+				if i.Outcome != tt.wantOutcome {
+					t.Errorf("outcome %s, want %s", i.Outcome, tt.wantOutcome)
+				}
+			}
+		})
 	}
 }
