@@ -24,11 +24,15 @@ import (
 // CLI tests run `a2abind serve|probe|send` as real processes without a separate build.
 const runCLIEnv = "A2ABIND_INTEROP_RUN_CLI"
 
+// TestMain runs the tests and then stops the shared JS servers; with runCLIEnv set it is
+// the a2abind command instead.
 func TestMain(m *testing.M) {
 	if os.Getenv(runCLIEnv) == "1" {
 		os.Exit(cli.Execute())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopJSServers()
+	os.Exit(code)
 }
 
 // a2abind returns the command `a2abind args...` (this test binary in CLI mode), in its

@@ -12,5 +12,14 @@
 // loopback, with an honest card or one of the seed incident's lying cards;
 // interop/js/client.mjs drives the a2a-js client with a chosen transport set and prints
 // one JSON line per operation, so the tests compare what a2abind predicts or does with
-// what the real SDK does.
+// what the real SDK does. Each card mode's server is started once per test binary and
+// shared; every Node process runs in its own process group and is stopped (or killed)
+// when the tests end, and exits by itself when its standard input closes.
+//
+// The matrix: the a2a-js client on each binding against a2a-go (lab) and against
+// a2abind's guarded server, in-process and as `a2abind serve`; probe, Diagnose and
+// `a2abind probe` against a2a-js agents, honest and lying; delegate and `a2abind send`
+// through the lying cards (one fallback) and on each binding of the honest one; and the
+// client-impact predictions for the a2a-js and a2a-go profiles against what the real
+// clients do with the same cards, the seed's included.
 package interop

@@ -25,7 +25,7 @@ const wantSDKVersion = "1.3.0"
 // Bounds on the Node processes.
 const (
 	serverStartTimeout = 20 * time.Second // node start, SDK load, listen, first line
-	serverLifetime     = 3 * time.Minute  // a JS server never outlives this, whatever happens
+	serverLifetime     = 10 * time.Minute // a JS server never outlives this (test.sh's go test -timeout)
 	clientTimeout      = 45 * time.Second // one client.mjs run, all its operations
 	clientOpTimeout    = 8 * time.Second  // each operation inside client.mjs
 )
@@ -194,30 +194,75 @@ type jsServer struct {
 	stderr *lockedBuffer
 }
 
-// startJSServer starts server.mjs with a card mode and stops it (process group and all)
-// when the test ends.
+// The JS servers are shared: each card mode is started once, by the first test that
+// needs it, and stopped by TestMain when every test is done. Tests only read from them
+// (probes are side-effect-free; tasks they create are their own).
+var shared struct {
+	mu      sync.Mutex
+	servers map[string]*sharedServer
+}
+
+type sharedServer struct {
+	once sync.Once
+	s    *jsServer
+	stop func()
+	err  error
+}
+
+// startJSServer returns the running server.mjs of a card mode, starting it if no test
+// has yet.
 func startJSServer(t testing.TB, mode string) *jsServer {
 	t.Helper()
 	env := needNode(t)
+	shared.mu.Lock()
+	if shared.servers == nil {
+		shared.servers = map[string]*sharedServer{}
+	}
+	e := shared.servers[mode]
+	if e == nil {
+		e = &sharedServer{}
+		shared.servers[mode] = e
+	}
+	shared.mu.Unlock()
+	e.once.Do(func() { e.s, e.stop, e.err = launchJSServer(env, mode) })
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	return e.s
+}
+
+// stopJSServers stops every shared server.
+func stopJSServers() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	for _, e := range shared.servers {
+		if e.stop != nil {
+			e.stop()
+		}
+	}
+}
+
+// launchJSServer starts server.mjs with a card mode and reads its address line; stop
+// ends it (process group and all). On error nothing is left running.
+func launchJSServer(env nodeEnv, mode string) (*jsServer, func(), error) {
 	ctx, cancel := context.WithTimeout(context.Background(), serverLifetime)
 	cmd := env.command(ctx, "server.mjs", "--card", mode)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		cancel()
-		t.Fatalf("start server.mjs: %v", err)
+		return nil, nil, fmt.Errorf("start server.mjs: %w", err)
 	}
-	done := make(chan error, 1)
 	lines := make(chan string, 1)
 	go func() {
 		// Read the announcement line, then drain stdout until the process exits.
@@ -226,38 +271,46 @@ func startJSServer(t testing.TB, mode string) *jsServer {
 		lines <- line
 		_, _ = r.WriteTo(discard{})
 	}()
+	done := make(chan error, 1)
 	waited := make(chan struct{})
 	go func() {
 		done <- cmd.Wait()
 		close(waited)
 	}()
-	t.Cleanup(func() {
-		_ = stdin.Close() // server.mjs exits when its stdin closes
-		select {
-		case <-waited:
-		case <-time.After(3 * time.Second):
-			_ = killGroup(cmd)
-			<-waited
-		}
-		cancel()
-	})
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			_ = stdin.Close() // server.mjs exits when its stdin closes
+			select {
+			case <-waited:
+			case <-time.After(3 * time.Second):
+				_ = killGroup(cmd)
+				<-waited
+			}
+			cancel()
+		})
+	}
 
 	var line string
 	select {
 	case line = <-lines:
 	case err := <-done:
-		t.Fatalf("server.mjs --card %s exited before announcing its addresses: %v\nstderr:\n%s", mode, err, stderr)
+		stop()
+		return nil, nil, fmt.Errorf("server.mjs --card %s exited before announcing its addresses: %v\nstderr:\n%s", mode, err, stderr)
 	case <-time.After(serverStartTimeout):
-		t.Fatalf("server.mjs --card %s: no address line within %v\nstderr:\n%s", mode, serverStartTimeout, stderr)
+		stop()
+		return nil, nil, fmt.Errorf("server.mjs --card %s: no address line within %v\nstderr:\n%s", mode, serverStartTimeout, stderr)
 	}
 	s := &jsServer{stderr: stderr}
 	if err := json.Unmarshal([]byte(line), s); err != nil || s.BaseURL == "" {
-		t.Fatalf("server.mjs --card %s: bad address line %q (%v)\nstderr:\n%s", mode, line, err, stderr)
+		stop()
+		return nil, nil, fmt.Errorf("server.mjs --card %s: bad address line %q (%v)\nstderr:\n%s", mode, line, err, stderr)
 	}
 	if s.SDKVersion != wantSDKVersion {
-		t.Fatalf("server.mjs runs @a2a-js/sdk %s, want %s", s.SDKVersion, wantSDKVersion)
+		stop()
+		return nil, nil, fmt.Errorf("server.mjs runs @a2a-js/sdk %s, want %s", s.SDKVersion, wantSDKVersion)
 	}
-	return s
+	return s, stop, nil
 }
 
 type discard struct{}
