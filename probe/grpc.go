@@ -84,6 +84,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		grpc.WithTransportCredentials(creds),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
+		grpc.WithMaxHeaderListSize(maxBody),
 	)
 	if err != nil {
 		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}

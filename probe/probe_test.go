@@ -116,6 +116,12 @@ func TestInterface_Outcomes(t *testing.T) {
 			want: verdict{probe.VersionMismatch, jsonrpc, card.V1}},
 		{name: "gRPC v1.0 only, 0.3 declared", iface: iface(healthy.GRPCAddr, grpc, card.V03),
 			want: verdict{probe.VersionMismatch, grpc, card.V1}},
+		{name: "HTTP+JSON v1.0 only, 0.3 declared", iface: iface(healthy.URL(lab.PathREST), httpjson, card.V03),
+			want: verdict{probe.VersionMismatch, httpjson, card.V1}, wantDetail: []string{"1.0-shaped"}},
+		{name: "union HTTP+JSON 0.3", iface: iface(union.URL(lab.PathRESTV03), httpjson, card.V03), want: verdict{probe.Served, httpjson, card.V03}},
+		{name: "union JSON-RPC 0.3", iface: iface(union.URL(lab.PathJSONRPCV03), jsonrpc, card.V03), want: verdict{probe.Served, jsonrpc, card.V03}},
+		{name: "no protocolVersion declared, 0.3 served", iface: iface(v03.URL(lab.PathJSONRPCV03), jsonrpc, ""),
+			want: verdict{probe.Served, jsonrpc, card.V03}},
 		{name: "HTTP+JSON v0.3 only, 1.0 declared", iface: iface(v03.URL(lab.PathRESTV03), httpjson, card.V1),
 			want: verdict{probe.VersionMismatch, httpjson, card.V03}, wantDetail: []string{"problem+json"}},
 
