@@ -724,3 +724,48 @@ func TestServerErrorIsAmbiguous(t *testing.T) {
 		t.Errorf("executions = %d, want 0", got)
 	}
 }
+
+// TestGRPCUnavailableMidCall: a gRPC connection that dies after the agent ran the call
+// (UNAVAILABLE mid-call) must not make a message run twice; a read falls back.
+func TestGRPCUnavailableMidCall(t *testing.T) {
+	ctx := testContext(t)
+	counter := &lab.Counter{}
+	var proxy *lab.CutProxy
+	a := startAgent(t,
+		lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
+		lab.WithGRPC(lab.GRPCV1),
+		lab.WithExecutor(counter),
+		lab.WithCard(func(a *lab.Agent) any {
+			var err error
+			if proxy, err = lab.CutGRPCAfterHandling(a.GRPCAddr); err != nil {
+				return []byte("{}")
+			}
+			return lab.V1Card("cut",
+				lab.Decl{URL: proxy.Addr, Binding: lab.GRPC, Version: card.V1},
+				lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+		}))
+	if proxy == nil {
+		t.Fatal("CutGRPCAfterHandling() failed")
+	}
+	t.Cleanup(func() { _ = proxy.Close() })
+	c := newTestClient(t, ctx, a.BaseURL)
+
+	_, err := c.SendMessage(ctx, userMessage("once"))
+	var de *Error
+	if !errors.As(err, &de) || !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("SendMessage() error = %v, want *Error wrapping ErrAmbiguous", err)
+	}
+	if code, ok := de.GRPCCode(); !ok || code.String() != "Unavailable" || len(de.Attempts) != 1 {
+		t.Errorf("GRPCCode() = %v, %v after %d attempts; want Unavailable after one", code, ok, len(de.Attempts))
+	}
+	if got := counter.Executions(); got != 1 {
+		t.Fatalf("server executed the message %d times, want exactly 1", got)
+	}
+	var tr Trace
+	if _, err := c.GetTask(WithTrace(ctx, &tr), &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("GetTask() error = %v, want a2a.ErrTaskNotFound from JSON-RPC", err)
+	}
+	if diff := cmp.Diff([]probe.Outcome{probe.Ambiguous, probe.AgentError}, outcomes(tr.Attempts())); diff != "" {
+		t.Errorf("GetTask attempts (-want +got):\n%s", diff)
+	}
+}
