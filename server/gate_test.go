@@ -350,3 +350,15 @@ func mustParse(t *testing.T, raw []byte) *card.Card {
 	}
 	return c
 }
+
+func TestOversizedRequestIsRefused(t *testing.T) {
+	srv := startServer(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` +
+		strings.Repeat("x", maxRequestBytes) + `"}]}}}`
+	code, _, body := post(t, srv.LocalBaseURL()+PathJSONRPC, "application/json", big, "A2A-Version", "1.0")
+	got, _ := parseRPC(t, body)
+	if code != http.StatusOK || got.Code != -32700 {
+		t.Errorf("a %d-byte request = HTTP %d, JSON-RPC %d, want the bounded read's parse error -32700: %s",
+			len(big), code, got.Code, body[:min(len(body), 200)])
+	}
+}

@@ -380,9 +380,14 @@ func (srv *Server) httpHandler() http.Handler {
 			srv.grpcElsewhere(w, r)
 			return
 		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 		mux.ServeHTTP(w, r)
 	})
 }
+
+// maxRequestBytes bounds the body of an HTTP request to a binding (gRPC messages are
+// bounded by grpc-go's own 4 MiB default).
+const maxRequestBytes = 8 << 20
 
 // serveCard publishes the card only while the server is ready: 503 with Retry-After
 // before the self-check passed and after shutdown started. The card carries
