@@ -343,17 +343,46 @@ func pickV03Preferred(v *cardView) choice {
 		note: fmt.Sprintf("dials preferredTransport %s at url %s, as A2A 0.3 §5.6.3 says", chosen.Binding, chosen.URL)}
 }
 
-// pickDelegate models a2abind's delegate: v1.0 entries in order, then the v0.3 primary
-// and additionalInterfaces (preferred binding first); it moves to the next interface
-// only when the failure proves no handler was reached, and stops on credentials.
+// pickDelegate models a2abind's delegate (delegate/candidates.go): v1.0 entries in
+// order, then the v0.3 primary and additionalInterfaces with the preferred binding
+// first; the primary is skipped when additionalInterfaces declare another binding at
+// url. It moves to the next interface only when the failure proves no handler was
+// reached, and stops on credentials.
 func pickDelegate(v *cardView) choice {
+	usable := func(i card.Interface) bool {
+		_, ok := card.CanonicalBinding(i.Binding)
+		return ok && (i.ProtocolVersion == card.V1 || i.ProtocolVersion == card.V03)
+	}
 	var cands []card.Interface
-	for _, i := range append(append([]card.Interface(nil), v.v1...), v.v03List()...) {
-		if _, ok := card.CanonicalBinding(i.Binding); ok && (i.ProtocolVersion == card.V1 || i.ProtocolVersion == card.V03) {
-			if !slices.ContainsFunc(cands, func(c card.Interface) bool { return c.Key() == i.Key() }) {
-				cands = append(cands, i)
-			}
+	add := func(i card.Interface) {
+		if usable(i) && !slices.ContainsFunc(cands, func(c card.Interface) bool { return c.Key() == i.Key() }) {
+			cands = append(cands, i)
 		}
+	}
+	for _, i := range v.v1 {
+		add(i)
+	}
+	var skipped string
+	v03 := slices.Clone(v.extra)
+	if p := v.primary; p != nil {
+		pb, _ := card.CanonicalBinding(p.Binding)
+		contradicted := slices.ContainsFunc(v.extra, func(i card.Interface) bool {
+			b, _ := card.CanonicalBinding(i.Binding)
+			return strings.TrimSuffix(i.URL, "/") == strings.TrimSuffix(p.URL, "/") && b != pb
+		})
+		if contradicted {
+			skipped = fmt.Sprintf("skips %s (url+preferredTransport is contradicted by additionalInterfaces)", p)
+		} else {
+			v03 = append([]card.Interface{*p}, v03...)
+		}
+		slices.SortStableFunc(v03, func(a, b card.Interface) int {
+			ab, _ := card.CanonicalBinding(a.Binding)
+			bb, _ := card.CanonicalBinding(b.Binding)
+			return boolRank(ab != pb) - boolRank(bb != pb)
+		})
+	}
+	for _, i := range v03 {
+		add(i)
 	}
 	if len(cands) == 0 {
 		return none("no interface with a core binding and version 1.0 or 0.3")
@@ -364,6 +393,9 @@ func pickDelegate(v *cardView) choice {
 		if o == Served || o.Credentials() || o.ReachedHandler() || n == len(cands)-1 {
 			chosen := i
 			note := fmt.Sprintf("uses %s", chosen)
+			if skipped != "" {
+				note = skipped + "; " + note
+			}
 			if len(tried) > 0 {
 				note += " after falling back from " + strings.Join(tried, ", ")
 			}
@@ -375,6 +407,13 @@ func pickDelegate(v *cardView) choice {
 		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
 	}
 	return none("no candidate")
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // clientImpact runs every profile over the card and its results.
