@@ -17,6 +17,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/server"
 )
 
 // jsProfiles maps probe's a2a-js client profiles to the transport set client.mjs gets
@@ -34,7 +35,7 @@ var jsProfiles = []struct {
 // card: whether it gets a client at all, which interface (binding and URL) it picks,
 // and whether a message then goes through. The seed's card is served both by a2a-go
 // (lab.Seed in the record's v0.3 shape, lab.SeedV1 in the v1.0 shape) and by an a2a-js
-// agent; healthy and lying cards complete the matrix.
+// agent; healthy and lying cards, and a2abind's own derived cards, complete the matrix.
 func TestClientImpactMatchesA2AJS(t *testing.T) {
 	t.Parallel()
 	needNode(t)
@@ -53,6 +54,11 @@ func TestClientImpactMatchesA2AJS(t *testing.T) {
 	}
 	startJS := func(mode string) func(t *testing.T) agent {
 		return func(t *testing.T) agent { return agent{startJSServer(t, mode).BaseURL, func() {}} }
+	}
+	startGuarded := func(opts ...server.Option) func(t *testing.T) agent {
+		return func(t *testing.T) agent {
+			return agent{startGuardedServer(t, server.Echo{}, opts...).BaseURL(), func() {}}
+		}
 	}
 	tests := []struct {
 		name  string
@@ -73,6 +79,10 @@ func TestClientImpactMatchesA2AJS(t *testing.T) {
 		{"js-honest", startJS(modeHonest), true, true},
 		{"lab-healthy", startLab(lab.Healthy()...), true, true},
 		{"lab-union", startLab(lab.Union()...), true, true},
+		// a2abind's own derived cards.
+		{"a2abind-serve", startGuarded(server.WithGRPCAddr("127.0.0.1:0")), true, true},
+		{"a2abind-serve-v03", startGuarded(server.WithGRPCAddr("127.0.0.1:0"), server.WithV03()), true, true},
+		{"a2abind-serve-grpc-on-http", startGuarded(server.WithGRPCOnHTTP()), true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
