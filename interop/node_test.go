@@ -56,9 +56,14 @@ func needNode(t testing.TB) nodeEnv {
 	t.Helper()
 	envOnce.Do(func() { envResult, envErr = findNode() })
 	if envErr != nil {
-		t.Fatalf("interop: %v\n%s", envErr, installHelp)
+		t.Fatal(nodeFailure(envErr))
 	}
 	return envResult
+}
+
+// nodeFailure is the message a test fails with when Node or the packages are missing.
+func nodeFailure(err error) string {
+	return fmt.Sprintf("interop: %v\n%s", err, installHelp)
 }
 
 func findNode() (nodeEnv, error) {
