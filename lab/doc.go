@@ -12,8 +12,12 @@
 //	defer a.Close()
 //	c, err := card.Fetch(ctx, a.BaseURL)
 //
-// Raw faults that are not agents at all come from Listen: a closed port, a listener
-// that accepts and never answers, and one that answers garbage.
+// Raw faults that are not agents at all come from ClosedAddr and Listen: a closed port,
+// a listener that accepts and never answers, one that answers garbage, one that hangs up.
+// Faults after a request reached the handler (faults.go) prove that nothing is delivered
+// twice: DropAfterHandling and DropAfterFirstEvent (HTTP middleware for
+// WithHTTPMiddleware), CutGRPCAfterHandling (a proxy cutting gRPC after the handler ran),
+// and Counter (an executor counting executions and message ids).
 //
 // Everything listens on 127.0.0.1 only and stops on Close.
 package lab
