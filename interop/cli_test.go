@@ -244,7 +244,9 @@ func TestCLIServeWithJSClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("card.Load(%s) = %v", cardURL, err)
 	}
-	ops := []string{"send", "get", "stream", "get-unknown"} // serve's echo completes at once: nothing to cancel
+	// serve's echo completes at once, so there is no running task to cancel: cancel is
+	// exercised as the error case of canceling a completed task.
+	ops := []string{"send", "get", "stream", "cancel-completed", "get-unknown"}
 	var calls []jsCall
 	for _, call := range forcedCalls(cardURL) {
 		call.Ops = ops

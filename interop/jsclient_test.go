@@ -38,7 +38,13 @@ func forcedCalls(target string) []jsCall {
 }
 
 // allOps are the operations each binding must carry.
-var allOps = []string{"send", "get", "stream", "cancel", "get-unknown"}
+var allOps = []string{"send", "get", "stream", "cancel", "cancel-completed", "get-unknown"}
+
+// errorOps are the operations that must fail with an A2A error: name and reason.
+var errorOps = map[string][2]string{
+	"get-unknown":      {"TaskNotFoundError", "TASK_NOT_FOUND"},
+	"cancel-completed": {"TaskNotCancelableError", "TASK_NOT_CANCELABLE"},
+}
 
 // declaredURL is the URL a card declares for a binding (its first v1.0 entry).
 func declaredURL(t *testing.T, c *card.Card, b a2a.TransportProtocol) string {
@@ -75,9 +81,9 @@ func checkOpsOnly(t *testing.T, run jsRun, b a2a.TransportProtocol, wantURL stri
 		if s.Transport != string(b) {
 			t.Errorf("%s ran over %s, want %s", op, s.Transport, b)
 		}
-		if op == "get-unknown" {
-			if s.OK || s.Error == nil || s.Error.Name != "TaskNotFoundError" || s.Error.Reason != "TASK_NOT_FOUND" {
-				t.Errorf("get-unknown = ok %v, error %v; want TaskNotFoundError (TASK_NOT_FOUND)", s.OK, s.Error)
+		if want, ok := errorOps[op]; ok {
+			if s.OK || s.Error == nil || s.Error.Name != want[0] || s.Error.Reason != want[1] {
+				t.Errorf("%s = ok %v, error %v; want %s (%s)", op, s.OK, s.Error, want[0], want[1])
 			}
 			continue
 		}

@@ -16,6 +16,8 @@
 //                   get          getTask of the task that send returned
 //                   stream       sendMessageStream(text), collecting every event
 //                   cancel       sendMessage("hold ...", returnImmediately) then cancelTask
+//                   cancel-completed  cancelTask of the completed task send returned (an
+//                                error case: TaskNotCancelable)
 //                   get-unknown  getTask of a random id (the error case: TaskNotFound)
 //   --timeout-ms  bound on the card fetch and on each operation (default 10000).
 //   --then        ends one run and starts the next (its own flags follow), so that one
@@ -37,7 +39,7 @@ import { load, sdkVersion } from './deps.mjs';
 
 const { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } = load('@a2a-js/sdk/client');
 
-const ALL_OPS = ['send', 'get', 'stream', 'cancel', 'get-unknown'];
+const ALL_OPS = ['send', 'get', 'stream', 'cancel', 'cancel-completed', 'get-unknown'];
 const STATE_NAMES = {
   0: 'unspecified',
   1: 'submitted',
@@ -254,6 +256,10 @@ async function runOp(op, client, state, args) {
       if (held.kind !== 'task') throw new Error(`cancel: send returned a ${held.kind}, not a task`);
       const res = summarize(await client.cancelTask({ tenant: '', id: held.id, metadata: {} }, opts()));
       return { ...res, before: held.state };
+    }
+    case 'cancel-completed': {
+      if (!state.taskId) throw new Error('cancel-completed: no task id (send did not return a task)');
+      return summarize(await client.cancelTask({ tenant: '', id: state.taskId, metadata: {} }, opts()));
     }
     case 'get-unknown':
       return summarize(await client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }, opts()));
