@@ -138,8 +138,9 @@ func WithSelfCheckTimeout(d time.Duration) Option { return func(o *options) { o.
 func WithCardMaxAge(d time.Duration) Option { return func(o *options) { o.cardMaxAge = d } }
 
 // WithListeners serves on listeners the caller opened (tests, the demo, socket
-// activation) instead of binding WithHTTPAddr/WithGRPCAddr. grpcLis may be nil for no
-// gRPC listener. The server closes them on Shutdown.
+// activation) instead of binding WithHTTPAddr / WithGRPCAddr; a nil one is bound from its
+// address option as usual (a nil grpcLis and no WithGRPCAddr: no gRPC listener). The
+// server owns them from then on: it closes them on Shutdown, or when New fails.
 func WithListeners(httpLis, grpcLis net.Listener) Option {
 	return func(o *options) { o.httpLis, o.grpcLis = httpLis, grpcLis }
 }

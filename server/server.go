@@ -143,19 +143,20 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 			return errorf("the TLS config carries no certificate")
 		}
 	}
-	if o.httpLis != nil {
-		srv.httpLis, srv.grpcLis = o.httpLis, o.grpcLis
-	} else {
+	srv.httpLis, srv.grpcLis = o.httpLis, o.grpcLis
+	if srv.httpLis == nil {
 		l, err := net.Listen("tcp", o.httpAddr)
 		if err != nil {
 			return errorf("HTTP listener: %v", err)
 		}
 		srv.httpLis = l
-		if o.grpcAddr != "" {
-			if srv.grpcLis, err = net.Listen("tcp", o.grpcAddr); err != nil {
-				return errorf("gRPC listener: %v", err)
-			}
+	}
+	if srv.grpcLis == nil && o.grpcAddr != "" {
+		l, err := net.Listen("tcp", o.grpcAddr)
+		if err != nil {
+			return errorf("gRPC listener: %v", err)
 		}
+		srv.grpcLis = l
 	}
 	if err := srv.buildServed(); err != nil {
 		return err
