@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
@@ -372,6 +375,50 @@ func TestNewAcceptsConsistentCards(t *testing.T) {
 				if r.Outcome != probe.Served {
 					t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 				}
+			}
+		})
+	}
+}
+
+func TestNewRefusesAnEmptyCard(t *testing.T) {
+	_, err := New(Echo{}, WithCardJSON([]byte(`{"name":"x","supportedInterfaces":[]}`)))
+	if !errors.Is(err, ErrCardMismatch) || !strings.Contains(err.Error(), "declares no interface") {
+		t.Errorf("New(empty card) = %v, want ErrCardMismatch saying it declares no interface", err)
+	}
+	_, err = New(Echo{}, WithCardJSON([]byte(`{"name":`)))
+	if !errors.Is(err, card.ErrMalformed) {
+		t.Errorf("New(truncated card) = %v, want card.ErrMalformed", err)
+	}
+}
+
+func TestNewConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		exec bool
+		opts []Option
+		want string
+	}{
+		{"nil executor", false, nil, "nil AgentExecutor"},
+		{"public gRPC without a gRPC listener", true, []Option{WithPublicGRPCAddr("g.example.com:443")}, "no gRPC listener"},
+		{"public gRPC as a URL", true, []Option{WithGRPCAddr("127.0.0.1:0"), WithPublicGRPCAddr("http://g.example.com:443")}, "bare host:port"},
+		{"public URL with a query", true, []Option{WithPublicURL("https://a.example.com/?x=1")}, "query"},
+		{"TLS files missing", true, []Option{WithTLS("/nonexistent/cert.pem", "/nonexistent/key.pem")}, "TLS certificate"},
+		{"TLS config without a certificate", true, []Option{WithTLSConfig(&tls.Config{})}, "no certificate"},
+		{"HTTP address unusable", true, []Option{WithHTTPAddr("256.0.0.1:0")}, "HTTP listener"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var exec a2asrv.AgentExecutor
+			if tt.exec {
+				exec = Echo{}
+			}
+			srv, err := New(exec, tt.opts...)
+			if err == nil {
+				_ = srv.Shutdown(context.Background())
+				t.Fatalf("New() = nil error, want %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New() error = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}
