@@ -702,7 +702,8 @@ func (srv *Server) GRPCAddr() string {
 	return srv.grpcLis.Addr().String()
 }
 
-// Card is the card this server publishes (derived or hand-written, verified).
+// Card is the card this server publishes (derived or hand-written, verified). It is
+// shared: do not modify it.
 func (srv *Server) Card() *card.Card { return srv.card }
 
 // CardJSON is the exact document the card endpoint serves.
