@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,8 +15,13 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
+	grpcgo "google.golang.org/grpc"
+	grpccodes "google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
@@ -235,5 +241,65 @@ func TestCard_ThroughDelay(t *testing.T) {
 		if r.Outcome != probe.Served {
 			t.Errorf("%s through a delay: %s (%s)", r.Interface, r.Outcome, r.Detail)
 		}
+	}
+}
+
+// TestInterface_GRPCRequests checks the gRPC lookups: the service and method of each
+// version, a2a-version metadata on 1.0 only, the tenant and the credentials.
+func TestInterface_GRPCRequests(t *testing.T) {
+	t.Parallel()
+	type call struct{ Method, Version, Auth, Tenant string }
+	var (
+		mu  sync.Mutex
+		got []call
+	)
+	srv := grpcgo.NewServer(grpcgo.UnknownServiceHandler(func(_ any, stream grpcgo.ServerStream) error {
+		method, _ := grpcgo.MethodFromServerStream(stream)
+		md, _ := metadata.FromIncomingContext(stream.Context())
+		c := call{Method: method, Version: strings.Join(md.Get("a2a-version"), ","), Auth: strings.Join(md.Get("authorization"), ",")}
+		if strings.HasPrefix(method, "/lf.a2a.v1.") {
+			var req a2apb.GetTaskRequest
+			if err := stream.RecvMsg(&req); err != nil {
+				return err
+			}
+			c.Tenant = req.GetTenant()
+		}
+		mu.Lock()
+		got = append(got, c)
+		mu.Unlock()
+		return status.Error(grpccodes.NotFound, "task not found")
+	}))
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+
+	tests := []struct {
+		name  string
+		iface card.Interface
+		want  []call
+	}{
+		{"1.0 with tenant", card.Interface{URL: lis.Addr().String(), Binding: grpc, ProtocolVersion: card.V1, Tenant: "acme"},
+			[]call{{Method: "/lf.a2a.v1.A2AService/GetTask", Version: "1.0", Auth: "Bearer t", Tenant: "acme"}}},
+		{"0.3", card.Interface{URL: lis.Addr().String(), Binding: grpc, ProtocolVersion: card.V03},
+			[]call{{Method: "/a2a.v1.A2AService/GetTask", Auth: "Bearer t"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			r := probe.Interface(t.Context(), tt.iface, probe.WithHeader("Authorization", "Bearer t"))
+			if r.Outcome != probe.Served {
+				t.Errorf("Interface() outcome = %s (%s), want served", r.Outcome, r.Detail)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("calls mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
