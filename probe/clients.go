@@ -85,7 +85,7 @@ type cardView struct {
 	v1       []card.Interface // supportedInterfaces, in order
 	primary  *card.Interface  // v0.3 url + preferredTransport
 	noPref   bool             // the v0.3 preferredTransport is absent or empty
-	extra    []card.Interface // v0.3 additionalInterfaces (those not folded into another entry)
+	extra    []card.Interface // v0.3 additionalInterfaces
 	results  map[string]Result
 	byTarget map[string][]Result // url + canonical binding -> results
 }
@@ -96,7 +96,7 @@ func newCardView(c *card.Card, results []Result) *cardView {
 		v.results[r.Interface.Key()] = r
 		v.byTarget[target(r.Interface)] = append(v.byTarget[target(r.Interface)], r)
 	}
-	for _, i := range c.Interfaces {
+	for _, i := range c.Declared() { // as the SDKs read the lists: repeats and case variants kept
 		switch {
 		case strings.HasPrefix(i.Source, "supportedInterfaces["):
 			v.v1 = append(v.v1, i)
@@ -106,9 +106,6 @@ func newCardView(c *card.Card, results []Result) *cardView {
 		default:
 			v.extra = append(v.extra, i)
 		}
-	}
-	if p, ok := c.Primary(); ok && v.primary == nil {
-		v.primary = &p // folded into a supportedInterfaces entry of a union card
 	}
 	for _, f := range card.Lint(c) {
 		if f.Code == "preferred-transport-missing" {

@@ -248,6 +248,13 @@ func TestClientImpact_AgainstA2AGo(t *testing.T) {
 			}),
 		},
 		"needs credentials": append(lab.Healthy(), lab.WithAuth("s3cret")),
+		"the same interface in two binding spellings": {
+			lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("two-spellings", lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: "jsonrpc", Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+			}),
+		},
 	}
 	insecureCreds := grpcgo.WithTransportCredentials(insecure.NewCredentials())
 	realClients := map[string]struct {
