@@ -232,6 +232,13 @@ func TestClientImpact_AgainstA2AGo(t *testing.T) {
 					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
 			}),
 		},
+		"grpc-first with a dns:/// target": {
+			lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithGRPC(lab.GRPCV1),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("grpc-dns", lab.Decl{URL: "dns:///" + a.GRPCAddr, Binding: lab.GRPC, Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+			}),
+		},
 		"1.0 declared, 0.3 served": {
 			lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithREST(card.V1, lab.PathREST),
 			lab.WithCard(func(a *lab.Agent) any {

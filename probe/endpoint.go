@@ -53,11 +53,18 @@ type endpoint struct {
 	query    string
 }
 
-// parseEndpoint accepts http(s):// and grpc(s):// URLs and bare host:port addresses.
+// parseEndpoint accepts http(s):// and grpc(s):// URLs, bare host:port addresses and
+// grpc-go targets (dns:///host:port, passthrough:///host:port).
 func parseEndpoint(raw string) (endpoint, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		return endpoint{}, errors.New("the interface has no URL")
+	}
+	for _, target := range []string{"dns:///", "passthrough:///"} {
+		// grpc-go target syntax: the address follows the (empty) authority.
+		if rest, ok := strings.CutPrefix(s, target); ok {
+			s = rest
+		}
 	}
 	if !strings.Contains(s, "://") {
 		host, port, err := net.SplitHostPort(s)

@@ -100,6 +100,7 @@ func TestInterface_Outcomes(t *testing.T) {
 			want: verdict{probe.Served, httpjson, card.V03}},
 		{name: "union gRPC 1.0", iface: iface(union.GRPCAddr, grpc, card.V1), want: verdict{probe.Served, grpc, card.V1}},
 		{name: "union gRPC 0.3", iface: iface(union.GRPCAddr, grpc, card.V03), want: verdict{probe.Served, grpc, card.V03}},
+		{name: "gRPC dns:/// target", iface: iface("dns:///"+healthy.GRPCAddr, grpc, card.V1), want: verdict{probe.Served, grpc, card.V1}},
 		{name: "gRPC URL with http scheme", iface: iface("http://"+healthy.GRPCAddr, grpc, card.V1),
 			want: verdict{probe.Served, grpc, card.V1}, wantDetail: []string{"Go clients (grpc.NewClient) reject it"}},
 
