@@ -177,9 +177,7 @@ func (r *run) run(ctx context.Context) Result {
 	declared, other, known := versions(r.iface.ProtocolVersion)
 	first := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
 	res := r.result(first.outcome, first.describe(), first.latency)
-	if first.outcome != Malformed || first.answered {
-		res.ActualBinding = first.answeredBinding()
-	}
+	res.ActualBinding = first.answeredBinding()
 	notes := ep.notes(r.binding)
 
 	switch first.outcome {
@@ -202,9 +200,11 @@ func (r *run) run(ctx context.Context) Result {
 			res.ActualBinding, res.ActualVersion = r.binding, other
 			res.Detail += "; " + second.describe()
 			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
-		case first.outcome == HandlerMissing:
+		case first.outcome == HandlerMissing && second.outcome == HandlerMissing:
 			res.Detail += "; " + second.describe()
 			notes = append(notes, fmt.Sprintf("%s answers, but no A2A handler for either protocol version", r.binding))
+		default:
+			res.Detail += "; " + second.describe()
 		}
 	case WrongBinding, NotFound, Malformed, TLSMismatch:
 		res = r.discover(ctx, ep, first, res)
