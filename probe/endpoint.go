@@ -100,8 +100,12 @@ func parseEndpoint(raw string) (endpoint, error) {
 	if !validPort(port) {
 		return endpoint{}, fmt.Errorf("%q: port %q is not a number from 1 to 65535", raw, port)
 	}
+	hostport := net.JoinHostPort(u.Hostname(), port)
+	if _, _, err := net.SplitHostPort(hostport); err != nil {
+		return endpoint{}, fmt.Errorf("%q: host %q is not valid", raw, u.Hostname())
+	}
 	return endpoint{
-		raw: raw, scheme: scheme, hostport: net.JoinHostPort(u.Hostname(), port),
+		raw: raw, scheme: scheme, hostport: hostport,
 		path: strings.TrimSuffix(u.EscapedPath(), "/"), query: u.RawQuery,
 	}, nil
 }
