@@ -1,58 +1,14 @@
 package lab
 
 import (
-	"context"
-	"iter"
-	"strings"
-
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2abind/a2abind/internal/echo"
 )
 
-// Echo is an AgentExecutor that completes every task with one artifact echoing the
-// text of the user's message, after a working status update (so streams see several
-// events).
-type Echo struct{}
-
-var _ a2asrv.AgentExecutor = Echo{}
-
-// Execute echoes the message text.
-func (Echo) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		if ec.StoredTask == nil {
-			if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
-				return
-			}
-		}
-		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
-			return
-		}
-		ev := a2a.NewArtifactEvent(ec, a2a.NewTextPart(MessageText(ec.Message)))
-		ev.LastChunk = true
-		if !yield(ev, nil) {
-			return
-		}
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
-	}
-}
-
-// Cancel moves the task to canceled.
-func (Echo) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
-	}
-}
+// Echo is the executor lab agents run unless WithExecutor says otherwise: the same echo
+// agent `a2abind serve` runs, so lab agents and the guarded server answer alike.
+type Echo = echo.Executor
 
 // MessageText joins the text parts of a message with spaces.
-func MessageText(m *a2a.Message) string {
-	if m == nil {
-		return ""
-	}
-	var parts []string
-	for _, p := range m.Parts {
-		if t := p.Text(); t != "" {
-			parts = append(parts, t)
-		}
-	}
-	return strings.Join(parts, " ")
-}
+func MessageText(m *a2a.Message) string { return echo.MessageText(m) }
