@@ -145,8 +145,8 @@ func writeCalls(w io.Writer, st style, calls []demo.Call) {
 		if c.Error != "" {
 			fmt.Fprintf(w, "       %s %s\n", st.dim("a2a-go said:"), firstLine(c.Error))
 		}
-		if c.Outcome != probe.Served && c.Detail != "" {
-			fmt.Fprintf(w, "       %s %s\n", st.dim("probe saw:"), c.Detail)
+		if c.Outcome != probe.Served && c.Outcome != probe.NoInterface {
+			fmt.Fprintf(w, "       %s %s\n", st.dim("really there:"), really(c.Probe))
 		}
 	}
 }

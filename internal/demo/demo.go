@@ -87,6 +87,8 @@ type Call struct {
 	Outcome probe.Outcome `json:"outcome"`
 	// Detail is the probe's evidence.
 	Detail string `json:"detail,omitempty"`
+	// Probe is the whole probe result behind Outcome and Detail.
+	Probe probe.Result `json:"-"`
 }
 
 // Run plays the demo. It returns an error only when the demo itself could not run
@@ -196,10 +198,7 @@ func clientsStep(ctx context.Context, name, title string, c *card.Card, expected
 		} else {
 			call.OK, call.Error = sendWithSDK(ctx, rc.iface)
 			r := probe.Interface(ctx, rc.iface, probe.WithTimeout(callTimeout))
-			call.Outcome, call.Detail = r.Outcome, r.Detail
-			if r.Outcome != probe.Served && r.ActualBinding != "" {
-				call.Detail += " (really there: " + strings.TrimSpace(string(r.ActualBinding)+" "+r.ActualVersion) + ")"
-			}
+			call.Outcome, call.Detail, call.Probe = r.Outcome, r.Detail, r
 		}
 		s.OK = s.OK && call.OK == want[n]
 		s.Calls = append(s.Calls, call)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs a2abind's benchmarks on loopback and prints every result as a ratio against a
+# baseline measured in the same run (never as an absolute time to compare across
+# machines). Usage: ./bench.sh [count] [benchtime]   (defaults: 3 runs, 300x)
+#
+#   probe     naive a2a-go check (one client per interface, sequential) / probe.Card
+#   server    guarded / bare a2a-go handlers, SendMessage per binding; start-to-ready
+#   delegate  delegate / plain a2a-go client; misdeclared (seed) agent / healthy agent,
+#             first call and steady state
+set -euo pipefail
+cd "$(dirname "$0")"
+count=${1:-3}
+benchtime=${2:-300x}
+out=.cache/bench.txt
+mkdir -p .cache
+
+echo "== go test -bench (count $count, benchtime $benchtime); raw output in $out"
+go test -run '^$' -bench . -benchtime "$benchtime" -count "$count" ./probe ./server ./delegate | tee "$out" >/dev/null
+
+# median VALUE of metric UNIT for each benchmark name, over the -count runs
+medians() {
+	awk -v unit="$1" '
+	/^Benchmark/ {
+		name = $1; sub(/-[0-9]+$/, "", name)
+		for (i = 3; i < NF; i++) if ($(i+1) == unit) { v[name] = v[name] " " $i }
+	}
+	END {
+		for (n in v) {
+			k = split(substr(v[n], 2), a, " ")
+			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			printf "%s %s\n", n, (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+		}
+	}' "$out"
+}
+
+ratio() { # ratio NAME NUMERATOR-BENCH DENOMINATOR-BENCH (both ns/op medians)
+	local num den
+	num=$(medians ns/op | awk -v b="$2" '$1 == b { print $2 }')
+	den=$(medians ns/op | awk -v b="$3" '$1 == b { print $2 }')
+	awk -v n="$num" -v d="$den" -v name="$1" 'BEGIN { if (d > 0) printf "  %-44s %6.2f   (%.0f / %.0f ns)\n", name, n / d, n, d }'
+}
+
+echo
+echo "probe: how many times faster probe.Card is than the naive a2a-go check"
+ratio "loopback, warm connections"  BenchmarkNaiveA2AGo            BenchmarkProbeCard
+ratio "loopback, fresh connections" BenchmarkNaiveA2AGoColdConns   BenchmarkProbeCard
+ratio "4 ms round trip, warm"       BenchmarkNaiveA2AGoWAN         BenchmarkProbeCardWAN
+ratio "4 ms round trip, fresh"      BenchmarkNaiveA2AGoColdConnsWAN BenchmarkProbeCardWAN
+
+echo
+echo "server and delegate: ratios reported by the benchmarks (medians over $count runs)"
+for unit in guarded/bare delegate/a2ago seed-steady/healthy seed-first/healthy; do
+	medians "$unit" | sort | awk -v u="$unit" '{ printf "  %-44s %6.3f   %s\n", $1, $2, u }'
+done
+ratio "start-to-ready: guarded / bare"         BenchmarkStartToReady/guarded     BenchmarkStartToReady/bare
+ratio "start-to-ready: guarded+v03 / bare"     BenchmarkStartToReady/guarded+v03 BenchmarkStartToReady/bare
