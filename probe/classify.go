@@ -311,6 +311,7 @@ var textOutcomes = []struct {
 }{
 	{"connection refused", Refused},
 	{"no such host", Unreachable},
+	{"no suitable address found", Unreachable}, // a name Go will not resolve, e.g. .onion
 	{"network is unreachable", Unreachable},
 	{"no route to host", Unreachable},
 	{"server gave HTTP response to HTTPS client", TLSMismatch},

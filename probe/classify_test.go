@@ -96,6 +96,7 @@ func TestClassify(t *testing.T) {
 		// transport errors
 		{"connection refused", probe.Evidence{Binding: jsonrpc, Err: refused}, probe.Refused},
 		{"DNS failure", probe.Evidence{Binding: jsonrpc, Err: dns}, probe.Unreachable},
+		{"name Go will not resolve", probe.Evidence{Binding: jsonrpc, Err: errors.New("dial tcp: address x.onion: no suitable address found")}, probe.Unreachable},
 		{"deadline before sending", probe.Evidence{Binding: jsonrpc, Err: fmt.Errorf("post: %w", context.DeadlineExceeded)}, probe.Timeout},
 		{"deadline after sending", probe.Evidence{Binding: jsonrpc, Err: fmt.Errorf("post: %w", context.DeadlineExceeded), Sent: true}, probe.Ambiguous},
 		{"untrusted certificate", probe.Evidence{Binding: jsonrpc, Err: fmt.Errorf("tls: %w", x509.UnknownAuthorityError{})}, probe.TLSMismatch},
