@@ -47,6 +47,9 @@ type Client struct {
 	withheld   map[string]bool                    // per interface key: headers not sent there
 	httpClient *http.Client
 	tlsConfig  *tls.Config
+	// ownHTTP is the HTTP transport the client built (nil with WithHTTPClient, whose
+	// transport belongs to the caller); Close closes its idle connections.
+	ownHTTP *http.Transport
 
 	mu         sync.Mutex
 	closed     bool
@@ -58,7 +61,10 @@ type Client struct {
 // card.ErrUnavailable or card.ErrMalformed.
 func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	o := newOptions(opts)
-	copts := []card.Option{card.WithHTTPClient(&http.Client{Transport: o.baseTransport()})}
+	// One transport for the card fetch and the calls: the card's connection is reused
+	// by the first call and closed by Close, instead of idling in a transport nobody closes.
+	base := o.baseTransport()
+	copts := []card.Option{card.WithHTTPClient(&http.Client{Transport: base})}
 	for k, vs := range o.header {
 		for _, v := range vs {
 			copts = append(copts, card.WithHeader(k, v))
@@ -66,9 +72,10 @@ func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	}
 	cd, err := card.Load(ctx, target, copts...)
 	if err != nil {
+		closeIdle(base, o)
 		return nil, err
 	}
-	return newClient(cd, o)
+	return newClient(cd, o, base)
 }
 
 // NewFromCard returns a Client for a loaded card. It fails with an *Error wrapping
@@ -77,7 +84,8 @@ func NewFromCard(c *card.Card, opts ...Option) (*Client, error) {
 	if c == nil {
 		return nil, errors.New("delegate: nil card")
 	}
-	return newClient(c, newOptions(opts))
+	o := newOptions(opts)
+	return newClient(c, o, o.baseTransport())
 }
 
 func newOptions(opts []Option) options {
@@ -105,7 +113,14 @@ func (o *options) baseTransport() http.RoundTripper {
 	return t
 }
 
-func newClient(cd *card.Card, o options) (*Client, error) {
+// closeIdle closes the idle connections of a transport the client built itself.
+func closeIdle(base http.RoundTripper, o options) {
+	if t, ok := base.(*http.Transport); ok && o.httpClient == nil {
+		t.CloseIdleConnections()
+	}
+}
+
+func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error) {
 	c := &Client{
 		card: cd, opts: o, cache: o.cache, key: agentKey(cd), origin: cardOrigin(cd),
 		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{},
@@ -114,9 +129,13 @@ func newClient(cd *card.Card, o options) (*Client, error) {
 	if c.cache == nil {
 		c.cache = NewCache(WithCacheSize(8))
 	}
-	c.httpClient = &http.Client{Transport: recordingTransport{base: o.baseTransport()}}
+	c.httpClient = &http.Client{Transport: recordingTransport{base: base}}
+	if t, ok := base.(*http.Transport); ok && o.httpClient == nil {
+		c.ownHTTP = t
+	}
 	c.cands, c.skipped = candidates(cd, o.bindings)
 	if len(c.cands) == 0 {
+		closeIdle(base, o)
 		var notes []string
 		for _, s := range c.skipped {
 			notes = append(notes, s.Interface.String()+": "+s.Reason)
@@ -176,8 +195,8 @@ func (c *Client) Candidates() []card.Interface { return append([]card.Interface(
 // Skipped returns the declared interfaces the client will not call, and why.
 func (c *Client) Skipped() []Skipped { return append([]Skipped(nil), c.skipped...) }
 
-// Close releases the client's transports (gRPC connections). Calls after Close fail
-// with ErrClosed.
+// Close releases the client's transports: gRPC connections and idle HTTP connections
+// (the card fetch's included). Calls after Close fail with ErrClosed.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -190,6 +209,9 @@ func (c *Client) Close() error {
 		errs = append(errs, t.Destroy())
 	}
 	c.transports = nil
+	if c.ownHTTP != nil {
+		c.ownHTTP.CloseIdleConnections()
+	}
 	return errors.Join(errs...)
 }
 
