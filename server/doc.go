@@ -15,6 +15,12 @@
 //   - Shutdown withdraws the card and readiness first, then drains and closes the bindings
 //     within a bounded time.
 //
+// WithTenant serves one tenant (tenant.go): every interface declares it, HTTP+JSON is
+// mounted under the {url}/{tenant}/ path prefix with a2a-go's NewTenantRESTHandler, and
+// a call interceptor refuses any request whose tenant (a2asrv.CallContext.Tenant, filled
+// by a2a-go from the request's tenant field or the path) is not the served one with A2A
+// InvalidParams naming it. A hand-written card must declare exactly that tenant.
+//
 // Beyond a2a-go, the HTTP listener answers a gRPC request with HTTP 415 naming where gRPC
 // is served (unless WithGRPCOnHTTP serves it there), a JSON-RPC POST with a non-JSON
 // content type with JSON-RPC -32005 (HTTP 200, as a2a-go and a2a-js answer every JSON-RPC

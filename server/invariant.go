@@ -179,8 +179,6 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 		return fail("no protocolVersion: a2a-go clients drop an interface without one")
 	case iface.ProtocolVersion != card.V1 && iface.ProtocolVersion != card.V03:
 		return fail(fmt.Sprintf("protocolVersion %q is not an A2A version this server speaks (1.0, 0.3)", iface.ProtocolVersion))
-	case iface.Tenant != "":
-		return fail(fmt.Sprintf("tenant %q is declared, but this server routes no tenant", iface.Tenant))
 	case addrErr != nil:
 		return fail("unusable URL: " + addrErr.Error())
 	case canonical == "GRPC" && d.scheme != "" && !srv.grpcAt(d):
@@ -192,6 +190,9 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 	}
 	for _, s := range srv.served {
 		if s.binding == canonical && s.version == iface.ProtocolVersion && srv.matches(d, s) {
+			if problem := srv.tenantProblem(iface.Tenant); problem != "" {
+				return fail(problem)
+			}
 			return s, nil
 		}
 	}
@@ -204,6 +205,20 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 		}
 	}
 	return fail(fmt.Sprintf("%s %s is not served at that address", canonical, iface.ProtocolVersion))
+}
+
+// tenantProblem says why a declared tenant is not the served one ("" when it is).
+func (srv *Server) tenantProblem(declared string) string {
+	served := srv.o.tenant
+	switch {
+	case declared == served:
+		return ""
+	case served == "":
+		return fmt.Sprintf("tenant %q is declared, but this server routes no tenant (serve it with WithTenant / --tenant)", declared)
+	case declared == "":
+		return fmt.Sprintf("no tenant is declared, but this server serves tenant %q: clients would send none and be refused", served)
+	}
+	return fmt.Sprintf("tenant %q is declared, but this server serves tenant %q: clients would send the wrong one and be refused", declared, served)
 }
 
 func (srv *Server) listenersText() string {

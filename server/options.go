@@ -47,6 +47,7 @@ type options struct {
 	cardMaxAge      time.Duration
 	httpLis         net.Listener
 	grpcLis         net.Listener
+	tenant          string
 
 	// Test hooks (unexported, set by tests in this package only).
 	hooks hooks
@@ -144,6 +145,18 @@ func WithCardMaxAge(d time.Duration) Option { return func(o *options) { o.cardMa
 func WithListeners(httpLis, grpcLis net.Listener) Option {
 	return func(o *options) { o.httpLis, o.grpcLis = httpLis, grpcLis }
 }
+
+// WithTenant serves one tenant: every interface of the card declares `tenant: name`,
+// and every request must carry it, as A2A requires of clients (§8.3.2 rule 4): JSON-RPC
+// and gRPC in the request's tenant field, HTTP+JSON as the path prefix
+// {url}/{name}/message:send (a2a-go's NewTenantRESTHandler). A request with a missing or
+// different tenant is refused with A2A InvalidParams naming the served tenant (JSON-RPC
+// -32602, gRPC INVALID_ARGUMENT, HTTP+JSON 400; ErrorInfo reason INVALID_PARAMS with
+// metadata expectedTenant and tenant). The executor sees the tenant as
+// a2asrv.ExecutorContext.Tenant. A hand-written card must declare exactly name on every
+// interface. The name may have several path segments ("locations/eu/projects/p"); it
+// cannot be combined with WithV03 (v0.3 requests and cards have no tenant field).
+func WithTenant(name string) Option { return func(o *options) { o.tenant = name } }
 
 // withHooks installs test hooks (package tests only).
 func withHooks(h hooks) Option { return func(o *options) { o.hooks = h } }

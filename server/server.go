@@ -130,6 +130,12 @@ func New(executor a2asrv.AgentExecutor, opts ...Option) (*Server, error) {
 
 func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	o := &srv.o
+	if err := validateTenant(o.tenant); err != nil {
+		return err
+	}
+	if o.tenant != "" && o.v03 {
+		return errorf("a tenant cannot be served on the v0.3 wire: v0.3 cards and requests have no tenant field (drop the v0.3 option or the tenant)")
+	}
 	switch {
 	case o.certFile != "" || o.keyFile != "":
 		cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
@@ -165,7 +171,11 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 		return err
 	}
 
-	srv.handler = a2asrv.NewHandler(executor)
+	var hopts []a2asrv.RequestHandlerOption
+	if o.tenant != "" {
+		hopts = append(hopts, a2asrv.WithCallInterceptors(tenantCheck{tenant: o.tenant}))
+	}
+	srv.handler = a2asrv.NewHandler(executor, hopts...)
 	if srv.grpcLis != nil || o.grpcOnHTTP {
 		gopts := []grpc.ServerOption{
 			grpc.ChainUnaryInterceptor(srv.unaryGate), grpc.ChainStreamInterceptor(srv.streamGate),
@@ -318,6 +328,7 @@ func (srv *Server) deriveCard() ([]byte, error) {
 	for _, s := range srv.served {
 		ac.SupportedInterfaces = append(ac.SupportedInterfaces, &a2a.AgentInterface{
 			URL: s.public, ProtocolBinding: s.binding, ProtocolVersion: a2a.ProtocolVersion(s.version),
+			Tenant: o.tenant,
 		})
 	}
 	if !o.v03 {
@@ -349,6 +360,8 @@ func (srv *Server) httpHandler() http.Handler {
 			mux.Handle(rt.path, srv.gateJSONRPC(rt, a2asrv.NewJSONRPCHandler(srv.handler)))
 		case rt.binding == a2a.TransportProtocolJSONRPC:
 			mux.Handle(rt.path, srv.gateJSONRPC(rt, a2av0.NewJSONRPCHandler(srv.handler)))
+		case rt.version == card.V1 && srv.o.tenant != "":
+			mux.Handle(rt.path+"/", srv.gateREST(rt, http.StripPrefix(rt.path, srv.tenantREST(srv.handler))))
 		case rt.version == card.V1:
 			mux.Handle(rt.path+"/", srv.gateREST(rt, http.StripPrefix(rt.path, a2asrv.NewRESTHandler(srv.handler))))
 		default:
@@ -714,10 +727,15 @@ func (srv *Server) CardJSON() []byte { return append([]byte(nil), srv.cardJSON..
 func (srv *Server) Interfaces() []card.Interface {
 	out := make([]card.Interface, 0, len(srv.served))
 	for _, s := range srv.served {
-		out = append(out, s.iface())
+		iface := s.iface()
+		iface.Tenant = srv.o.tenant
+		out = append(out, iface)
 	}
 	return out
 }
+
+// Tenant is the tenant this server serves (WithTenant), "" when none.
+func (srv *Server) Tenant() string { return srv.o.tenant }
 
 // Ready reports whether the card is published: the self-check passed and shutdown has
 // not started.
