@@ -30,6 +30,7 @@ type serveFlags struct {
 	tlsCert         string
 	tlsKey          string
 	v03             bool
+	tenant          string
 	name            string
 	shutdownTimeout time.Duration
 	selfCheck       time.Duration
@@ -50,7 +51,9 @@ hand-written card (--card FILE) is published only if every interface it declares
 at that address, binding and version, and its preferred entry at its primary URL;
 otherwise serve refuses to start, says which interface is wrong and what is served there,
 and exits 1. Behind a proxy or in a container, --public-url and --public-grpc set what the
-card advertises.
+card advertises. --tenant NAME serves one tenant: every interface declares it, HTTP+JSON is
+served under the {url}/NAME/ path prefix, and a request with another tenant or none is
+refused with A2A InvalidParams naming NAME.
 
 Before the card is published, every declared interface is probed over the real sockets;
 until each answers "served" the card endpoint answers 503 with Retry-After and /readyz is
@@ -71,6 +74,9 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
   # behind a TLS-terminating proxy
   a2abind serve --http :8080 --public-url https://agent.example.com --grpc :9090 --public-grpc agent.example.com:443
 
+  # one tenant: every interface declares "tenant": "acme"; HTTP+JSON at /a2a/rest/acme/...
+  a2abind serve --grpc 127.0.0.1:9090 --tenant acme
+
   # the seed incident's card: refused, exit 1
   a2abind serve --card testdata/cards/seed-v03.json`,
 		Args: cobra.NoArgs,
@@ -86,6 +92,7 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM) for HTTP and gRPC")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fl.BoolVar(&f.v03, "v03", false, "serve the v0.3 wire beside v1.0 and publish a union card")
+	fl.StringVar(&f.tenant, "tenant", "", "serve this tenant: every interface declares it and every request must carry it (HTTP+JSON: path prefix)")
 	fl.StringVar(&f.name, "name", "a2abind-echo", "agent name in the derived card")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "bound on draining in-flight requests at shutdown")
 	fl.DurationVar(&f.selfCheck, "self-check-timeout", server.DefaultSelfCheckTimeout, "bound on the self-check before the card is published")
@@ -112,6 +119,9 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	}
 	if f.v03 {
 		opts = append(opts, server.WithV03())
+	}
+	if f.tenant != "" {
+		opts = append(opts, server.WithTenant(f.tenant))
 	}
 	if f.publicURL != "" {
 		opts = append(opts, server.WithPublicURL(f.publicURL))
