@@ -36,7 +36,8 @@ type loadOptions struct {
 }
 
 // WithHTTPClient fetches cards with the given client (its Transport and TLS settings are
-// kept; a2abind still applies its own timeout and redirect limit).
+// kept; a2abind still applies its own timeout and redirect limit). Its connections stay
+// open for reuse: closing them is the caller's. Without it a fetch closes its connection.
 func WithHTTPClient(c *http.Client) Option { return func(o *loadOptions) { o.client = c } }
 
 // WithTimeout bounds one fetch. The default is 10 seconds; the context also bounds it.
@@ -241,6 +242,11 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 		}
 	}
 	req.Header.Set("Accept", "application/json")
+	if o.client == http.DefaultClient {
+		// A card fetch is one request: do not leave its connection idling in the
+		// process-wide pool (a caller that reuses connections passes WithHTTPClient).
+		req.Close = true
+	}
 	client := *o.client
 	client.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
 		if len(via) > o.maxRedirects {
