@@ -106,7 +106,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	}
 	err = conn.Invoke(metadata.NewOutgoingContext(ctx, md), method, in, out)
 	st := status.Convert(err)
-	a.ev.GRPCCode, a.ev.GRPCMessage = st.Code(), st.Message()
+	a.ev.GRPCCode, a.ev.GRPCMessage, a.message = st.Code(), st.Message(), st.Message()
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "" {
 			a.ev.Reason = info.GetReason()

@@ -16,7 +16,9 @@ import (
 // interface answers 404 with a google.rpc.Status body carrying ErrorInfo
 // TASK_NOT_FOUND.
 //
-// 1.0: GET {url}[/{tenant}]/tasks/{id} with A2A-Version: 1.0.
+// 1.0: GET {url}[/{tenant}]/tasks/{id} with A2A-Version: 1.0 (a tenant of several
+// segments, "locations/eu/projects/p", is sent as that many path segments, as a2a-go's
+// client sends it).
 // 0.3: GET {url}/tasks/{id} without A2A-Version (the routes a2a-go's v0.3 handler
 // serves) and, when nothing is mounted there, GET {url}/v1/tasks/{id} (the v0.3
 // specification's routes).
@@ -33,12 +35,16 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	if req.version == card.V1 {
 		prefix := base
 		if req.tenant != "" {
-			prefix += "/" + url.PathEscape(req.tenant)
+			prefix += "/" + tenantPath(req.tenant)
 		}
-		return getTask(ctx, req, prefix+"/tasks/"+id, http.Header{
+		a := getTask(ctx, req, prefix+"/tasks/"+id, http.Header{
 			"Accept":      {"application/a2a+json, application/json"},
 			"A2A-Version": {card.V1},
 		})
+		if req.tenant != "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Reason == "" {
+			a.extra = append(a.extra, fmt.Sprintf("the declared tenant %q was sent as the path prefix: nothing there may also mean the agent serves another tenant", req.tenant))
+		}
+		return a
 	}
 	h := http.Header{"Accept": {"application/json"}}
 	a := getTask(ctx, req, base+"/tasks/"+id, h)
@@ -64,6 +70,7 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 	if s, ok := parseStatusBody(ans.body); ok {
 		a.ev.Framing, a.ev.Reason = a2a.TransportProtocolHTTPJSON, s.Reason
 		a.ev.AnswerVersion = restVersion(ans.contentType, s)
+		a.message = s.Message
 		a.seen += ", " + s.String()
 		if a.ev.AnswerVersion != "" {
 			a.seen += fmt.Sprintf(" (a %s-shaped answer)", a.ev.AnswerVersion)

@@ -48,7 +48,7 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 	}
 	if r, err := parseJSONRPCResponse(ans.body); err == nil {
 		a.ev.Framing = a2a.TransportProtocolJSONRPC
-		a.ev.JSONRPCCode, a.ev.Reason = r.Code, r.Reason
+		a.ev.JSONRPCCode, a.ev.Reason, a.message = r.Code, r.Reason, r.Message
 		a.seen += ", " + r.String()
 		return a
 	}

@@ -30,7 +30,9 @@ const (
 	Malformed Outcome = "malformed"
 	// AgentError: an A2A handler answered the call with an A2A error (task not found,
 	// invalid params, ...). It proves the interface is served; delegate reports it for
-	// calls, probe folds it into Served.
+	// calls, probe folds it into Served, except when the agent refused the lookup's
+	// tenant (InvalidParams about the tenant): clients sending the card's tenant get the
+	// same refusal, so probe reports AgentError with the tenant named.
 	AgentError Outcome = "agent_error"
 	// Ambiguous: the request may have reached a handler (reset or 5xx after sending).
 	// Only delegate reports it.

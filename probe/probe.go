@@ -334,8 +334,13 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 	a.outcome, a.why = Classify(a.ev)
 	switch a.outcome {
 	case AgentError:
-		// An A2A handler answered with an A2A error: it is there.
-		a.outcome = Served
+		// An A2A handler answered with an A2A error: it is there, unless it refused the
+		// lookup's tenant (then no client following the card gets an answer either).
+		if note, refused := tenantRefused(a, req.tenant); refused {
+			a.extra = append(a.extra, note)
+		} else {
+			a.outcome = Served
+		}
 	case Ambiguous:
 		// 5xx or an answer cut short: for a probe, an answer that fits no binding.
 		a.outcome = Malformed
@@ -369,6 +374,7 @@ type attempt struct {
 	answered bool   // something answered at the protocol level (status line, gRPC status)
 	latency  time.Duration
 	extra    []string // notes from the prober (TLS attempts of a bare host:port, ...)
+	message  string   // the A2A error message of the answer, if any
 }
 
 func (a attempt) describe() string {

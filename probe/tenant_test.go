@@ -1,0 +1,110 @@
+package probe_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/server"
+)
+
+// startServed starts a2abind's guarded server on loopback (gRPC on its own listener)
+// and stops it when the test ends.
+func startServed(t *testing.T, opts ...server.Option) *server.Server {
+	t.Helper()
+	srv, err := server.New(server.Echo{}, append([]server.Option{server.WithGRPCAddr("127.0.0.1:0")}, opts...)...)
+	if err != nil {
+		t.Fatalf("server.New() error = %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := srv.Start(ctx); err != nil {
+		t.Fatalf("Start() error = %v", err)
+	}
+	return srv
+}
+
+// TestTenantLookups: the lookup carries the declared tenant on every binding (JSON-RPC
+// params.tenant, gRPC GetTaskRequest.tenant, HTTP+JSON path prefix), so a tenanted agent
+// probes served; a declared tenant the agent refuses, or none where it needs one, is
+// agent_error with the tenant named, never served; a tenant prefix where nothing is
+// mounted is not_found with the tenant named.
+func TestTenantLookups(t *testing.T) {
+	tenanted := startServed(t, server.WithTenant("acme"))
+	multi := startServed(t, server.WithTenant("locations/eu/projects/p-1"))
+	plain := startServed(t)
+	type row struct {
+		name    string
+		iface   card.Interface
+		want    probe.Outcome
+		wantMsg string
+	}
+	var tests []row
+	for _, iface := range tenanted.Interfaces() {
+		b := string(iface.Binding) + " "
+		tests = append(tests, row{b + "declared tenant served", iface, probe.Served, ""})
+		other := iface
+		other.Tenant = "globex"
+		tests = append(tests, row{b + "another tenant declared", other, probe.AgentError, `the card declares tenant "globex" for this interface and it was sent, but the agent asks for another`})
+		none := iface
+		none.Tenant = ""
+		tests = append(tests, row{b + "no tenant declared", none, probe.AgentError, "the card declares none for this interface, so none was sent, and the agent asks for one"})
+	}
+	for _, iface := range multi.Interfaces() {
+		tests = append(tests, row{string(iface.Binding) + " tenant of several segments", iface, probe.Served, ""})
+	}
+	for _, iface := range plain.Interfaces() {
+		withTenant := iface
+		withTenant.Tenant = "acme"
+		switch iface.Binding {
+		case httpjson: // the tenant prefix leads nowhere
+			tests = append(tests, row{"HTTP+JSON tenant declared, agent routes none", withTenant, probe.NotFound, `the declared tenant "acme" was sent as the path prefix`})
+		default: // a2a-go's handlers accept any tenant
+			tests = append(tests, row{string(iface.Binding) + " tenant declared, agent ignores it", withTenant, probe.Served, ""})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := probe.Interface(t.Context(), tt.iface, probe.WithTimeout(5*time.Second))
+			if r.Outcome != tt.want || !strings.Contains(r.Detail, tt.wantMsg) {
+				t.Errorf("Interface(%s, tenant %q) = %s (%s), want %s with %q", tt.iface, tt.iface.Tenant, r.Outcome, r.Detail, tt.want, tt.wantMsg)
+			}
+			if tt.want != probe.Served && !strings.Contains(r.Detail, "tenant") {
+				t.Errorf("Interface(%s) detail %q does not name the tenant", tt.iface, r.Detail)
+			}
+		})
+	}
+}
+
+// TestTenantRefusalIsAnInterfaceNotServed: Diagnose reports a refused tenant as an
+// error finding, so `a2abind probe` fails the card.
+func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
+	srv := startServed(t, server.WithTenant("acme"))
+	c := &card.Card{Shape: card.ShapeV1, Name: "x"}
+	for i, iface := range srv.Interfaces() {
+		iface.Tenant = "globex"
+		iface.Source = "supportedInterfaces[" + string(rune('0'+i)) + "]"
+		iface.Preferred = i == 0
+		c.Interfaces = append(c.Interfaces, iface)
+	}
+	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
+	report := probe.Diagnose(c, results)
+	var notServed int
+	for _, f := range report.Findings {
+		if f.Code == probe.CodeInterfaceNotServed {
+			notServed++
+		}
+	}
+	if notServed != len(c.Interfaces) || report.OK() {
+		t.Errorf("Diagnose() findings = %+v, want %d %s", report.Findings, len(c.Interfaces), probe.CodeInterfaceNotServed)
+	}
+}
