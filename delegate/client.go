@@ -497,12 +497,16 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 	}
 }
 
-// tenant is the request's tenant, or the interface's when the request has none.
+// tenant is the tenant a request to iface carries. A2A requires a client to send the
+// interface's declared tenant exactly (§8.3.2 rule 4), so a declared tenant wins over
+// the caller's (a request for another tenant would be refused, or served for the wrong
+// one). Where the interface declares none, the caller's tenant, if any, goes as given
+// (a2a-go's client keeps it too).
 func tenant(req string, iface card.Interface) string {
-	if req != "" {
-		return req
+	if iface.Tenant != "" {
+		return iface.Tenant
 	}
-	return iface.Tenant
+	return req
 }
 
 // withMessageID returns req with a messageId set, so that every attempt of one call

@@ -30,6 +30,10 @@
 // TTL, invalidated when the card's version or ETag changes; failed interfaces cool
 // down), so a misdeclared card costs one failed attempt, not one per call.
 //
+// Every request carries the tenant the chosen interface declares (A2A §8.3.2 rule 4),
+// which overrides a tenant set in the request; where none is declared the request's
+// own tenant goes as given.
+//
 // Credentials (WithHeader, WithBearer) go only to interfaces on the card's own origin
 // unless WithCredentialHosts allows more: a card cannot redirect a token.
 //
