@@ -68,6 +68,8 @@ type config struct {
 	cardFn   func(*Agent) any
 	executor a2asrv.AgentExecutor
 	wrap     func(http.Handler) http.Handler
+
+	tenantPaths []string // WithTenantREST mounts (tenant.go)
 }
 
 // Option configures Start.
@@ -156,7 +158,7 @@ func Start(opts ...Option) (*Agent, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if len(cfg.mounts) == 0 && cfg.grpcMode == GRPCOff && cfg.cardFn == nil {
+	if len(cfg.mounts) == 0 && len(cfg.tenantPaths) == 0 && cfg.grpcMode == GRPCOff && cfg.cardFn == nil {
 		for _, o := range Healthy() {
 			o(&cfg)
 		}
@@ -235,6 +237,7 @@ func Start(opts ...Option) (*Agent, error) {
 			mux.Handle(m.path, h)
 		}
 	}
+	a.mountTenantREST(mux, handler)
 	var root http.Handler = mux
 	if cfg.wrap != nil {
 		root = cfg.wrap(root)
