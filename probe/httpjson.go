@@ -44,6 +44,9 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 		if req.tenant != "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Reason == "" {
 			a.extra = append(a.extra, fmt.Sprintf("the declared tenant %q was sent as the path prefix: nothing there may also mean the agent serves another tenant", req.tenant))
 		}
+		if req.tenant == "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Framing == Unrecognised {
+			a.extra = append(a.extra, tenantPrefixNote(ctx, req, base, id)...)
+		}
 		return a
 	}
 	h := http.Header{"Accept": {"application/json"}}

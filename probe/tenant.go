@@ -1,12 +1,21 @@
 package probe
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
+
+	"github.com/a2abind/a2abind/card"
 )
+
+// probeTenant is the tenant path prefix of the lookup that tells an agent routing
+// tenants by path (a2a-go's NewTenantRESTHandler) from one with nothing mounted.
+const probeTenant = "a2abind-probe-tenant"
 
 // tenantRefused reports whether an A2A error answer to the lookup is the agent refusing
 // the tenant it carried (the card's declared tenant, or none): an InvalidParams answer
@@ -35,4 +44,19 @@ func tenantPath(tenant string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
+}
+
+// tenantPrefixNote is asked when an HTTP+JSON 1.0 interface that declares no tenant
+// answered the lookup with a plain 404: it repeats the lookup under a tenant path
+// prefix. If HTTP+JSON answers there (TaskNotFound), the agent routes tenants by path
+// and the card forgets to declare one: clients, sending none, get the 404.
+func tenantPrefixNote(ctx context.Context, req request, base, id string) []string {
+	b := getTask(ctx, req, base+"/"+probeTenant+"/tasks/"+id, http.Header{
+		"Accept":      {"application/a2a+json, application/json"},
+		"A2A-Version": {card.V1},
+	})
+	if b.ev.Framing != a2a.TransportProtocolHTTPJSON || b.ev.Reason != "TASK_NOT_FOUND" {
+		return nil
+	}
+	return []string{fmt.Sprintf("with a tenant path prefix HTTP+JSON 1.0 answers (%s -> %s): the agent routes tenants by path and the card declares no tenant for this interface", b.sent, b.seen)}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
 )
@@ -106,5 +107,35 @@ func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
 	}
 	if notServed != len(c.Interfaces) || report.OK() {
 		t.Errorf("Diagnose() findings = %+v, want %d %s", report.Findings, len(c.Interfaces), probe.CodeInterfaceNotServed)
+	}
+}
+
+// TestTenantPathRouting: a stock a2a-go agent routing tenants by path prefix
+// (lab.WithTenantREST, a2asrv.NewTenantRESTHandler) is served for any declared tenant;
+// when the card declares none the lookup gets a plain 404, which is not_found with the
+// detail saying that the agent answers under a tenant prefix.
+func TestTenantPathRouting(t *testing.T) {
+	a := startAgent(t, lab.WithTenantREST(lab.PathREST))
+	plain := startAgent(t, lab.WithREST(card.V1, lab.PathREST))
+	tests := []struct {
+		name    string
+		iface   card.Interface
+		want    probe.Outcome
+		wantMsg string
+		notMsg  string
+	}{
+		{"tenant declared", card.Interface{URL: a.URL(lab.PathREST), Binding: httpjson, ProtocolVersion: card.V1, Tenant: "acme"}, probe.Served, "", ""},
+		{"no tenant declared", card.Interface{URL: a.URL(lab.PathREST), Binding: httpjson, ProtocolVersion: card.V1}, probe.NotFound,
+			"the agent routes tenants by path and the card declares no tenant for this interface", ""},
+		{"no tenant routing, none declared", card.Interface{URL: plain.URL(lab.PathREST) + "/nothing", Binding: httpjson, ProtocolVersion: card.V1}, probe.NotFound,
+			"", "routes tenants"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := probe.Interface(t.Context(), tt.iface, probe.WithTimeout(5*time.Second))
+			if r.Outcome != tt.want || !strings.Contains(r.Detail, tt.wantMsg) || (tt.notMsg != "" && strings.Contains(r.Detail, tt.notMsg)) {
+				t.Errorf("Interface(%s, tenant %q) = %s (%s), want %s with %q", tt.iface, tt.iface.Tenant, r.Outcome, r.Detail, tt.want, tt.wantMsg)
+			}
+		})
 	}
 }
