@@ -40,6 +40,12 @@
 // Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of
 // successful calls too.
 //
+// Bounds: a unary answer (or an error answer) over MaxAnswerBytes fails the attempt as
+// ambiguous; a stream's events are bounded one by one (10 MiB, by a2a-go) and the
+// stream in time by the call's context; WithAttemptTimeout bounds the wait for a unary
+// answer or a stream's first event. A peer that trickles its answer is cut by those
+// deadlines, never waited for.
+//
 //	c, err := delegate.New(ctx, "http://127.0.0.1:8443", delegate.WithBearer(token))
 //	if err != nil { ... }
 //	defer c.Close()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -22,6 +23,16 @@ import (
 
 // maxCapture bounds how much of an answer body is kept to read an error object from.
 const maxCapture = 16 << 10
+
+// MaxAnswerBytes bounds the body of a unary answer (and of any error answer): a2a-go's
+// transports read whatever arrives, so a longer body fails the call with an error
+// naming this limit instead of growing memory without end. Streams are not bounded in
+// length (the call's context and WithAttemptTimeout bound them in time); a2a-go bounds
+// each of their events to 10 MiB.
+const MaxAnswerBytes = 16 << 20
+
+// errAnswerTooLarge is the read error of an answer body over MaxAnswerBytes.
+var errAnswerTooLarge = fmt.Errorf("answer body over the %d-byte limit", MaxAnswerBytes)
 
 // recorder collects the wire evidence of one attempt. It travels in the attempt's
 // context, under a2a-go's transports, which lose most of it in their errors.
@@ -174,6 +185,9 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		rec.setNetErr(err)
 		return nil, err
 	}
+	if mt, _, _ := mime.ParseMediaType(req.Header.Get("Accept")); mt != "text/event-stream" || resp.StatusCode >= http.StatusBadRequest {
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxAnswerBytes}
+	}
 	rec.mu.Lock()
 	rec.sent = true // an answer arrived, so the request went out
 	rec.httpStatus = resp.StatusCode
@@ -198,6 +212,30 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	resp.Body = &captureBody{ReadCloser: resp.Body, rec: rec}
 	return resp, nil
+}
+
+// limitedBody fails with errAnswerTooLarge once more than left bytes arrived.
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		if n, err := b.ReadCloser.Read(one[:]); n > 0 {
+			return 0, errAnswerTooLarge
+		} else if err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // captureBody keeps the first maxCapture bytes of an answer and a read failure.

@@ -19,5 +19,10 @@
 // WithHTTPMiddleware), CutGRPCAfterHandling (a proxy cutting gRPC after the handler ran),
 // and Counter (an executor counting executions and message ids).
 //
+// Hostile peers (hostile.go, StartHostile) answer every request in a way a client must
+// survive with bounded time and memory: an endless body, headers or a body trickled a
+// byte at a time, an SSE stream that never sends an event or never ends, a first event
+// that never ends, and a gRPC server that never answers.
+//
 // Everything listens on 127.0.0.1 only and stops on Close.
 package lab

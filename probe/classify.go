@@ -149,6 +149,11 @@ func classify(ev Evidence) (Outcome, string) {
 			return AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode)
 		}
 		return AgentError, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode)
+	case ev.HTTPStatus >= 200 && ev.HTTPStatus < 300 && ev.Err != nil:
+		// A success status, then the body was cut (reset, deadline, a size bound): the
+		// request was sent and may have been handled; the transport error decides.
+		o, why := ClassifyError(ev.Err, true)
+		return o, fmt.Sprintf("HTTP %d, then the answer was cut: %s", ev.HTTPStatus, why)
 	case ev.HTTPStatus != 0:
 		return classifyHTTP(ev)
 	case ev.Err != nil:

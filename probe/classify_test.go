@@ -56,6 +56,11 @@ func TestClassify(t *testing.T) {
 		{"plaintext to nginx TLS", probe.Evidence{Binding: httpjson, HTTPStatus: 400, Body: "<center>The plain HTTP request was sent to HTTPS port</center>"}, probe.TLSMismatch},
 		{"502 from a gateway", probe.Evidence{Binding: jsonrpc, HTTPStatus: 502, Framing: probe.Unrecognised}, probe.Ambiguous},
 		{"504", probe.Evidence{Binding: jsonrpc, HTTPStatus: 504}, probe.Timeout},
+		{"200, then the body cut by the deadline", probe.Evidence{Binding: httpjson, HTTPStatus: 200, Sent: true,
+			Err: fmt.Errorf("read: %w", context.DeadlineExceeded)}, probe.Ambiguous},
+		{"200, then the connection reset", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Sent: true, Err: syscall.ECONNRESET}, probe.Ambiguous},
+		{"200, then a body over a size bound", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Err: errors.New("answer body over the 16777216-byte limit")}, probe.Ambiguous},
+		{"200 with an unrecognised body cut short", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Framing: probe.Unrecognised, Err: io.ErrUnexpectedEOF}, probe.Malformed},
 
 		// HTTP+JSON
 		{"HTTP+JSON TASK_NOT_FOUND", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 404, Reason: "TASK_NOT_FOUND", Framing: httpjson, AnswerVersion: "1.0"}, probe.Served},
