@@ -143,6 +143,8 @@ func cause(r Result) string {
 		return "the address cannot be reached"
 	case Malformed:
 		return "the answer fits no A2A binding"
+	case AgentError:
+		return "an A2A handler answers but refuses the tenant the card declares for it (or its absence)"
 	}
 	return string(r.Outcome)
 }
@@ -174,6 +176,8 @@ func fixFor(r Result) string {
 		return "fix the host name or URL"
 	case Malformed:
 		return "point the interface at an A2A server"
+	case AgentError:
+		return "declare the tenant this interface serves (clients send the declared tenant exactly), or serve the declared one"
 	}
 	return "fix the interface"
 }

@@ -103,6 +103,9 @@ func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
 	for _, f := range report.Findings {
 		if f.Code == probe.CodeInterfaceNotServed {
 			notServed++
+			if !strings.Contains(f.Message, "refuses the tenant") || !strings.Contains(f.Fix, "declare the tenant") {
+				t.Errorf("finding %+v does not say the tenant is refused and how to fix it", f)
+			}
 		}
 	}
 	if notServed != len(c.Interfaces) || report.OK() {
