@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	grpccodes "google.golang.org/grpc/codes"
+
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
@@ -138,6 +141,28 @@ func TestTenantPathRouting(t *testing.T) {
 			r := probe.Interface(t.Context(), tt.iface, probe.WithTimeout(5*time.Second))
 			if r.Outcome != tt.want || !strings.Contains(r.Detail, tt.wantMsg) || (tt.notMsg != "" && strings.Contains(r.Detail, tt.notMsg)) {
 				t.Errorf("Interface(%s, tenant %q) = %s (%s), want %s with %q", tt.iface, tt.iface.Tenant, r.Outcome, r.Detail, tt.want, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// TestTenantRefusalEvidence pins what the tenant check in the probe builds on: each
+// binding's InvalidParams answer classifies as AgentError (an A2A handler answered),
+// which the probe folds into Served unless the message speaks of the tenant.
+func TestTenantRefusalEvidence(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   probe.Evidence
+	}{
+		{"JSON-RPC -32602", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, JSONRPCCode: -32602, Reason: "INVALID_PARAMS", Framing: jsonrpc}},
+		{"gRPC INVALID_ARGUMENT", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.InvalidArgument, Reason: "INVALID_PARAMS", Framing: grpc}},
+		{"HTTP+JSON 400 INVALID_PARAMS", probe.Evidence{Binding: httpjson, HTTPStatus: 400, ContentType: "application/json", Reason: "INVALID_PARAMS", Framing: httpjson}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := probe.Classify(tt.ev)
+			if diff := cmp.Diff(probe.AgentError, got); diff != "" {
+				t.Errorf("Classify() (-want +got):\n%s", diff)
 			}
 		})
 	}

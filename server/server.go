@@ -723,7 +723,7 @@ func (srv *Server) Card() *card.Card { return srv.card }
 func (srv *Server) CardJSON() []byte { return append([]byte(nil), srv.cardJSON...) }
 
 // Interfaces lists every (binding, version) this server serves, at the address the card
-// advertises for it, in derived-card order.
+// advertises for it and with the served tenant (WithTenant), in derived-card order.
 func (srv *Server) Interfaces() []card.Interface {
 	out := make([]card.Interface, 0, len(srv.served))
 	for _, s := range srv.served {
