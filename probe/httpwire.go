@@ -21,6 +21,8 @@ type httpAnswer struct {
 	location    string
 	tls         bool
 	err         error
+	truncated   bool  // the body was longer than maxBody: the rest was not read
+	cut         error // reading the body failed (a deadline, a reset) after the status arrived
 }
 
 // doHTTP sends one request with the probe's headers, reads at most maxBody bytes of the
@@ -49,14 +51,19 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 		return httpAnswer{err: err, tls: hr.URL.Scheme == "https"}
 	}
 	defer resp.Body.Close()
-	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	a := httpAnswer{
 		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
 		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
-		tls: resp.TLS != nil,
+		tls: resp.TLS != nil, cut: rerr,
 	}
-	if rerr != nil && len(data) == 0 {
+	if len(data) > maxBody {
+		a.body, a.truncated = data[:maxBody], true
+	}
+	if rerr != nil {
+		// The answer was cut while its body was read: the error is evidence (a body cut
+		// by the deadline is a timeout, not an answer that fits no binding).
 		a.err = rerr
 	}
 	return a
@@ -90,6 +97,12 @@ func (h httpAnswer) seen() string {
 	}
 	if h.location != "" {
 		s += ", Location: " + h.location
+	}
+	if h.truncated {
+		s += fmt.Sprintf(", body over the %d-byte limit (read no further)", maxBody)
+	}
+	if h.cut != nil {
+		s += ", body cut: " + h.cut.Error()
 	}
 	return s
 }

@@ -32,7 +32,8 @@ import (
 // DefaultTimeout is the per-interface budget when WithTimeout is not given.
 const DefaultTimeout = 10 * time.Second
 
-// maxBody bounds every answer a probe reads: HTTP bodies and gRPC messages.
+// maxBody bounds every answer a probe reads: HTTP bodies (the rest of a longer body is
+// not read; the detail says so), gRPC messages and gRPC response headers.
 const maxBody = 64 << 10
 
 // maxParallel bounds how many interfaces Card probes at once.
@@ -345,7 +346,8 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 		// 5xx or an answer cut short: for a probe, an answer that fits no binding.
 		a.outcome = Malformed
 	}
-	if ctx.Err() != nil && a.outcome == Malformed && !a.answered {
+	if ctx.Err() != nil && a.outcome == Malformed && (!a.answered || a.ev.Err != nil) {
+		// Nothing answered, or the answer was cut, before the budget ran out.
 		a.outcome = Timeout
 	}
 	return a
