@@ -125,9 +125,11 @@ obtained or the command line is wrong.`,
 				tlsCfg.InsecureSkipVerify = true //nolint:gosec // asked for with --insecure
 				probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
 			}
-			cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: &http.Transport{
+			cardTransport := &http.Transport{
 				Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true,
-			}}))
+			}
+			defer cardTransport.CloseIdleConnections()
+			cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: cardTransport}))
 
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
