@@ -69,6 +69,7 @@ type Server struct {
 	served  []served
 
 	handler a2asrv.RequestHandler
+	execs   *executions // the executor, bound to the server's lifetime
 	httpSrv *http.Server
 	grpcSrv *grpc.Server
 
@@ -175,7 +176,8 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	if o.tenant != "" {
 		hopts = append(hopts, a2asrv.WithCallInterceptors(tenantCheck{tenant: o.tenant}))
 	}
-	srv.handler = a2asrv.NewHandler(executor, hopts...)
+	srv.execs = newExecutions(executor)
+	srv.handler = a2asrv.NewHandler(srv.execs, hopts...)
 	if srv.grpcLis != nil || o.grpcOnHTTP {
 		gopts := []grpc.ServerOption{
 			grpc.ChainUnaryInterceptor(srv.unaryGate), grpc.ChainStreamInterceptor(srv.streamGate),
@@ -656,6 +658,11 @@ func (srv *Server) drain(ctx context.Context) error {
 	srv.event("http-closed")
 	wg.Wait()
 	srv.wg.Wait()
+	// Executions run detached from their requests: those still running now (a task
+	// that outlived its call, a stream cut by the drain deadline) are cancelled.
+	if !srv.execs.stop(srv.o.shutdownTimeout) {
+		srv.log.Warn("executions still running after shutdown: the executor ignores its context")
+	}
 	srv.closeListeners()
 	srv.log.Info("stopped")
 	return errors.Join(errs...)
