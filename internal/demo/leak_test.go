@@ -11,3 +11,13 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+// TestRunLeavesNothing: once Run returned, every agent, listener, client and connection
+// it started is gone.
+func TestRunLeavesNothing(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	if _, err := Run(t.Context()); err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	goleak.VerifyNone(t, before)
+}
