@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopJSServers()
-	os.Exit(code)
+	os.Exit(leakCheck(code))
 }
 
 // a2abind returns the command `a2abind args...` (this test binary in CLI mode), in its

@@ -80,6 +80,9 @@ func TestLintText(t *testing.T) {
 					t.Errorf("stdout contains %q:\n%s", s, stdout)
 				}
 			}
+			if tc.stderr == "" && stderr != "" {
+				t.Errorf("stderr = %q, want nothing", stderr)
+			}
 			if !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr, tc.stderr)
 			}
