@@ -89,23 +89,27 @@ func TestCommandsAgainstHostilePeers(t *testing.T) {
 		{"send to a gRPC server that never answers", []string{"send", hanging, "hi", "--grpc-plaintext"}, ExitFailed, "deadline"},
 		{"send --stream to a stream that never ends", []string{"send", endlessStream, "hi", "--stream"}, ExitFailed, "after 1 events"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			before := goleak.IgnoreCurrent()
-			args := append(tc.args, "--timeout", timeout.String())
-			code, stdout, stderr, elapsed := runBounded(t, args...)
-			if code != tc.want {
-				t.Errorf("a2abind %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, tc.want, stdout, stderr)
-			}
-			if !strings.Contains(stdout+stderr, tc.contains) {
-				t.Errorf("a2abind %s: output lacks %q\nstdout: %s\nstderr: %s", strings.Join(args, " "), tc.contains, stdout, stderr)
-			}
-			if elapsed > timeout+hostileMargin {
-				t.Errorf("a2abind %s returned after %s, want at most %s", strings.Join(args, " "), elapsed, timeout+hostileMargin)
-			}
-			goleak.VerifyNone(t, before)
-		})
-	}
+	before := goleak.IgnoreCurrent()
+	t.Run("commands", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				args := append(tc.args, "--timeout", timeout.String())
+				code, stdout, stderr, elapsed := runBounded(t, args...)
+				if code != tc.want {
+					t.Errorf("a2abind %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, tc.want, stdout, stderr)
+				}
+				if !strings.Contains(stdout+stderr, tc.contains) {
+					t.Errorf("a2abind %s: output lacks %q\nstdout: %s\nstderr: %s", strings.Join(args, " "), tc.contains, stdout, stderr)
+				}
+				if elapsed > timeout+hostileMargin {
+					t.Errorf("a2abind %s returned after %s, want at most %s", strings.Join(args, " "), elapsed, timeout+hostileMargin)
+				}
+			})
+		}
+	})
+	// The commands ran in parallel; together they left nothing.
+	goleak.VerifyNone(t, before)
 }
 
 // TestCommandsLeaveNothing: after lint, probe, send and send --stream against live agents
