@@ -60,6 +60,10 @@ func (e *executions) bound(ctx context.Context, run func(context.Context) iter.S
 	}
 }
 
+// executionGrace bounds how long Shutdown waits for cancelled executions to return, on
+// top of the drain: one that honours its context returns at once.
+const executionGrace = time.Second
+
 // stop cancels the executions still running and waits for them to return, at most
 // wait. It reports whether they all did (an executor that ignores its context cannot
 // be stopped).

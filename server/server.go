@@ -660,7 +660,7 @@ func (srv *Server) drain(ctx context.Context) error {
 	srv.wg.Wait()
 	// Executions run detached from their requests: those still running now (a task
 	// that outlived its call, a stream cut by the drain deadline) are cancelled.
-	if !srv.execs.stop(srv.o.shutdownTimeout) {
+	if !srv.execs.stop(min(srv.o.shutdownTimeout, executionGrace)) {
 		srv.log.Warn("executions still running after shutdown: the executor ignores its context")
 	}
 	srv.closeListeners()
