@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
@@ -64,6 +65,19 @@ func TestCard_SideEffectFree(t *testing.T) {
 	}
 	if n := exec.calls.Load(); n != 0 {
 		t.Errorf("the agent's executor ran %d times during probing, want 0 (probes must not send messages)", n)
+	}
+	// The counter counts: one real message runs the executor once.
+	client, err := a2aclient.NewFromEndpoints(t.Context(), []*a2a.AgentInterface{
+		{URL: a.URL(lab.PathJSONRPC), ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.ProtocolVersion(card.V1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Destroy()
+	if _, err := client.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi"))}); err != nil {
+		t.Fatalf("SendMessage() = %v", err)
+	}
+	if n := exec.calls.Load(); n != 1 {
+		t.Errorf("the executor ran %d times for one message, want 1: the counter does not count", n)
 	}
 }
 
