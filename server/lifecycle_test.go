@@ -180,6 +180,9 @@ func TestSelfCheckRefusesAnUnregisteredGRPCService(t *testing.T) {
 	if n := h.ok.Load(); n != 0 {
 		t.Errorf("the card was served %d times although gRPC had no handler", n)
 	}
+	if h.refused.Load() == 0 {
+		t.Errorf("no card request was answered 503 during the self-check: the hammer checked nothing")
+	}
 	if srv.Ready() {
 		t.Errorf("Ready() = true after a failed self-check")
 	}
