@@ -165,7 +165,9 @@ func TestHostileStreams(t *testing.T) {
 			is: ErrAmbiguous, contains: "deadline"},
 		{name: "keep-alives only, call deadline", kind: lab.EndlessKeepAlive, ctx: budget,
 			is: ErrAmbiguous, contains: "deadline"},
-		{name: "endless after the first event", kind: lab.EndlessAfterEvent, attempt: budget, ctx: 2 * budget, wantEvents: 1,
+		// The attempt timeout bounds only the wait for the first event; the call's context
+		// ends the stream after it.
+		{name: "endless after the first event", kind: lab.EndlessAfterEvent, attempt: time.Second, ctx: 1500 * time.Millisecond, wantEvents: 1,
 			is: ErrStreamBroken, contains: "after 1 events"},
 		{name: "giant first event", kind: lab.GiantEvent, ctx: 20 * time.Second,
 			is: ErrAgent, contains: "token too long"},
