@@ -40,7 +40,8 @@
 // Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of
 // successful calls too.
 //
-// Bounds: a unary answer (or an error answer) over MaxAnswerBytes fails the attempt as
+// Bounds: a unary answer (or an error answer) over MaxAnswerBytes stops the call as an
+// answer the client cannot read (ErrAgent); an answer cut by a deadline or a reset is
 // ambiguous; a stream's events are bounded one by one (10 MiB, by a2a-go) and the
 // stream in time by the call's context; WithAttemptTimeout bounds the wait for a unary
 // answer or a stream's first event. A peer that trickles its answer is cut by those

@@ -26,7 +26,8 @@ const maxCapture = 16 << 10
 
 // MaxAnswerBytes bounds the body of a unary answer (and of any error answer): a2a-go's
 // transports read whatever arrives, so a longer body fails the call with an error
-// naming this limit instead of growing memory without end. Streams are not bounded in
+// naming this limit instead of growing memory without end. The handler answered, so the
+// call stops there (ErrAgent), as for any answer the client cannot read. Streams are not bounded in
 // length (the call's context and WithAttemptTimeout bound them in time); a2a-go bounds
 // each of their events to 10 MiB.
 const MaxAnswerBytes = 16 << 20
@@ -250,7 +251,9 @@ func (b *captureBody) Read(p []byte) (int, error) {
 	if room := maxCapture - len(b.rec.body); room > 0 && n > 0 {
 		b.rec.body = append(b.rec.body, p[:min(n, room)]...)
 	}
-	if err != nil && !errors.Is(err, io.EOF) && b.rec.netErr == nil {
+	// An answer over MaxAnswerBytes arrived whole as far as the wire goes: it is an answer
+	// the client could not read (like an SSE event over a2a-go's bound), not a cut one.
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errAnswerTooLarge) && b.rec.netErr == nil {
 		b.rec.netErr = err
 	}
 	b.rec.mu.Unlock()

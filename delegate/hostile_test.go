@@ -68,8 +68,10 @@ func allocated(f func()) uint64 {
 
 // TestHostileUnaryAnswers: a peer answering without end, or one byte at a time, or a
 // gRPC server that never answers, costs a unary call at most MaxAnswerBytes of memory
-// and its budget (the attempt timeout or the call's context) of time; the attempt is
-// ambiguous (the request went out) and its detail says which bound cut it.
+// and its budget (the attempt timeout or the call's context) of time, and the attempt's
+// detail says which bound cut it. An answer over MaxAnswerBytes is one the client cannot
+// read: the call stops (ErrAgent). One cut by a deadline is ambiguous: a message is not
+// resent (ErrAmbiguous), a read may go to the next interface (here there is none).
 func TestHostileUnaryAnswers(t *testing.T) {
 	const budget = 300 * time.Millisecond
 	tests := []struct {
@@ -80,22 +82,23 @@ func TestHostileUnaryAnswers(t *testing.T) {
 		op       string        // "send" or "get"
 		attempt  time.Duration // WithAttemptTimeout; 0 leaves the default (3 min): the context bounds
 		ctx      time.Duration
+		want     probe.Outcome // of the last attempt
 		contains string
 	}{
 		{name: "endless JSON-RPC answer", kind: lab.EndlessBody, binding: a2a.TransportProtocolJSONRPC, version: card.V1, op: "send",
-			ctx: 20 * time.Second, contains: "answer body over the 16777216-byte limit"},
+			ctx: 20 * time.Second, want: probe.AgentError, contains: "answer body over the 16777216-byte limit"},
 		{name: "endless v0.3 HTTP+JSON answer", kind: lab.EndlessBody, binding: a2a.TransportProtocolHTTPJSON, version: card.V03, op: "send",
-			ctx: 20 * time.Second, contains: "answer body over the 16777216-byte limit"},
+			ctx: 20 * time.Second, want: probe.AgentError, contains: "answer body over the 16777216-byte limit"},
 		{name: "trickled headers, attempt timeout", kind: lab.TrickleHeaders, binding: a2a.TransportProtocolJSONRPC, version: card.V1, op: "send",
-			attempt: budget, ctx: 20 * time.Second, contains: "deadline"},
+			attempt: budget, ctx: 20 * time.Second, want: probe.Ambiguous, contains: "deadline"},
 		{name: "trickled body, call deadline", kind: lab.TrickleBody, binding: a2a.TransportProtocolJSONRPC, version: card.V1, op: "get",
-			ctx: budget, contains: "deadline"},
+			ctx: budget, want: probe.Ambiguous, contains: "deadline"},
 		{name: "trickled body, attempt timeout", kind: lab.TrickleBody, binding: a2a.TransportProtocolHTTPJSON, version: card.V1, op: "send",
-			attempt: budget, ctx: 20 * time.Second, contains: "deadline"},
+			attempt: budget, ctx: 20 * time.Second, want: probe.Ambiguous, contains: "deadline"},
 		{name: "hanging gRPC, attempt timeout", kind: lab.HangingGRPC, binding: a2a.TransportProtocolGRPC, version: card.V1, op: "send",
-			attempt: budget, ctx: 20 * time.Second, contains: "deadline"},
+			attempt: budget, ctx: 20 * time.Second, want: probe.Ambiguous, contains: "deadline"},
 		{name: "hanging gRPC, call deadline", kind: lab.HangingGRPC, binding: a2a.TransportProtocolGRPC, version: card.V03, op: "get",
-			ctx: budget, contains: "deadline"},
+			ctx: budget, want: probe.Ambiguous, contains: "deadline"},
 	}
 	// One JSON decoder (a2a-go's 1.0 transports) and one io.ReadAll (its v0.3 HTTP+JSON
 	// transport) read the endless answers: the bound is under both, in the HTTP transport.
@@ -124,16 +127,17 @@ func TestHostileUnaryAnswers(t *testing.T) {
 				}
 			})
 			elapsed := time.Since(start)
-			// The request went out and the answer is unusable: ambiguous. A message is not
-			// resent (ErrAmbiguous); a read may go to the next interface (there is none).
 			var de *Error
 			if !errors.As(err, &de) {
 				t.Fatalf("%s error = %v, want a *Error", tc.op, err)
 			}
-			if last, _ := de.Last(); last.Outcome != probe.Ambiguous || !strings.Contains(strings.ToLower(last.Detail), tc.contains) {
-				t.Errorf("%s last attempt = %s (%s), want ambiguous containing %q", tc.op, last.Outcome, last.Detail, tc.contains)
+			if last, _ := de.Last(); last.Outcome != tc.want || !strings.Contains(strings.ToLower(last.Detail), tc.contains) {
+				t.Errorf("%s last attempt = %s (%s), want %s containing %q", tc.op, last.Outcome, last.Detail, tc.want, tc.contains)
 			}
-			if tc.op == "send" && !errors.Is(err, ErrAmbiguous) {
+			switch {
+			case tc.want == probe.AgentError && !errors.Is(err, ErrAgent):
+				t.Errorf("%s error = %v, want ErrAgent (the call stops)", tc.op, err)
+			case tc.want == probe.Ambiguous && tc.op == "send" && !errors.Is(err, ErrAmbiguous):
 				t.Errorf("SendMessage error = %v, want ErrAmbiguous (never resent)", err)
 			}
 			if limit := timeBound(tc.ctx, tc.attempt) + boundMargin; elapsed > limit {

@@ -59,7 +59,7 @@ func TestClassify(t *testing.T) {
 		{"200, then the body cut by the deadline", probe.Evidence{Binding: httpjson, HTTPStatus: 200, Sent: true,
 			Err: fmt.Errorf("read: %w", context.DeadlineExceeded)}, probe.Ambiguous},
 		{"200, then the connection reset", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Sent: true, Err: syscall.ECONNRESET}, probe.Ambiguous},
-		{"200, then a body over a size bound", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Err: errors.New("answer body over the 16777216-byte limit")}, probe.Ambiguous},
+		{"200, then an unknown read error", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Err: errors.New("read: something went wrong")}, probe.Ambiguous},
 		{"200 with an unrecognised body cut short", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, Framing: probe.Unrecognised, Err: io.ErrUnexpectedEOF}, probe.Malformed},
 
 		// HTTP+JSON
