@@ -24,12 +24,16 @@ func TestCloseReleasesConnections(t *testing.T) {
 		agent  []lab.Option
 		opts   []Option
 		stream bool
+		leave  bool // stop reading the stream after its first event
 	}{
 		{name: "JSON-RPC", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolJSONRPC)}},
 		{name: "gRPC", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolGRPC), WithPlaintextGRPC()}},
 		{name: "HTTP+JSON", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolHTTPJSON)}},
 		{name: "JSON-RPC stream", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolJSONRPC)}, stream: true},
 		{name: "gRPC stream", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolGRPC), WithPlaintextGRPC()}, stream: true},
+		{name: "JSON-RPC stream left after one event", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolJSONRPC)}, stream: true, leave: true},
+		{name: "gRPC stream left after one event", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolGRPC), WithPlaintextGRPC()}, stream: true, leave: true},
+		{name: "HTTP+JSON stream left after one event", agent: lab.Healthy(), opts: []Option{WithBindings(a2a.TransportProtocolHTTPJSON)}, stream: true, leave: true},
 		{name: "v0.3 fallback from gRPC without service", agent: lab.Seed()},
 	}
 	for _, tc := range tests {
@@ -48,6 +52,9 @@ func TestCloseReleasesConnections(t *testing.T) {
 						t.Fatalf("SendStreamingMessage() error = %v", err)
 					}
 					n++
+					if tc.leave {
+						break
+					}
 				}
 				if n == 0 {
 					t.Fatal("SendStreamingMessage() gave no event")
