@@ -194,6 +194,7 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	srv.httpSrv = &http.Server{
 		Handler:           srv.httpHandler(),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       requestBodyTimeout,
 		IdleTimeout:       2 * time.Minute,
 		Protocols:         &protocols,
 		ErrorLog:          log.New(io.Discard, "", 0),
@@ -404,6 +405,13 @@ func (srv *Server) httpHandler() http.Handler {
 // maxRequestBytes bounds the body of an HTTP request to a binding (gRPC messages are
 // bounded by grpc-go's own 4 MiB default).
 const maxRequestBytes = 8 << 20
+
+// requestBodyTimeout bounds how long an HTTP request (headers and body) may take to
+// arrive (the http.Server's ReadTimeout), so that a client trickling its body cannot hold
+// a handler forever. net/http lifts the deadline once the body is read, so long answers
+// (SSE streams, slow SendMessage calls) are not bounded by it. A variable for the
+// package's tests only.
+var requestBodyTimeout = 30 * time.Second
 
 // serveCard publishes the card only while the server is ready: 503 with Retry-After
 // before the self-check passed and after shutdown started. The card carries
