@@ -68,6 +68,9 @@ func TestHostilePeers(t *testing.T) {
 			if elapsed > budget+margin {
 				t.Errorf("Interface() returned after %s, want at most %s", elapsed, budget+margin)
 			}
+			if measure {
+				t.Logf("allocated %d MiB in %s", alloc>>20, elapsed)
+			}
 			// An unbounded reader would take the peer's HostileMaxBytes (256 MiB) per request.
 			if measure && alloc > 32<<20 {
 				t.Errorf("Interface() allocated %d MiB, want under 32 MiB", alloc>>20)
