@@ -3,14 +3,11 @@ package lab
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc"
 )
 
@@ -176,7 +173,7 @@ func (p *HostilePeer) answer(c net.Conn) {
 		w.repeat([]byte(": keep-alive\n\n"), TrickleInterval)
 	case EndlessAfterEvent:
 		w.write(httpHead("text/event-stream"))
-		w.write(firstEvent())
+		w.write([]byte(firstEvent))
 		w.repeat([]byte(": keep-alive\n\n"), TrickleInterval)
 	case GiantEvent:
 		w.write(httpHead("text/event-stream"))
@@ -190,16 +187,10 @@ func httpHead(contentType string) []byte {
 	return []byte("HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nConnection: close\r\n\r\n")
 }
 
-// firstEvent is one SSE event carrying a JSON-RPC 1.0 stream result: a task working.
-func firstEvent() []byte {
-	ev := a2a.StreamResponse{Event: &a2a.TaskStatusUpdateEvent{TaskID: "hostile-task", ContextID: "hostile-context",
-		Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}}
-	result, err := json.Marshal(ev)
-	if err != nil {
-		panic(err) // a fixed, valid event: cannot fail
-	}
-	return fmt.Appendf(nil, "data: {\"jsonrpc\": \"2.0\", \"id\": \"x\", \"result\": %s}\n\n", result)
-}
+// firstEvent is one SSE event carrying a JSON-RPC 1.0 stream result: a task working
+// (the JSON a2a.StreamResponse marshals to).
+const firstEvent = `data: {"jsonrpc": "2.0", "id": "x", "result": ` +
+	`{"statusUpdate":{"contextId":"hostile-context","status":{"state":"TASK_STATE_WORKING"},"taskId":"hostile-task"}}}` + "\n\n"
 
 // hostileWriter writes to one connection, counting, until the peer closes, the client
 // goes away or HostileMaxBytes were written.

@@ -44,6 +44,9 @@ func TestHostilePeersMisbehave(t *testing.T) {
 			if n != 4<<20 || err != nil {
 				t.Errorf("read %d bytes, err %v; want 4 MiB and more to come", n, err)
 			}
+			if w := p.Written(); w < n {
+				t.Errorf("Written() = %d, want at least the %d bytes read", w, n)
+			}
 		}},
 		{TrickleHeaders, func(t *testing.T, p *HostilePeer) {
 			_, cancel, err := get(t, p, 200*time.Millisecond)
