@@ -130,8 +130,8 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 		c.cache = NewCache(WithCacheSize(8))
 	}
 	c.httpClient = &http.Client{Transport: recordingTransport{base: base}}
-	if t, ok := base.(*http.Transport); ok && o.httpClient == nil {
-		c.ownHTTP = t
+	if o.httpClient == nil {
+		c.ownHTTP, _ = base.(*http.Transport)
 	}
 	c.cands, c.skipped = candidates(cd, o.bindings)
 	if len(c.cands) == 0 {

@@ -26,10 +26,10 @@ const maxCapture = 16 << 10
 
 // MaxAnswerBytes bounds the body of a unary answer (and of any error answer): a2a-go's
 // transports read whatever arrives, so a longer body fails the call with an error
-// naming this limit instead of growing memory without end. The handler answered, so the
-// call stops there (ErrAgent), as for any answer the client cannot read. Streams are not bounded in
-// length (the call's context and WithAttemptTimeout bound them in time); a2a-go bounds
-// each of their events to 10 MiB.
+// naming this limit instead of growing memory without end. The handler answered, so
+// the call stops there (ErrAgent), as for any answer the client cannot read. Streams
+// are not bounded in length (the call's context and WithAttemptTimeout bound them in
+// time); a2a-go bounds each of their events to 10 MiB.
 const MaxAnswerBytes = 16 << 20
 
 // errAnswerTooLarge is the read error of an answer body over MaxAnswerBytes.
