@@ -92,6 +92,9 @@ func TestHostilePeers(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > budget+margin {
 		t.Errorf("Card() returned after %s, want at most %s", elapsed, budget+margin)
 	}
+	if len(results) != len(tests) {
+		t.Fatalf("Card() = %d results, want %d", len(results), len(tests))
+	}
 	for i, r := range results {
 		if r.Outcome != tests[i].want {
 			t.Errorf("Card() %s: %s (%s), want %s", tests[i].name, r.Outcome, r.Detail, tests[i].want)

@@ -47,7 +47,11 @@ func TestCardLeavesNothing(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
-	for _, r := range probe.Card(ctx, odd) {
+	results := probe.Card(ctx, odd)
+	if len(results) != len(odd.Interfaces) {
+		t.Fatalf("Card() = %d results, want %d", len(results), len(odd.Interfaces))
+	}
+	for _, r := range results {
 		if r.Outcome == probe.Served {
 			t.Errorf("%s: outcome served, want a failure (%s)", r.Interface, r.Detail)
 		}

@@ -33,7 +33,11 @@ func TestShutdownLeavesNothing(t *testing.T) {
 		if err := srv.Start(ctx); err != nil {
 			t.Fatalf("Start() error = %v", err)
 		}
-		for _, r := range probe.Card(ctx, srv.Card()) {
+		results := probe.Card(ctx, srv.Card())
+		if len(results) != 8 { // JSON-RPC, gRPC, gRPC on the HTTP port, HTTP+JSON; 1.0 and 0.3
+			t.Errorf("Card() = %d results, want 8", len(results))
+		}
+		for _, r := range results {
 			if r.Outcome != probe.Served {
 				t.Errorf("%s: %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 			}
