@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 // The benchmarks measure SendMessage latency on loopback. Each iteration calls every
@@ -89,8 +90,8 @@ func BenchmarkSteadyState(b *testing.B) {
 	for _, pair := range benchPairs {
 		b.Run(pair.name, func(b *testing.B) {
 			ctx := context.Background()
-			healthy := benchAgent(b, pair.healthy())
-			seed := benchAgent(b, pair.seed())
+			healthy := labtest.Start(b, pair.healthy()...)
+			seed := labtest.Start(b, pair.seed()...)
 			plain := plainClient(b, ctx, healthy.BaseURL, pair.v03)
 			viaDelegate := benchClient(b, ctx, healthy.BaseURL)
 			steady := benchClient(b, ctx, seed.BaseURL)
@@ -121,8 +122,8 @@ func BenchmarkFirstCall(b *testing.B) {
 	for _, pair := range benchPairs {
 		b.Run(pair.name, func(b *testing.B) {
 			ctx := context.Background()
-			healthy := benchAgent(b, pair.healthy())
-			seed := benchAgent(b, pair.seed())
+			healthy := labtest.Start(b, pair.healthy()...)
+			seed := labtest.Start(b, pair.seed()...)
 			viaDelegate := benchClient(b, ctx, healthy.BaseURL)
 			seedCard := benchClient(b, ctx, seed.BaseURL).Card()
 			med := rotate(b,
@@ -159,16 +160,6 @@ func median(s []time.Duration) time.Duration {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-func benchAgent(b *testing.B, opts []lab.Option) *lab.Agent {
-	b.Helper()
-	a, err := lab.Start(opts...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = a.Close() })
-	return a
 }
 
 func benchClient(b *testing.B, ctx context.Context, target string) *Client {

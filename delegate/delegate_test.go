@@ -22,18 +22,9 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
-
-func startAgent(t *testing.T, opts ...lab.Option) *lab.Agent {
-	t.Helper()
-	a, err := lab.Start(opts...)
-	if err != nil {
-		t.Fatalf("lab.Start() error = %v", err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
 
 func testContext(t *testing.T) context.Context {
 	t.Helper()
@@ -114,7 +105,7 @@ func TestSeedAgents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testContext(t)
-			a := startAgent(t, tt.agent...)
+			a := labtest.Start(t, tt.agent...)
 
 			sdk, err := a2aGoWithGRPC(ctx, a.BaseURL, tt.v03)
 			if err != nil {
@@ -159,7 +150,7 @@ func TestSeedAgents(t *testing.T) {
 // TestReadsOnSeed exercises the idempotent operations through the fallback.
 func TestReadsOnSeed(t *testing.T) {
 	ctx := testContext(t)
-	a := startAgent(t, lab.SeedV1()...)
+	a := labtest.Start(t, lab.SeedV1()...)
 	c := newTestClient(t, ctx, a.BaseURL)
 
 	var tr Trace
@@ -214,7 +205,7 @@ func authAgent(t *testing.T, first a2a.TransportProtocol) *lab.Agent {
 		c["securitySchemes"] = map[string]any{"bearer": map[string]any{"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer"}}}
 		return c
 	}))
-	return startAgent(t, opts...)
+	return labtest.Start(t, opts...)
 }
 
 // TestAuthStopsAfterOneAttempt: 401 and UNAUTHENTICATED stop the call at once, naming
@@ -268,7 +259,7 @@ func TestEveryInterfaceDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = garbage.Close() })
-	a := startAgent(t, lab.WithCard(func(a *lab.Agent) any {
+	a := labtest.Start(t, lab.WithCard(func(a *lab.Agent) any {
 		return lab.V1Card("down",
 			lab.Decl{URL: "http://" + closed1 + "/a2a", Binding: lab.JSONRPC, Version: card.V1},
 			lab.Decl{URL: closed2, Binding: lab.GRPC, Version: card.V1},
@@ -297,7 +288,7 @@ func TestEveryInterfaceDown(t *testing.T) {
 // counter counts executions.
 func droppingAgent(t *testing.T, fault func(string) func(http.Handler) http.Handler) (*lab.Agent, *lab.Counter) {
 	counter := &lab.Counter{}
-	a := startAgent(t,
+	a := labtest.Start(t,
 		lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
 		lab.WithGRPC(lab.GRPCV1),
 		lab.WithExecutor(counter),
@@ -359,7 +350,7 @@ func TestNoDoubleDelivery(t *testing.T) {
 func TestStreams(t *testing.T) {
 	t.Run("before the first event", func(t *testing.T) {
 		ctx := testContext(t)
-		a := startAgent(t, lab.Seed()...)
+		a := labtest.Start(t, lab.Seed()...)
 		c := newTestClient(t, ctx, a.BaseURL)
 		var tr Trace
 		var events int
@@ -407,7 +398,7 @@ func TestStreams(t *testing.T) {
 	})
 	t.Run("subscribe falls back", func(t *testing.T) {
 		ctx := testContext(t)
-		a := startAgent(t, lab.SeedV1()...)
+		a := labtest.Start(t, lab.SeedV1()...)
 		c := newTestClient(t, ctx, a.BaseURL, WithCache(NewCache(WithCacheTTL(0))))
 		var tr Trace
 		for _, err := range c.SubscribeToTask(WithTrace(ctx, &tr), &a2a.SubscribeToTaskRequest{ID: "no-such-task"}) {
@@ -424,7 +415,7 @@ func TestStreams(t *testing.T) {
 // TestConcurrentCallers shares one client and one cache between many goroutines.
 func TestConcurrentCallers(t *testing.T) {
 	ctx := testContext(t)
-	a := startAgent(t, lab.Seed()...)
+	a := labtest.Start(t, lab.Seed()...)
 	cache := NewCache()
 	c := newTestClient(t, ctx, a.BaseURL, WithCache(cache))
 	other := newTestClient(t, ctx, a.BaseURL, WithCache(cache))
@@ -515,8 +506,8 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 			if tt.otherAuth {
 				otherOpts = append(otherOpts, lab.WithAuth("s3cret"))
 			}
-			other := startAgent(t, otherOpts...)
-			home := startAgent(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithAuth("s3cret"),
+			other := labtest.Start(t, otherOpts...)
+			home := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithAuth("s3cret"),
 				lab.WithHTTPMiddleware(homeSeen.middleware),
 				lab.WithCard(func(a *lab.Agent) any {
 					return lab.V1Card("home",
@@ -572,7 +563,7 @@ func TestAttemptTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = silent.Close() })
-	a := startAgent(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithCard(func(a *lab.Agent) any {
+	a := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithCard(func(a *lab.Agent) any {
 		return lab.V1Card("silent-first",
 			lab.Decl{URL: "http://" + silent.Addr + "/a2a", Binding: lab.JSONRPC, Version: card.V1},
 			lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
@@ -627,7 +618,7 @@ func TestAttemptTimeout(t *testing.T) {
 // tls_mismatch, which falls back.
 func TestTLSAgent(t *testing.T) {
 	ctx := testContext(t)
-	a := startAgent(t, append(lab.Healthy(), lab.WithTLS())...)
+	a := labtest.Start(t, append(lab.Healthy(), lab.WithTLS())...)
 	for _, b := range []a2a.TransportProtocol{lab.GRPC, lab.HTTPJSON, lab.JSONRPC} {
 		c := newTestClient(t, ctx, a.BaseURL, WithRootCAs(a.CertPool), WithBindings(b))
 		var tr Trace
@@ -660,7 +651,7 @@ func TestTLSAgent(t *testing.T) {
 // no A2A method: unary calls and streams both move on.
 func TestVersionMismatchFallsBack(t *testing.T) {
 	ctx := testContext(t)
-	a := startAgent(t, lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithCard(func(a *lab.Agent) any {
+	a := labtest.Start(t, lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithCard(func(a *lab.Agent) any {
 		return lab.V1Card("mislabelled",
 			lab.Decl{URL: a.URL(lab.PathJSONRPCV03), Binding: lab.JSONRPC, Version: card.V1},
 			lab.Decl{URL: a.URL(lab.PathJSONRPCV03), Binding: lab.JSONRPC, Version: card.V03})
@@ -731,7 +722,7 @@ func TestGRPCUnavailableMidCall(t *testing.T) {
 	ctx := testContext(t)
 	counter := &lab.Counter{}
 	var proxy *lab.CutProxy
-	a := startAgent(t,
+	a := labtest.Start(t,
 		lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
 		lab.WithGRPC(lab.GRPCV1),
 		lab.WithExecutor(counter),

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 // TestMain fails the package's tests when a goroutine is still running after they all
@@ -38,7 +39,7 @@ func TestCloseReleasesConnections(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := startAgent(t, tc.agent...)
+			a := labtest.Start(t, tc.agent...)
 			ctx := testContext(t)
 			before := goleak.IgnoreCurrent()
 			c, err := New(ctx, a.BaseURL, tc.opts...)
@@ -73,7 +74,7 @@ func TestCloseReleasesConnections(t *testing.T) {
 // TestFailedNewReleasesConnections: a New that fails after fetching the card (no usable
 // interface) or while reading it leaves no connection behind.
 func TestFailedNewReleasesConnections(t *testing.T) {
-	a := startAgent(t, lab.Healthy()...)
+	a := labtest.Start(t, lab.Healthy()...)
 	ctx := testContext(t)
 	before := goleak.IgnoreCurrent()
 	if _, err := New(ctx, a.BaseURL, WithBindings("NOPE")); err == nil {

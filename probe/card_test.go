@@ -26,6 +26,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -47,7 +48,7 @@ func (e *countingExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContex
 func TestCard_SideEffectFree(t *testing.T) {
 	t.Parallel()
 	exec := &countingExecutor{}
-	a := startAgent(t, append(lab.Union(), lab.WithExecutor(exec))...)
+	a := labtest.Start(t, append(lab.Union(), lab.WithExecutor(exec))...)
 	c, err := card.Parse(a.CardJSON)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestCard_SideEffectFree(t *testing.T) {
 // binding misdeclared at a bare address is found at a sibling URL the card declares.
 func TestCard_OrderAndSiblings(t *testing.T) {
 	t.Parallel()
-	a := startAgent(t, lab.Healthy()...)
+	a := labtest.Start(t, lab.Healthy()...)
 	c := &card.Card{Interfaces: []card.Interface{
 		iface(a.HTTPAddr, grpc, card.V1), // gRPC declared at the HTTP port; JSON-RPC is at /a2a/jsonrpc there
 		iface(a.URL(lab.PathJSONRPC), jsonrpc, card.V1),
@@ -143,7 +144,7 @@ func TestCard_Bounded(t *testing.T) {
 // TestCard_CustomBinding checks a binding a2abind cannot speak: it says what is there.
 func TestCard_CustomBinding(t *testing.T) {
 	t.Parallel()
-	a := startAgent(t, lab.Healthy()...)
+	a := labtest.Start(t, lab.Healthy()...)
 	r := probe.Interface(t.Context(), iface(a.URL(lab.PathJSONRPC), "https://example.com/bindings/ws", card.V1))
 	if diff := cmp.Diff(verdict{probe.WrongBinding, jsonrpc, card.V1}, verdictOf(r)); diff != "" {
 		t.Errorf("Interface(custom) mismatch (-want +got):\n%s\n%s", diff, r.Detail)
@@ -236,7 +237,7 @@ func TestInterface_Requests(t *testing.T) {
 // benchmarks' slow network): every interface is still served.
 func TestCard_ThroughDelay(t *testing.T) {
 	t.Parallel()
-	a := startAgent(t, lab.Healthy()...)
+	a := labtest.Start(t, lab.Healthy()...)
 	c, err := card.Parse(a.CardJSON)
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -137,7 +138,7 @@ func TestDiagnose_Seed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := startAgent(t, tt.opts...)
+			a := labtest.Start(t, tt.opts...)
 			_, results, rep := probed(t, a, probe.WithRootCAs(a.CertPool))
 			var got []verdict
 			for _, r := range results {
@@ -187,7 +188,7 @@ func TestDiagnose_Healthy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := startAgent(t, tt.opts...)
+			a := labtest.Start(t, tt.opts...)
 			_, results, rep := probed(t, a)
 			if len(results) != tt.n {
 				t.Fatalf("Card() returned %d results, want %d", len(results), tt.n)
@@ -280,7 +281,7 @@ func TestClientImpact_AgainstA2AGo(t *testing.T) {
 	for name, opts := range agents {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			a := startAgent(t, opts...)
+			a := labtest.Start(t, opts...)
 			_, _, rep := probed(t, a)
 			checked := 0
 			for _, ci := range rep.Clients {

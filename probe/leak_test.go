@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -23,9 +24,9 @@ func TestMain(m *testing.M) {
 // garbage), while the peers are still running, so nothing is hidden by a server
 // closing its end.
 func TestCardLeavesNothing(t *testing.T) {
-	seed := startAgent(t, lab.Seed()...)
-	healthy := startAgent(t, lab.Healthy()...)
-	secure := startAgent(t, append(lab.Healthy(), lab.WithTLS())...)
+	seed := labtest.Start(t, lab.Seed()...)
+	healthy := labtest.Start(t, lab.Healthy()...)
+	secure := labtest.Start(t, append(lab.Healthy(), lab.WithTLS())...)
 	silent := startListener(t, lab.Silent)
 	garbage := startListener(t, lab.Garbage)
 	cards := map[string]string{"seed": seed.BaseURL, "healthy": healthy.BaseURL}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -20,17 +21,6 @@ const (
 	grpc     = a2a.TransportProtocolGRPC
 	httpjson = a2a.TransportProtocolHTTPJSON
 )
-
-// startAgent starts a lab agent and stops it when the test ends.
-func startAgent(t *testing.T, opts ...lab.Option) *lab.Agent {
-	t.Helper()
-	a, err := lab.Start(opts...)
-	if err != nil {
-		t.Fatalf("lab.Start() error = %v", err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
 
 func startListener(t *testing.T, b lab.Behaviour) *lab.Listener {
 	t.Helper()
@@ -62,15 +52,15 @@ func TestInterface_Outcomes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 
-	healthy := startAgent(t, lab.Healthy()...)
-	v03 := startAgent(t, lab.HealthyV03()...)
-	union := startAgent(t, lab.Union()...)
-	noService := startAgent(t, lab.WithGRPC(lab.GRPCNoService))
-	auth := startAgent(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST),
+	healthy := labtest.Start(t, lab.Healthy()...)
+	v03 := labtest.Start(t, lab.HealthyV03()...)
+	union := labtest.Start(t, lab.Union()...)
+	noService := labtest.Start(t, lab.WithGRPC(lab.GRPCNoService))
+	auth := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST),
 		lab.WithGRPC(lab.GRPCV1), lab.WithAuth("s3cret"))
-	tlsAgent := startAgent(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST),
+	tlsAgent := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST),
 		lab.WithGRPC(lab.GRPCV1), lab.WithTLS())
-	rootJSONRPC := startAgent(t, lab.WithJSONRPC(card.V1, "/"))
+	rootJSONRPC := labtest.Start(t, lab.WithJSONRPC(card.V1, "/"))
 	silent := startListener(t, lab.Silent)
 	garbage := startListener(t, lab.Garbage)
 	closed, err := lab.ClosedAddr()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
 )
@@ -121,8 +122,8 @@ func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
 // when the card declares none the lookup gets a plain 404, which is not_found with the
 // detail saying that the agent answers under a tenant prefix.
 func TestTenantPathRouting(t *testing.T) {
-	a := startAgent(t, lab.WithTenantREST(lab.PathREST))
-	plain := startAgent(t, lab.WithREST(card.V1, lab.PathREST))
+	a := labtest.Start(t, lab.WithTenantREST(lab.PathREST))
+	plain := labtest.Start(t, lab.WithREST(card.V1, lab.PathREST))
 	tests := []struct {
 		name    string
 		iface   card.Interface

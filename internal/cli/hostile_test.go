@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 // hostileMargin is how long after --timeout a command may return: scheduling on a
@@ -115,8 +116,8 @@ func TestCommandsAgainstHostilePeers(t *testing.T) {
 // TestCommandsLeaveNothing: after lint, probe, send and send --stream against live agents
 // (which keep their connections open), no goroutine of the command is left.
 func TestCommandsLeaveNothing(t *testing.T) {
-	healthy := startLab(t, lab.Healthy()...)
-	seed := startLab(t, lab.Seed()...)
+	healthy := labtest.Start(t, lab.Healthy()...)
+	seed := labtest.Start(t, lab.Seed()...)
 	for _, args := range [][]string{
 		{"lint", healthy.BaseURL},
 		{"probe", healthy.BaseURL},

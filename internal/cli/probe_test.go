@@ -16,17 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
-
-func startLab(t *testing.T, opts ...lab.Option) *lab.Agent {
-	t.Helper()
-	a, err := lab.Start(opts...)
-	if err != nil {
-		t.Fatalf("lab.Start() error = %v", err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
 
 // probeCLI runs the CLI in-process and returns exit code, stdout and stderr.
 func probeCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -59,7 +50,7 @@ func TestProbeCmd_JSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := startLab(t, tt.opts...)
+			a := labtest.Start(t, tt.opts...)
 			code, stdout, stderr := probeCLI(t, "", "probe", a.BaseURL, "-o", "json", "--timeout", "10s")
 			if code != tt.wantCode {
 				t.Errorf("probe exit = %d, want %d; stderr %s", code, tt.wantCode, stderr)
@@ -147,7 +138,7 @@ func TestProbeCmd_JSON(t *testing.T) {
 // real causes, and the client profiles that fail.
 func TestProbeCmd_Text(t *testing.T) {
 	t.Parallel()
-	a := startLab(t, lab.Seed()...)
+	a := labtest.Start(t, lab.Seed()...)
 	code, stdout, _ := probeCLI(t, "", "probe", a.BaseURL)
 	t.Log("\n" + stdout)
 	if code != ExitFailed {
@@ -233,8 +224,8 @@ func TestProbeCmd_Timeout(t *testing.T) {
 // --insecure and --cacert let a self-signed agent be checked (card fetch included).
 func TestProbeCmd_Flags(t *testing.T) {
 	t.Parallel()
-	auth := startLab(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
-	tlsAgent := startLab(t, append(lab.Healthy(), lab.WithTLS())...)
+	auth := labtest.Start(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
+	tlsAgent := labtest.Start(t, append(lab.Healthy(), lab.WithTLS())...)
 
 	// The agent's certificate, as a PEM file.
 	conn, err := tls.Dial("tcp", tlsAgent.HTTPAddr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // fetching the test cert

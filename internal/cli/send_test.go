@@ -10,17 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
-
-func startSendAgent(t *testing.T, opts ...lab.Option) *lab.Agent {
-	t.Helper()
-	a, err := lab.Start(opts...)
-	if err != nil {
-		t.Fatalf("lab.Start() error = %v", err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
 
 func sendCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -70,7 +61,7 @@ func TestSendCmd_Seed(t *testing.T) {
 	}{{"v0.3 card", lab.Seed(), "handler_missing"}, {"v1.0 card", lab.SeedV1(), "wrong_binding"}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := startSendAgent(t, tt.agent...)
+			a := labtest.Start(t, tt.agent...)
 			code, stdout, stderr := sendCLI(t, a.BaseURL, "hello seed", "-o", "json", "--timeout", "10s")
 			if code != ExitOK {
 				t.Fatalf("send exit = %d, want 0; stderr: %s", code, stderr)
@@ -103,7 +94,7 @@ func TestSendCmd_Seed(t *testing.T) {
 
 func TestSendCmd_Stream(t *testing.T) {
 	t.Parallel()
-	a := startSendAgent(t, lab.Seed()...)
+	a := labtest.Start(t, lab.Seed()...)
 	code, stdout, stderr := sendCLI(t, a.BaseURL, "streamed", "--stream")
 	if code != ExitOK {
 		t.Fatalf("send --stream exit = %d, want 0; stderr: %s", code, stderr)
@@ -124,8 +115,8 @@ func TestSendCmd_Stream(t *testing.T) {
 
 func TestSendCmd_Failures(t *testing.T) {
 	t.Parallel()
-	authed := startSendAgent(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
-	seed := startSendAgent(t, lab.SeedV1()...)
+	authed := labtest.Start(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
+	seed := labtest.Start(t, lab.SeedV1()...)
 	closed, err := lab.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
