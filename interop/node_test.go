@@ -380,12 +380,6 @@ type jsRun struct {
 	raw    string
 }
 
-// runJSClient runs client.mjs for one call; see runJSClients.
-func runJSClient(t testing.TB, call jsCall) jsRun {
-	t.Helper()
-	return runJSClients(t, call)[0]
-}
-
 // runJSClients runs client.mjs once for several calls, in order (one Node process loads
 // the SDK once), and parses its lines by run. It fails the test when the script itself
 // fails (usage error, crash, timeout) but not when an operation fails.

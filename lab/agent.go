@@ -11,7 +11,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -335,12 +334,4 @@ func (a *Agent) grpcStreamAuth(srv any, ss grpc.ServerStream, _ *grpc.StreamServ
 		return err
 	}
 	return h(srv, ss)
-}
-
-// hostPort strips a scheme from a URL, for cards that need the bare host:port form.
-func hostPort(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-	}
-	return strings.TrimSuffix(u, "/")
 }
