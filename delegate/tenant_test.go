@@ -3,49 +3,24 @@ package delegate
 import (
 	"context"
 	"errors"
-	"iter"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
 )
-
-// tenantReporter completes every task with one artifact naming the tenant the executor
-// saw (a2asrv.ExecutorContext.Tenant, filled by a2a-go from the request).
-type tenantReporter struct{}
-
-func (tenantReporter) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
-			return
-		}
-		ev := a2a.NewArtifactEvent(ec, a2a.NewTextPart("tenant="+ec.Tenant))
-		ev.LastChunk = true
-		if !yield(ev, nil) {
-			return
-		}
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
-	}
-}
-
-func (tenantReporter) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
-	}
-}
 
 // startTenanted starts a2abind's guarded server serving tenant on every binding (gRPC
 // on its own listener) with the tenant-reporting executor.
 func startTenanted(t *testing.T, tenant string) *server.Server {
 	t.Helper()
-	srv, err := server.New(tenantReporter{}, server.WithTenant(tenant), server.WithGRPCAddr("127.0.0.1:0"))
+	srv, err := server.New(lab.TenantEcho{}, server.WithTenant(tenant), server.WithGRPCAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatalf("server.New() error = %v", err)
 	}

@@ -1,8 +1,11 @@
 package lab
 
 import (
+	"context"
+	"iter"
 	"net/http"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
@@ -24,5 +27,34 @@ func WithTenantREST(path string) Option {
 func (a *Agent) mountTenantREST(mux *http.ServeMux, handler a2asrv.RequestHandler) {
 	for _, p := range a.cfg.tenantPaths {
 		mux.Handle(p+"/", http.StripPrefix(p, a.requireToken(a2asrv.NewTenantRESTHandler(TenantTemplate, handler))))
+	}
+}
+
+// TenantEcho is an executor that completes every task with one artifact reading
+// "tenant=<the tenant the executor saw>" (a2asrv.ExecutorContext.Tenant, which a2a-go fills
+// from the request), so a test can tell which tenant reached the agent.
+type TenantEcho struct{}
+
+var _ a2asrv.AgentExecutor = TenantEcho{}
+
+// Execute answers with the tenant.
+func (TenantEcho) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+			return
+		}
+		ev := a2a.NewArtifactEvent(ec, a2a.NewTextPart("tenant="+ec.Tenant))
+		ev.LastChunk = true
+		if !yield(ev, nil) {
+			return
+		}
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+	}
+}
+
+// Cancel moves the task to canceled.
+func (TenantEcho) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -69,20 +70,7 @@ var (
 // the echoed text.
 func sendEcho(ctx context.Context, iface card.Interface, opts ...a2aclient.FactoryOption) (string, error) {
 	ep := &a2a.AgentInterface{URL: iface.URL, ProtocolBinding: iface.Binding, ProtocolVersion: a2a.ProtocolVersion(iface.ProtocolVersion)}
-	c, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, opts...)
-	if err != nil {
-		return "", err
-	}
-	defer c.Destroy()
-	res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))})
-	if err != nil {
-		return "", err
-	}
-	task, ok := res.(*a2a.Task)
-	if !ok || len(task.Artifacts) == 0 || len(task.Artifacts[0].Parts) == 0 {
-		return "", errors.New("no artifact in the result")
-	}
-	return task.Artifacts[0].Parts[0].Text(), nil
+	return labtest.SendText(ctx, ep, opts...)
 }
 
 func TestEveryBindingAnswersA2AGoClients(t *testing.T) {

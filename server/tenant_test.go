@@ -3,51 +3,26 @@ package server
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
-// tenantEcho completes every task with one artifact naming the tenant the executor saw
-// (a2asrv.ExecutorContext.Tenant), so a test can tell which tenant reached it.
-type tenantEcho struct{}
-
-func (tenantEcho) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
-			return
-		}
-		ev := a2a.NewArtifactEvent(ec, a2a.NewTextPart("tenant="+ec.Tenant))
-		ev.LastChunk = true
-		if !yield(ev, nil) {
-			return
-		}
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
-	}
-}
-
-func (tenantEcho) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
-	}
-}
-
 func startTenant(t *testing.T, tenant string, opts ...Option) *Server {
 	t.Helper()
-	srv, err := New(tenantEcho{}, append([]Option{WithTenant(tenant), WithGRPCAddr("127.0.0.1:0"), WithGRPCOnHTTP()}, opts...)...)
+	srv, err := New(lab.TenantEcho{}, append([]Option{WithTenant(tenant), WithGRPCAddr("127.0.0.1:0"), WithGRPCOnHTTP()}, opts...)...)
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -68,20 +43,7 @@ func startTenant(t *testing.T, tenant string, opts ...Option) *Server {
 // on the endpoint (a2a-go copies it into every request) and returns the artifact text.
 func sendAs(ctx context.Context, iface card.Interface, tenant string) (string, error) {
 	ep := &a2a.AgentInterface{URL: iface.URL, ProtocolBinding: iface.Binding, ProtocolVersion: a2a.ProtocolVersion(iface.ProtocolVersion), Tenant: tenant}
-	c, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, grpcInsecure)
-	if err != nil {
-		return "", err
-	}
-	defer c.Destroy()
-	res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))})
-	if err != nil {
-		return "", err
-	}
-	task, ok := res.(*a2a.Task)
-	if !ok || len(task.Artifacts) == 0 || len(task.Artifacts[0].Parts) == 0 {
-		return "", errors.New("no artifact in the result")
-	}
-	return task.Artifacts[0].Parts[0].Text(), nil
+	return labtest.SendText(ctx, ep, grpcInsecure)
 }
 
 // TestTenantServedOnEveryBinding: with WithTenant every derived interface declares the
@@ -256,7 +218,7 @@ func TestTenantCardInvariant(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, g, a := listeners(t)
-			srv, err := New(tenantEcho{}, WithListeners(h, g), WithTenant(tt.served), WithCardJSON(mustJSON(t, tt.card(a))))
+			srv, err := New(lab.TenantEcho{}, WithListeners(h, g), WithTenant(tt.served), WithCardJSON(mustJSON(t, tt.card(a))))
 			if len(tt.wantErr) == 0 {
 				if err != nil {
 					t.Fatalf("New() error = %v, want accepted", err)
