@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -14,30 +13,9 @@ func TestServeCmd_Tenant(t *testing.T) {
 	cardURL, _, stop := serveInBackground(t, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--tenant", "acme")
 	base := strings.TrimSuffix(cardURL, "/.well-known/agent-card.json")
 
-	code, stdout, stderr := probeCLI(t, "", "probe", base, "-o", "json")
-	if code != ExitOK {
-		t.Fatalf("probe exit = %d, want %d; stdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
-	}
-	var doc struct {
-		OK         bool `json:"ok"`
-		Interfaces []struct {
-			Binding string `json:"binding"`
-			Outcome string `json:"outcome"`
-		} `json:"interfaces"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("probe -o json: %v\n%s", err, stdout)
-	}
-	if !doc.OK || len(doc.Interfaces) != 3 {
-		t.Fatalf("probe ok = %v with %d interfaces, want true with 3:\n%s", doc.OK, len(doc.Interfaces), stdout)
-	}
-	for _, i := range doc.Interfaces {
-		if i.Outcome != "served" {
-			t.Errorf("probe %s = %s, want served", i.Binding, i.Outcome)
-		}
-	}
+	probeServed(t, base, 3)
 
-	code, stdout, stderr = probeCLI(t, "", "send", base, "hello tenant", "-o", "json")
+	code, stdout, stderr := probeCLI(t, "", "send", base, "hello tenant", "-o", "json")
 	if code != ExitOK || !strings.Contains(stdout, `"ok": true`) || !strings.Contains(stdout, "hello tenant") {
 		t.Errorf("send exit = %d, want %d with the echo; stdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
