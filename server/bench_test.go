@@ -126,34 +126,28 @@ func BenchmarkSendMessage(b *testing.B) {
 // registration, the self-check probing every interface), against binding and serving the
 // same handlers bare (no card check, no self-check).
 func BenchmarkStartToReady(b *testing.B) {
-	b.Run("guarded", func(b *testing.B) {
-		for b.Loop() {
-			srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"))
-			if err != nil {
-				b.Fatal(err)
+	for _, guarded := range []struct {
+		name string
+		opts []Option
+	}{
+		{"guarded", []Option{WithGRPCAddr("127.0.0.1:0")}},
+		{"guarded+v03", []Option{WithGRPCAddr("127.0.0.1:0"), WithV03()}},
+	} {
+		b.Run(guarded.name, func(b *testing.B) {
+			for b.Loop() {
+				srv, err := New(Echo{}, guarded.opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := srv.Start(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				_ = srv.Shutdown(context.Background())
+				b.StartTimer()
 			}
-			if err := srv.Start(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			_ = srv.Shutdown(context.Background())
-			b.StartTimer()
-		}
-	})
-	b.Run("guarded+v03", func(b *testing.B) {
-		for b.Loop() {
-			srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"), WithV03())
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := srv.Start(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			_ = srv.Shutdown(context.Background())
-			b.StartTimer()
-		}
-	})
+		})
+	}
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
 			a := startBareUnchecked(b)
