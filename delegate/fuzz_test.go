@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,12 +64,6 @@ func FuzzAnswers(f *testing.F) {
 		_, _ = w.Write(b)
 	}))
 	f.Cleanup(srv.Close)
-	known := map[probe.Outcome]bool{}
-	for _, o := range []probe.Outcome{probe.Served, probe.AuthRequired, probe.HandlerMissing, probe.VersionMismatch,
-		probe.WrongBinding, probe.NotFound, probe.Refused, probe.TLSMismatch, probe.Timeout, probe.Unreachable,
-		probe.Malformed, probe.AgentError, probe.Ambiguous} {
-		known[o] = true
-	}
 	var clients []*Client
 	for _, b := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
 		for _, v := range []string{card.V1, card.V03} {
@@ -102,7 +97,7 @@ func FuzzAnswers(f *testing.F) {
 			if !errors.As(err, &de) {
 				t.Fatalf("%s on %v: error %v is not a *Error (%d %q %q)", op, c.Candidates()[0], err, s, ct, b)
 			}
-			if last, ok := de.Last(); !ok || !known[last.Outcome] {
+			if last, ok := de.Last(); !ok || !slices.Contains(probe.Outcomes(), last.Outcome) {
 				t.Fatalf("%s on %v: last attempt %+v (%d %q %q)", op, c.Candidates()[0], last, s, ct, b)
 			}
 		}

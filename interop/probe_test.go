@@ -123,7 +123,7 @@ func errorFindings(r probe.Report) []string {
 			continue
 		}
 		outcome := ""
-		for _, o := range allOutcomes {
+		for _, o := range probe.Outcomes() {
 			if strings.Contains(f.Message, ": "+string(o)+" ") {
 				outcome = string(o)
 				break
@@ -132,9 +132,4 @@ func errorFindings(r probe.Report) []string {
 		out = append(out, strings.TrimSpace(f.Code+" "+f.Interface+" "+outcome))
 	}
 	return out
-}
-
-var allOutcomes = []probe.Outcome{
-	probe.Served, probe.AuthRequired, probe.HandlerMissing, probe.VersionMismatch, probe.WrongBinding,
-	probe.NotFound, probe.Refused, probe.TLSMismatch, probe.Timeout, probe.Unreachable, probe.Malformed,
 }

@@ -130,9 +130,7 @@ func TestClassify(t *testing.T) {
 func TestOutcome_Fallback(t *testing.T) {
 	t.Parallel()
 	reached := map[probe.Outcome]bool{probe.Served: true, probe.AgentError: true, probe.Ambiguous: true, probe.Timeout: true}
-	for _, o := range []probe.Outcome{probe.Served, probe.AuthRequired, probe.HandlerMissing, probe.VersionMismatch,
-		probe.WrongBinding, probe.NotFound, probe.Refused, probe.TLSMismatch, probe.Timeout, probe.Unreachable,
-		probe.Malformed, probe.AgentError, probe.Ambiguous} {
+	for _, o := range probe.Outcomes() {
 		if got := o.ReachedHandler(); got != reached[o] {
 			t.Errorf("%s.ReachedHandler() = %v, want %v", o, got, reached[o])
 		}

@@ -39,6 +39,14 @@ const (
 	Ambiguous Outcome = "ambiguous"
 )
 
+// Outcomes lists every outcome Classify can return: design.md's interface taxonomy in
+// its order, then AgentError and Ambiguous, which only calls produce. (NoInterface, a
+// client-impact verdict, is not a classification and is not listed.)
+func Outcomes() []Outcome {
+	return []Outcome{Served, AuthRequired, HandlerMissing, VersionMismatch, WrongBinding, NotFound,
+		Refused, TLSMismatch, Timeout, Unreachable, Malformed, AgentError, Ambiguous}
+}
+
 // ReachedHandler reports whether an outcome proves that the request reached an A2A
 // handler (or may have). Fallback to another interface is safe only when it is false.
 func (o Outcome) ReachedHandler() bool {
