@@ -3,17 +3,15 @@ package delegate
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -47,23 +45,7 @@ func FuzzAnswers(f *testing.F) {
 	f.Add(200, "application/json", []byte(`{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[null]}`))
 	f.Add(200, "application/json", []byte(`{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{}]}}`))
 	f.Add(500, "text/html", []byte("<html>"))
-	var (
-		mu     sync.Mutex
-		status int
-		ctype  string
-		body   []byte
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		s, ct, b := status, ctype, body
-		mu.Unlock()
-		if ct != "" {
-			w.Header().Set("Content-Type", ct)
-		}
-		w.WriteHeader(s)
-		_, _ = w.Write(b)
-	}))
-	f.Cleanup(srv.Close)
+	srv := labtest.NewAnswerer(f)
 	var clients []*Client
 	for _, b := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
 		for _, v := range []string{card.V1, card.V03} {
@@ -81,9 +63,7 @@ func FuzzAnswers(f *testing.F) {
 		if s < 200 || s > 599 || strings.ContainsAny(ct, "\r\n\x00") || len(b) > 64<<10 {
 			t.Skip()
 		}
-		mu.Lock()
-		status, ctype, body = s, ct, b
-		mu.Unlock()
+		srv.Set(s, ct, b)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		check := func(op string, c *Client, err error) {

@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
+
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 // FuzzParseJSONRPCResponse feeds arbitrary bytes to the JSON-RPC response parser: it
@@ -152,23 +151,7 @@ func FuzzHTTPAnswers(f *testing.F) {
 	f.Add(401, "text/plain", []byte("no"))
 	f.Add(302, "", []byte(""))
 	f.Add(500, "application/json", []byte(`{"jsonrpc":"2.0","error":{"code":-32603}}`))
-	var (
-		mu     sync.Mutex
-		status int
-		ctype  string
-		body   []byte
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		s, ct, b := status, ctype, body
-		mu.Unlock()
-		if ct != "" {
-			w.Header().Set("Content-Type", ct)
-		}
-		w.WriteHeader(s)
-		_, _ = w.Write(b)
-	}))
-	f.Cleanup(srv.Close)
+	srv := labtest.NewAnswerer(f)
 	ep, err := parseEndpoint(srv.URL + "/a2a")
 	if err != nil {
 		f.Fatal(err)
@@ -178,9 +161,7 @@ func FuzzHTTPAnswers(f *testing.F) {
 		if s < 200 || s > 599 || strings.ContainsAny(ct, "\r\n\x00") {
 			t.Skip()
 		}
-		mu.Lock()
-		status, ctype, body = s, ct, b
-		mu.Unlock()
+		srv.Set(s, ct, b)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		for _, v := range []string{"1.0", "0.3"} {
