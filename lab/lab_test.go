@@ -1,4 +1,4 @@
-package lab
+package lab_test
 
 import (
 	"context"
@@ -6,53 +6,28 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
-
-func start(t *testing.T, opts ...Option) *Agent {
-	t.Helper()
-	a, err := Start(opts...)
-	if err != nil {
-		t.Fatalf("Start() error = %v", err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
-
-func send(ctx context.Context, iface *a2a.AgentInterface, opts ...a2aclient.FactoryOption) (string, error) {
-	c, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, opts...)
-	if err != nil {
-		return "", err
-	}
-	defer c.Destroy()
-	res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))})
-	if err != nil {
-		return "", err
-	}
-	task, ok := res.(*a2a.Task)
-	if !ok || len(task.Artifacts) == 0 {
-		return "", errors.New("no artifact in result")
-	}
-	return task.Artifacts[0].Parts[0].Text(), nil
-}
 
 var grpcInsecure = a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()))
 
 func TestHealthyServesEveryDeclaredInterface(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	a := start(t, Healthy()...)
+	a := labtest.Start(t, lab.Healthy()...)
 	c, err := card.Fetch(ctx, a.BaseURL)
 	if err != nil {
 		t.Fatalf("card.Fetch() error = %v", err)
@@ -61,7 +36,7 @@ func TestHealthyServesEveryDeclaredInterface(t *testing.T) {
 		t.Fatalf("card declares %d interfaces, want 3", len(c.Interfaces))
 	}
 	for _, i := range c.Interfaces {
-		got, err := send(ctx, &a2a.AgentInterface{URL: i.URL, ProtocolBinding: i.Binding, ProtocolVersion: a2a.ProtocolVersion(i.ProtocolVersion)}, grpcInsecure)
+		got, err := labtest.SendText(ctx, &a2a.AgentInterface{URL: i.URL, ProtocolBinding: i.Binding, ProtocolVersion: a2a.ProtocolVersion(i.ProtocolVersion)}, grpcInsecure)
 		if err != nil || got != "ping" {
 			t.Errorf("SendMessage via %s = %q, %v; want echo", i, got, err)
 		}
@@ -71,23 +46,23 @@ func TestHealthyServesEveryDeclaredInterface(t *testing.T) {
 func TestSeedServesOnlyV03JSONRPCAtURL(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	a := start(t, Seed()...)
+	a := labtest.Start(t, lab.Seed()...)
 	c, err := card.Fetch(ctx, a.BaseURL)
 	if err != nil {
 		t.Fatalf("card.Fetch() error = %v", err)
 	}
-	if c.Shape != card.ShapeV03 || len(c.Interfaces) != 3 || c.Interfaces[0].Binding != GRPC || !c.Interfaces[0].Preferred {
-		t.Fatalf("seed card = %+v, want v0.3 with GRPC preferred at url and 3 interfaces", c)
+	if c.Shape != card.ShapeV03 || len(c.Interfaces) != 3 || c.Interfaces[0].Binding != lab.GRPC || !c.Interfaces[0].Preferred {
+		t.Fatalf("seed card = %+v, want v0.3 with lab.GRPC preferred at url and 3 interfaces", c)
 	}
 	v03 := a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{})
-	if got, err := send(ctx, &a2a.AgentInterface{URL: a.BaseURL, ProtocolBinding: JSONRPC, ProtocolVersion: "0.3"}, v03); err != nil || got != "ping" {
+	if got, err := labtest.SendText(ctx, &a2a.AgentInterface{URL: a.BaseURL, ProtocolBinding: lab.JSONRPC, ProtocolVersion: "0.3"}, v03); err != nil || got != "ping" {
 		t.Errorf("v0.3 JSON-RPC at url = %q, %v; want echo", got, err)
 	}
-	_, err = send(ctx, &a2a.AgentInterface{URL: a.GRPCAddr, ProtocolBinding: GRPC, ProtocolVersion: "1.0"}, grpcInsecure)
+	_, err = labtest.SendText(ctx, &a2a.AgentInterface{URL: a.GRPCAddr, ProtocolBinding: lab.GRPC, ProtocolVersion: "1.0"}, grpcInsecure)
 	if !errors.Is(err, a2a.ErrMethodNotFound) {
 		t.Errorf("gRPC at the second port error = %v, want UNIMPLEMENTED (method not found)", err)
 	}
-	_, err = send(ctx, &a2a.AgentInterface{URL: a.HTTPAddr, ProtocolBinding: GRPC, ProtocolVersion: "1.0"}, grpcInsecure)
+	_, err = labtest.SendText(ctx, &a2a.AgentInterface{URL: a.HTTPAddr, ProtocolBinding: lab.GRPC, ProtocolVersion: "1.0"}, grpcInsecure)
 	if err == nil {
 		t.Errorf("gRPC at the HTTP port succeeded, want a failure")
 	}
@@ -96,11 +71,11 @@ func TestSeedServesOnlyV03JSONRPCAtURL(t *testing.T) {
 func TestAuthAndTLS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	a := start(t, append(Healthy(), WithAuth("s3cret"), WithTLS())...)
+	a := labtest.Start(t, append(lab.Healthy(), lab.WithAuth("s3cret"), lab.WithTLS())...)
 	if !strings.HasPrefix(a.BaseURL, "https://") {
 		t.Fatalf("BaseURL = %q, want https", a.BaseURL)
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.URL(PathJSONRPC), strings.NewReader(`{}`))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.URL(lab.PathJSONRPC), strings.NewReader(`{}`))
 	resp, err := a.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatalf("POST over TLS error = %v", err)
@@ -115,7 +90,7 @@ func TestAuthAndTLS(t *testing.T) {
 }
 
 func TestRawListeners(t *testing.T) {
-	addr, err := ClosedAddr()
+	addr, err := lab.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +98,7 @@ func TestRawListeners(t *testing.T) {
 		c.Close()
 		t.Errorf("dial %s succeeded, want refused", addr)
 	}
-	g, err := Listen(Garbage)
+	g, err := lab.Listen(lab.Garbage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +111,10 @@ func TestRawListeners(t *testing.T) {
 	_, _ = c.Write([]byte("GET / HTTP/1.1\r\n\r\n"))
 	got, _ := io.ReadAll(c)
 	c.Close()
-	if string(got) != string(GarbageBytes) {
-		t.Errorf("garbage listener wrote %q, want %q", got, GarbageBytes)
+	if string(got) != string(lab.GarbageBytes) {
+		t.Errorf("garbage listener wrote %q, want %q", got, lab.GarbageBytes)
 	}
-	s, err := Listen(Silent)
+	s, err := lab.Listen(lab.Silent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +124,7 @@ func TestRawListeners(t *testing.T) {
 	}
 	_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 	_, _ = c.Write([]byte("hello"))
-	if n, err := c.Read(make([]byte, 1)); n != 0 || !errors.Is(err, errTimeout(err)) {
+	if n, err := c.Read(make([]byte, 1)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("silent listener read = %d, %v; want a timeout", n, err)
 	}
 	c.Close()
@@ -158,18 +133,10 @@ func TestRawListeners(t *testing.T) {
 	}
 }
 
-func errTimeout(err error) error {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return err
-	}
-	return errors.New("not a timeout")
-}
-
 func TestUnionCardIsReadAsUnion(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	a := start(t, Union()...)
+	a := labtest.Start(t, lab.Union()...)
 	c, err := card.Fetch(ctx, a.BaseURL)
 	if err != nil {
 		t.Fatalf("card.Fetch() error = %v", err)
