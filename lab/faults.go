@@ -159,94 +159,47 @@ type CutProxy struct {
 	// Addr is the proxy's host:port, to declare in a card instead of the backend's.
 	Addr string
 
-	l       net.Listener
-	backend string
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	wg      sync.WaitGroup
+	srv *tcpServer
 }
 
 // CutGRPCAfterHandling starts a CutProxy to backend (host:port) on loopback.
 func CutGRPCAfterHandling(backend string) (*CutProxy, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := listenTCP()
 	if err != nil {
 		return nil, err
 	}
-	p := &CutProxy{Addr: l.Addr().String(), l: l, backend: backend, conns: map[net.Conn]struct{}{}}
-	p.wg.Add(1)
-	go p.serve()
-	return p, nil
-}
-
-func (p *CutProxy) track(c net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conns == nil {
-		_ = c.Close()
-		return false
-	}
-	p.conns[c] = struct{}{}
-	return true
-}
-
-func (p *CutProxy) serve() {
-	defer p.wg.Done()
-	for {
-		client, err := p.l.Accept()
-		if err != nil {
+	srv.serve(func(client net.Conn) {
+		server, err := net.DialTimeout("tcp", backend, 5*time.Second)
+		if err != nil || !srv.track(server) {
 			return
 		}
-		server, err := net.DialTimeout("tcp", p.backend, 5*time.Second)
-		if err != nil {
-			_ = client.Close()
-			continue
-		}
-		if !p.track(client) || !p.track(server) {
-			_ = client.Close()
-			_ = server.Close()
-			return
-		}
-		p.wg.Add(2)
-		go func() { // client -> backend, verbatim
-			defer p.wg.Done()
+		defer srv.untrack(server)
+		srv.spawn(func() { // client -> backend, verbatim
 			_, _ = io.Copy(server, client)
 			_ = server.Close()
-		}()
-		go func() { // backend -> client, frame by frame, until a call's HEADERS
-			defer p.wg.Done()
-			defer client.Close()
-			defer server.Close()
-			header := make([]byte, 9)
-			for {
-				if _, err := io.ReadFull(server, header); err != nil {
-					return
-				}
-				length := int(header[0])<<16 | int(header[1])<<8 | int(header[2])
-				frameType, stream := header[3], binary.BigEndian.Uint32(header[5:9])&0x7fffffff
-				if frameType == 0x1 && stream != 0 {
-					return // the backend answers a call: cut here
-				}
-				payload := make([]byte, length)
-				if _, err := io.ReadFull(server, payload); err != nil {
-					return
-				}
-				if _, err := client.Write(append(header, payload...)); err != nil {
-					return
-				}
+		})
+		// backend -> client, frame by frame, until a call's HEADERS
+		header := make([]byte, 9)
+		for {
+			if _, err := io.ReadFull(server, header); err != nil {
+				return
 			}
-		}()
-	}
+			length := int(header[0])<<16 | int(header[1])<<8 | int(header[2])
+			frameType, stream := header[3], binary.BigEndian.Uint32(header[5:9])&0x7fffffff
+			if frameType == 0x1 && stream != 0 {
+				return // the backend answers a call: cut here
+			}
+			payload := make([]byte, length)
+			if _, err := io.ReadFull(server, payload); err != nil {
+				return
+			}
+			if _, err := client.Write(append(header, payload...)); err != nil {
+				return
+			}
+		}
+	})
+	return &CutProxy{Addr: srv.addr(), srv: srv}, nil
 }
 
 // Close stops the proxy and closes every connection.
-func (p *CutProxy) Close() error {
-	err := p.l.Close()
-	p.mu.Lock()
-	for c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
-	return err
-}
+func (p *CutProxy) Close() error { return p.srv.close() }

@@ -53,25 +53,20 @@ type HostilePeer struct {
 	URL  string
 
 	kind    Hostile
-	l       net.Listener
+	srv     *tcpServer
 	grpcSrv *grpc.Server
 	written atomic.Int64
 	done    chan struct{}
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	wg      sync.WaitGroup
 	once    sync.Once
 }
 
 // StartHostile starts a hostile peer of kind h on 127.0.0.1.
 func StartHostile(h Hostile) (*HostilePeer, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := listenTCP()
 	if err != nil {
 		return nil, err
 	}
-	p := &HostilePeer{Addr: l.Addr().String(), URL: "http://" + l.Addr().String(), kind: h, l: l,
-		done: make(chan struct{}), conns: map[net.Conn]struct{}{}}
-	p.wg.Add(1)
+	p := &HostilePeer{Addr: srv.addr(), URL: "http://" + srv.addr(), kind: h, srv: srv, done: make(chan struct{})}
 	if h == HangingGRPC {
 		p.grpcSrv = grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
 			select {
@@ -81,13 +76,10 @@ func StartHostile(h Hostile) (*HostilePeer, error) {
 				return nil
 			}
 		}))
-		go func() {
-			defer p.wg.Done()
-			_ = p.grpcSrv.Serve(l)
-		}()
+		srv.spawn(func() { _ = p.grpcSrv.Serve(srv.l) })
 		return p, nil
 	}
-	go p.serve()
+	srv.serve(p.answer)
 	return p, nil
 }
 
@@ -101,42 +93,13 @@ func (p *HostilePeer) Close() error {
 	p.once.Do(func() {
 		close(p.done)
 		if p.grpcSrv != nil {
-			p.grpcSrv.Stop()
-		} else {
-			err = p.l.Close()
-			p.mu.Lock()
-			for c := range p.conns {
-				_ = c.Close()
-			}
-			p.mu.Unlock()
-		}
-		p.wg.Wait()
-	})
-	return err
-}
-
-func (p *HostilePeer) serve() {
-	defer p.wg.Done()
-	for {
-		c, err := p.l.Accept()
-		if err != nil {
+			p.grpcSrv.Stop() // closes the listener; close below only waits
+			_ = p.srv.close()
 			return
 		}
-		p.mu.Lock()
-		p.conns[c] = struct{}{}
-		p.mu.Unlock()
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			defer func() {
-				_ = c.Close()
-				p.mu.Lock()
-				delete(p.conns, c)
-				p.mu.Unlock()
-			}()
-			p.answer(c)
-		}()
-	}
+		err = p.srv.close()
+	})
+	return err
 }
 
 // answer reads one request's headers and answers it the hostile way.

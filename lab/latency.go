@@ -3,7 +3,6 @@ package lab
 import (
 	"io"
 	"net"
-	"sync"
 	"time"
 )
 
@@ -15,62 +14,30 @@ type Delay struct {
 	// Addr is the proxy's host:port; dial it instead of the target.
 	Addr string
 
-	l     net.Listener
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	srv *tcpServer
 }
 
 // NewDelay starts a proxy to target adding oneWay latency in each direction.
 func NewDelay(target string, oneWay time.Duration) (*Delay, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := listenTCP()
 	if err != nil {
 		return nil, err
 	}
-	d := &Delay{Addr: l.Addr().String(), l: l, conns: map[net.Conn]struct{}{}}
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.DialTimeout("tcp", target, 5*time.Second)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			if !d.track(c, up) {
-				return
-			}
-			d.wg.Add(2)
-			go d.pipe(up, c, oneWay)
-			go d.pipe(c, up, oneWay)
+	srv.serve(func(c net.Conn) {
+		up, err := net.DialTimeout("tcp", target, 5*time.Second)
+		if err != nil || !srv.track(up) {
+			return
 		}
-	}()
-	return d, nil
-}
-
-func (d *Delay) track(cs ...net.Conn) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.conns == nil {
-		for _, c := range cs {
-			_ = c.Close()
-		}
-		return false
-	}
-	for _, c := range cs {
-		d.conns[c] = struct{}{}
-	}
-	return true
+		defer srv.untrack(up)
+		srv.spawn(func() { pipe(up, c, oneWay) })
+		pipe(c, up, oneWay)
+	})
+	return &Delay{Addr: srv.addr(), srv: srv}, nil
 }
 
 // pipe copies src to dst, each chunk delivered oneWay after it was read (chunks keep
 // their order; reading goes on while earlier chunks wait).
-func (d *Delay) pipe(dst, src net.Conn, oneWay time.Duration) {
-	defer d.wg.Done()
+func pipe(dst, src net.Conn, oneWay time.Duration) {
 	type chunk struct {
 		data []byte
 		due  time.Time
@@ -107,14 +74,4 @@ func (d *Delay) pipe(dst, src net.Conn, oneWay time.Duration) {
 }
 
 // Close stops the proxy, closes every connection through it and waits.
-func (d *Delay) Close() error {
-	err := d.l.Close()
-	d.mu.Lock()
-	for c := range d.conns {
-		_ = c.Close()
-	}
-	d.conns = nil
-	d.mu.Unlock()
-	d.wg.Wait()
-	return err
-}
+func (d *Delay) Close() error { return d.srv.close() }

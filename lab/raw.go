@@ -2,7 +2,6 @@ package lab
 
 import (
 	"net"
-	"sync"
 	"time"
 )
 
@@ -36,71 +35,33 @@ type Listener struct {
 	// Addr is the listener's host:port.
 	Addr string
 
-	l     net.Listener
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	srv *tcpServer
 }
 
 // Listen starts a raw listener with behaviour b.
 func Listen(b Behaviour) (*Listener, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := listenTCP()
 	if err != nil {
 		return nil, err
 	}
-	rl := &Listener{Addr: l.Addr().String(), l: l, conns: map[net.Conn]struct{}{}}
-	rl.wg.Add(1)
-	go rl.serve(b)
-	return rl, nil
-}
-
-func (rl *Listener) serve(b Behaviour) {
-	defer rl.wg.Done()
-	for {
-		c, err := rl.l.Accept()
-		if err != nil {
-			return
-		}
-		rl.mu.Lock()
-		rl.conns[c] = struct{}{}
-		rl.mu.Unlock()
-		rl.wg.Add(1)
-		go func() {
-			defer rl.wg.Done()
-			defer rl.forget(c)
-			switch b {
-			case Garbage:
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 1)
-				_, _ = c.Read(buf) // let the client speak first, as a server would
-				_, _ = c.Write(GarbageBytes)
-			case Silent:
-				buf := make([]byte, 4096)
-				for {
-					if _, err := c.Read(buf); err != nil {
-						return
-					}
+	srv.serve(func(c net.Conn) {
+		switch b {
+		case Garbage:
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			buf := make([]byte, 1)
+			_, _ = c.Read(buf) // let the client speak first, as a server would
+			_, _ = c.Write(GarbageBytes)
+		case Silent:
+			buf := make([]byte, 4096)
+			for {
+				if _, err := c.Read(buf); err != nil {
+					return
 				}
 			}
-		}()
-	}
-}
-
-func (rl *Listener) forget(c net.Conn) {
-	_ = c.Close()
-	rl.mu.Lock()
-	delete(rl.conns, c)
-	rl.mu.Unlock()
+		}
+	})
+	return &Listener{Addr: srv.addr(), srv: srv}, nil
 }
 
 // Close stops accepting, closes every open connection and waits for them.
-func (rl *Listener) Close() error {
-	err := rl.l.Close()
-	rl.mu.Lock()
-	for c := range rl.conns {
-		_ = c.Close()
-	}
-	rl.mu.Unlock()
-	rl.wg.Wait()
-	return err
-}
+func (rl *Listener) Close() error { return rl.srv.close() }
