@@ -107,11 +107,11 @@ func Run(ctx context.Context) (*Report, error) {
 	}
 	rep.SeedCard = c
 	rep.add(seedAgentStep(seed, c))
-	rep.add(clientsStep(ctx, StepSeedClients, "The three clients of the record call the seed agent", c,
+	rep.SeedResults = probe.Card(ctx, c, probe.WithTimeout(callTimeout))
+	rep.add(clientsStep(ctx, StepSeedClients, "The three clients of the record call the seed agent", c, rep.SeedResults,
 		"the client that honours preferredTransport at url fails (wrong binding there), the one that resolves the gRPC entry fails (A2A service not registered), the JSON-RPC client succeeds",
 		[]bool{false, false, true}))
 
-	rep.SeedResults = probe.Card(ctx, c, probe.WithTimeout(callTimeout))
 	rep.SeedReport = probe.Diagnose(c, rep.SeedResults)
 	rep.add(probeStep(rep.SeedReport))
 	rep.add(delegateStep(ctx, c))
@@ -188,7 +188,9 @@ func recordClients(c *card.Card) []struct {
 	return out
 }
 
-func clientsStep(ctx context.Context, name, title string, c *card.Card, expected string, want []bool) Step {
+// clientsStep has the record's three clients call the card's agent with a real a2a-go
+// client each, and names each call's real cause from results, the card's probe.
+func clientsStep(ctx context.Context, name, title string, c *card.Card, results []probe.Result, expected string, want []bool) Step {
 	s := Step{Name: name, Title: title, Expected: expected, OK: true}
 	for n, rc := range recordClients(c) {
 		call := Call{Client: rc.name, Interface: rc.iface}
@@ -197,13 +199,24 @@ func clientsStep(ctx context.Context, name, title string, c *card.Card, expected
 			call.Outcome = probe.NoInterface
 		} else {
 			call.OK, call.Error = sendWithSDK(ctx, rc.iface)
-			r := probe.Interface(ctx, rc.iface, probe.WithTimeout(callTimeout))
+			r := resultFor(ctx, results, rc.iface)
 			call.Outcome, call.Detail, call.Probe = r.Outcome, r.Detail, r
 		}
 		s.OK = s.OK && call.OK == want[n]
 		s.Calls = append(s.Calls, call)
 	}
 	return s
+}
+
+// resultFor returns the probe result of iface from results, probing it only when the
+// card's de-duplicated list does not hold it.
+func resultFor(ctx context.Context, results []probe.Result, iface card.Interface) probe.Result {
+	for _, r := range results {
+		if r.Interface.Key() == iface.Key() {
+			return r
+		}
+	}
+	return probe.Interface(ctx, iface, probe.WithTimeout(callTimeout))
 }
 
 // sdkOptions give an a2a-go client every transport it has, both protocol versions,
@@ -374,9 +387,10 @@ func correctedStep(ctx context.Context) (Step, error) {
 	if err != nil {
 		return Step{}, fmt.Errorf("fetch the corrected card: %w", err)
 	}
-	s := clientsStep(ctx, StepCorrected, "The guarded server publishes a card derived from what it serves; the same three clients call it", c,
+	results := probe.Card(ctx, c, probe.WithTimeout(callTimeout))
+	s := clientsStep(ctx, StepCorrected, "The guarded server publishes a card derived from what it serves; the same three clients call it", c, results,
 		"all three clients succeed and probe finds every interface served", []bool{true, true, true})
-	rep := probe.Diagnose(c, probe.Card(ctx, c, probe.WithTimeout(callTimeout)))
+	rep := probe.Diagnose(c, results)
 	s.Notes = append(s.Notes, fmt.Sprintf("card %s declares %d interfaces; probe: %s", srv.CardURL(), len(c.Interfaces), verdict(rep)))
 	s.OK = s.OK && rep.OK()
 	return s, nil

@@ -50,7 +50,7 @@ func TestClientsStepReportsADeviation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := clientsStep(t.Context(), StepSeedClients, "healthy", c, "seed expectations", []bool{false, false, true})
+	s := clientsStep(t.Context(), StepSeedClients, "healthy", c, probe.Card(t.Context(), c), "seed expectations", []bool{false, false, true})
 	if s.OK {
 		t.Errorf("clientsStep() on a healthy agent with the seed's expectations: OK = true, want false; calls %+v", s.Calls)
 	}
