@@ -20,18 +20,14 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-// gRPC services and task lookup methods of each protocol version.
-const (
-	grpcServiceV1  = "lf.a2a.v1.A2AService"
-	grpcServiceV03 = "a2a.v1.A2AService"
-)
-
 // grpcTLSOnly marks, in a detail, a bare host:port gRPC address served over TLS only.
 const grpcTLSOnly = "TLS answered; plaintext did not"
 
+// grpcMethods are the task lookup methods of each protocol version, from the SDK's
+// generated code.
 var grpcMethods = map[string]string{
-	card.V1:  a2apb.A2AService_GetTask_FullMethodName, // "/lf.a2a.v1.A2AService/GetTask"
-	card.V03: "/" + grpcServiceV03 + "/GetTask",
+	card.V1:  a2apb.A2AService_GetTask_FullMethodName,   // "/lf.a2a.v1.A2AService/GetTask"
+	card.V03: a2apbv0.A2AService_GetTask_FullMethodName, // "/a2a.v1.A2AService/GetTask"
 }
 
 // probeGRPC calls GetTask for a random task id on the service of the requested version

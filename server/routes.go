@@ -5,7 +5,9 @@ import (
 	"net/url"
 	"strings"
 
+	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -28,10 +30,10 @@ const (
 	PathReadyz = "/readyz"
 )
 
-// gRPC service names, by protocol version.
-const (
-	grpcServiceV1  = "lf.a2a.v1.A2AService"
-	grpcServiceV03 = "a2a.v1.A2AService"
+// gRPC service names, by protocol version, from the SDK's generated code.
+var (
+	grpcServiceV1  = a2apb.A2AService_ServiceDesc.ServiceName   // "lf.a2a.v1.A2AService"
+	grpcServiceV03 = a2apbv0.A2AService_ServiceDesc.ServiceName // "a2a.v1.A2AService"
 )
 
 // route is one binding mounted on the HTTP listener.
