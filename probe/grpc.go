@@ -95,7 +95,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	}
 	var in, out proto.Message
 	if req.version == card.V1 {
-		md.Set("a2a-version", card.V1)
+		md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
 		in, out = &a2apb.GetTaskRequest{Id: req.taskID, Tenant: req.tenant}, &a2apb.Task{}
 	} else {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}

@@ -38,8 +38,8 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 			prefix += "/" + tenantPath(req.tenant)
 		}
 		a := getTask(ctx, req, prefix+"/tasks/"+id, http.Header{
-			"Accept":      {"application/a2a+json, application/json"},
-			"A2A-Version": {card.V1},
+			"Accept":            {"application/a2a+json, application/json"},
+			a2a.SvcParamVersion: {card.V1},
 		})
 		if req.tenant != "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Reason == "" {
 			a.extra = append(a.extra, fmt.Sprintf("the declared tenant %q was sent as the path prefix: nothing there may also mean the agent serves another tenant", req.tenant))

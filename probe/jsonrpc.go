@@ -34,7 +34,7 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 		"Accept":       {"application/json"},
 	}
 	if req.version == card.V1 {
-		h.Set("A2A-Version", card.V1)
+		h.Set(a2a.SvcParamVersion, card.V1)
 	}
 	target := req.ep.httpURL(req.mode)
 	ans := doHTTP(ctx, req, http.MethodPost, target, body, h)

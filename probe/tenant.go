@@ -52,8 +52,8 @@ func tenantPath(tenant string) string {
 // and the card forgets to declare one: clients, sending none, get the 404.
 func tenantPrefixNote(ctx context.Context, req request, base, id string) []string {
 	b := getTask(ctx, req, base+"/"+probeTenant+"/tasks/"+id, http.Header{
-		"Accept":      {"application/a2a+json, application/json"},
-		"A2A-Version": {card.V1},
+		"Accept":            {"application/a2a+json, application/json"},
+		a2a.SvcParamVersion: {card.V1},
 	})
 	if b.ev.Framing != a2a.TransportProtocolHTTPJSON || b.ev.Reason != "TASK_NOT_FOUND" {
 		return nil

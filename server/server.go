@@ -423,7 +423,7 @@ func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodHead:
 	case http.MethodOptions:
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "If-None-Match, A2A-Version")
+		h.Set("Access-Control-Allow-Headers", "If-None-Match, "+a2a.SvcParamVersion)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	default:
