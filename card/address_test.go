@@ -72,10 +72,10 @@ var addressCases = []struct {
 	// HTTP bindings: an absolute http(s) URL, nothing else.
 	{raw: "https://agent.example.com/a2a/jsonrpc/", binding: rpcB,
 		want: card.Address{Scheme: "https", Host: "agent.example.com", Port: "443", Path: "/a2a/jsonrpc", TLS: card.TLSYes},
-		key: "agent.example.com:443/a2a/jsonrpc", origin: "https://agent.example.com:443"},
+		key:  "agent.example.com:443/a2a/jsonrpc", origin: "https://agent.example.com:443"},
 	{raw: "http://127.0.0.1:8080/a2a/rest?x=1", binding: restB,
 		want: card.Address{Scheme: "http", Host: "127.0.0.1", Port: "8080", Path: "/a2a/rest", Query: "x=1", TLS: card.TLSNo},
-		key: "127.0.0.1:8080/a2a/rest", origin: "http://127.0.0.1:8080"},
+		key:  "127.0.0.1:8080/a2a/rest", origin: "http://127.0.0.1:8080"},
 	{raw: "  http://h  ", binding: rpcB, want: card.Address{Scheme: "http", Host: "h", Port: "80", TLS: card.TLSNo},
 		key: "h:80", origin: "http://h:80"},
 	{raw: "https://user:pw@h/a2a", binding: rpcB, want: card.Address{Scheme: "https", Host: "h", Port: "443", Path: "/a2a", TLS: card.TLSYes, UserInfo: true},
