@@ -15,6 +15,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Evidence is what one request saw on the wire. Probes fill it from raw HTTP statuses,
@@ -276,6 +278,8 @@ func ClassifyError(err error, sent bool) (Outcome, string) {
 		alertErr tls.AlertError
 	)
 	switch {
+	case errors.Is(err, card.ErrRefusedAddress):
+		return Blocked, detail // the dial policy refused it: nothing was sent
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		if sent {
 			return Ambiguous, "no answer before the deadline after the request was sent: " + detail
