@@ -244,6 +244,9 @@ func (a Address) HTTPURL(useTLS bool) string {
 	return s
 }
 
+// URL is HTTPURL as a *url.URL (for transports that take one).
+func (a Address) URL(useTLS bool) (*url.URL, error) { return url.Parse(a.HTTPURL(useTLS)) }
+
 // Key identifies the socket and path: "h:443/a" for https://h/a/, "h:443" for the
 // GRPC h:443. Two interfaces with one key are declared at one address.
 func (a Address) Key() string {
