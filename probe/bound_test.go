@@ -3,6 +3,7 @@ package probe_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -11,16 +12,21 @@ import (
 	"github.com/a2abind/a2abind/probe"
 )
 
-// Hole 4 for probe: a card declaring 13,500 interfaces is probed DefaultMaxInterfaces
+// Hole 4 for probe: a ~1 MiB card declaring 13,500 gRPC interfaces is probed DefaultMaxInterfaces
 // at a time at most; Skipped says how many were left out.
 func TestCardProbesAtMostTheBound(t *testing.T) {
 	closed, err := lab.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, port, _ := net.SplitHostPort(closed)
 	decls := make([]lab.Decl, 0, 13500)
 	for i := range 13500 {
-		decls = append(decls, lab.Decl{URL: fmt.Sprintf("http://%s/%d", closed, i), Binding: lab.JSONRPC, Version: card.V1})
+		u := fmt.Sprintf("127.0.0.1:%d", 1+i) // never probed: over the bound
+		if i < 64 {
+			u = fmt.Sprintf("127.0.0.%d:%s", 1+i, port)
+		}
+		decls = append(decls, lab.Decl{URL: u, Binding: lab.GRPC, Version: card.V1})
 	}
 	b, err := json.Marshal(lab.V1Card("huge", decls...))
 	if err != nil {
