@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
-	"net/url"
 	"sync"
 	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Seen is one request an Origin received.
@@ -70,7 +73,11 @@ func (o *Origin) Carrying(key string) int {
 // front a real A2A agent at another address).
 func Proxy(tb testing.TB, baseURL string) http.Handler {
 	tb.Helper()
-	u, err := url.Parse(baseURL)
+	a, err := card.ParseAddress(baseURL, a2a.TransportProtocolJSONRPC)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u, err := a.URL(a.TLS == card.TLSYes)
 	if err != nil {
 		tb.Fatal(err)
 	}
