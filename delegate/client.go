@@ -193,21 +193,23 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 	if limit <= 0 {
 		limit = DefaultMaxInterfaces
 	}
+	over := fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)
 	var kept []card.Interface
 	for _, iface := range cands {
+		if len(kept) >= limit {
+			skipped = append(skipped, Skipped{iface, over})
+			continue
+		}
 		a, err := card.ParseAddress(iface.URL, iface.Binding)
 		if err == nil {
 			err = c.opts.dialPolicy.Check(a)
 		}
-		switch {
-		case err != nil:
+		if err != nil {
 			skipped = append(skipped, Skipped{iface, string(probe.Blocked) + ": " + err.Error()})
-		case len(kept) >= limit:
-			skipped = append(skipped, Skipped{iface, fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)})
-		default:
-			c.addrs[iface.Key()] = a
-			kept = append(kept, iface)
+			continue
 		}
+		c.addrs[iface.Key()] = a
+		kept = append(kept, iface)
 	}
 	return kept, skipped
 }
