@@ -109,8 +109,9 @@ func (o *options) credentialsFor(ep endpoint, useTLS bool) bool {
 // withheldNote is the detail of a request sent without the caller's headers.
 const withheldNote = "credentials withheld: not the card's origin (allow the host with --credential-host)"
 
-// WithHeader adds a header to every probe request (HTTP header, gRPC metadata), for
-// credentials such as Authorization. Repeatable; repeated keys add values.
+// WithHeader adds a header to the probe requests (HTTP header, gRPC metadata), for
+// credentials such as Authorization, where the credential policy allows it (see
+// WithCredentialPolicy). Repeatable; repeated keys add values.
 func WithHeader(key, value string) Option {
 	return func(o *options) {
 		if o.header == nil {
