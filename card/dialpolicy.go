@@ -33,7 +33,8 @@ var metadataHosts = map[string]bool{
 }
 
 // refusedPrefixes are networks a2abind does not dial for a card: link-local (cloud
-// metadata lives there), unspecified, and the IPv4-mapped forms of both.
+// metadata lives there), unspecified, multicast and broadcast (IPv4-mapped forms are
+// unmapped before the check).
 var refusedPrefixes = []struct {
 	prefix netip.Prefix
 	why    string
@@ -42,6 +43,9 @@ var refusedPrefixes = []struct {
 	{netip.MustParsePrefix("fe80::/10"), "a link-local address"},
 	{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified (\"this host\") address, not one a client dials"},
 	{netip.MustParsePrefix("::/128"), "the unspecified address, not one a client dials"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
+	{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
+	{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
 }
 
 // DialPolicy decides which addresses probe and delegate dial. Loopback and private

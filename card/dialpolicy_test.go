@@ -35,6 +35,8 @@ func TestDialPolicyCheck(t *testing.T) {
 		{"[fe80::2]:443", "GRPC", true, true},
 		{"http://0.0.0.0:8080/", "JSONRPC", true, true},
 		{"[::]:50051", "GRPC", true, true},
+		{"239.1.2.3:50051", "GRPC", true, true},
+		{"http://[ff02::1]/", "JSONRPC", true, true},
 		{"metadata.google.internal:80", "GRPC", true, false},
 		{"http://METADATA.google.internal./x", "JSONRPC", true, false},
 		{"http://metadata/computeMetadata/v1/", "JSONRPC", true, true},
