@@ -7,8 +7,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // httpAnswer is what one HTTP request of a probe saw, raw.
@@ -23,6 +25,7 @@ type httpAnswer struct {
 	err         error
 	truncated   bool  // the body was longer than maxBody: the rest was not read
 	cut         error // reading the body failed (a deadline, a reset) after the status arrived
+	sent        bool  // the request was fully written
 }
 
 // doHTTP sends one request with the probe's headers, reads at most maxBody bytes of the
@@ -46,9 +49,13 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	}
 	client := req.o.httpClient(req.ep.host())
 	defer client.CloseIdleConnections()
+	var wrote atomic.Bool // the request was fully written, as delegate records it
+	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
+	}))
 	resp, err := client.Do(hr)
 	if err != nil {
-		return httpAnswer{err: err, tls: hr.URL.Scheme == "https"}
+		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", sent: wrote.Load()}
 	}
 	defer resp.Body.Close()
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
@@ -56,7 +63,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	a := httpAnswer{
 		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
 		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
-		tls: resp.TLS != nil, cut: rerr,
+		tls: resp.TLS != nil, cut: rerr, sent: true,
 	}
 	if len(data) > maxBody {
 		a.body, a.truncated = data[:maxBody], true
@@ -72,6 +79,8 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 // evidence fills the HTTP part of an Evidence.
 func (h httpAnswer) evidence(ev *Evidence) {
 	ev.Err = h.err
+	ev.Sent = h.sent
+	ev.Answered = h.status != 0
 	ev.HTTPStatus = h.status
 	ev.ContentType = h.contentType
 	ev.Body = snippet(h.body)

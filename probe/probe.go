@@ -55,6 +55,10 @@ type Result struct {
 	Detail string
 	// Latency is how long the request to the declared binding and version took.
 	Latency time.Duration
+
+	// lookup is Classify's outcome for the lookup with the declared binding and
+	// version, before the probe's own reading (a call gets that one).
+	lookup Outcome
 }
 
 // Option configures Interface and Card.
@@ -178,6 +182,7 @@ func (r *run) run(ctx context.Context) Result {
 	declared, other, known := versions(r.iface.ProtocolVersion)
 	first := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
 	res := r.result(first.outcome, first.describe(), first.latency)
+	res.lookup = first.classified
 	res.ActualBinding = first.answeredBinding()
 	notes := ep.notes(r.binding)
 
@@ -333,6 +338,7 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 	}
 	a.binding, a.version, a.latency = b, version, time.Since(start)
 	a.outcome, a.why = Classify(a.ev)
+	a.classified = a.outcome
 	switch a.outcome {
 	case AgentError:
 		// An A2A handler answered with an A2A error: it is there, unless it refused the
@@ -365,18 +371,20 @@ type request struct {
 
 // attempt is what one binding's probe saw at one address.
 type attempt struct {
-	binding  a2a.TransportProtocol
-	version  string
-	ev       Evidence
-	outcome  Outcome
-	why      string
-	sent     string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
-	seen     string // the answer, e.g. "HTTP 200 application/json, error -32001"
-	tls      bool   // the answer came over TLS
-	answered bool   // something answered at the protocol level (status line, gRPC status)
-	latency  time.Duration
-	extra    []string // notes from the prober (TLS attempts of a bare host:port, ...)
-	message  string   // the A2A error message of the answer, if any
+	binding a2a.TransportProtocol
+	version string
+	ev      Evidence
+	outcome Outcome
+	// classified is Classify's outcome, before the probe's reading of it.
+	classified Outcome
+	why        string
+	sent       string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
+	seen       string // the answer, e.g. "HTTP 200 application/json, error -32001"
+	tls        bool   // the answer came over TLS
+	answered   bool   // something answered at the protocol level (status line, gRPC status)
+	latency    time.Duration
+	extra      []string // notes from the prober (TLS attempts of a bare host:port, ...)
+	message    string   // the A2A error message of the answer, if any
 }
 
 func (a attempt) describe() string {
