@@ -36,7 +36,9 @@ type Evidence struct {
 	HTTPStatus int
 	// ContentType is the answer's media type.
 	ContentType string
-	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none.
+	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none; for HTTP+JSON,
+	// the A2A error code of a v0.3 error body that carries one (a2a-js answers
+	// {"code":-32001,"message":...}).
 	JSONRPCCode int
 	// Reason is the google.rpc.ErrorInfo reason of an A2A error, if the answer carried one.
 	Reason string

@@ -65,6 +65,7 @@ func TestClassify(t *testing.T) {
 		// HTTP+JSON
 		{"HTTP+JSON TASK_NOT_FOUND", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 404, Reason: "TASK_NOT_FOUND", Framing: httpjson, AnswerVersion: "1.0"}, probe.Served},
 		{"HTTP+JSON 0.3-shaped answer to 1.0", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 404, Reason: "TASK_NOT_FOUND", Framing: httpjson, AnswerVersion: "0.3"}, probe.VersionMismatch},
+		{"HTTP+JSON 0.3 a2a-js flat TaskNotFound", probe.Evidence{Binding: httpjson, Version: "0.3", HTTPStatus: 404, JSONRPCCode: -32001, Framing: httpjson, AnswerVersion: "0.3", Sent: true}, probe.Served},
 		{"HTTP+JSON answered by JSON-RPC", probe.Evidence{Binding: httpjson, HTTPStatus: 200, JSONRPCCode: -32600, Framing: jsonrpc}, probe.WrongBinding},
 		{"HTTP+JSON 501 UNIMPLEMENTED without ErrorInfo", probe.Evidence{Binding: httpjson, HTTPStatus: 501, Framing: httpjson}, probe.HandlerMissing},
 		{"HTTP+JSON 501 METHOD_NOT_FOUND (a2a-go)", probe.Evidence{Binding: httpjson, HTTPStatus: 501, Reason: "METHOD_NOT_FOUND", Framing: httpjson, Sent: true}, probe.HandlerMissing},

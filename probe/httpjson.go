@@ -88,6 +88,13 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 		}
 		return a
 	}
+	if e, ok := parseFlatError(ans.body); ok {
+		// The v0.3 REST error shape of a2a-js: the A2A error code, no envelope.
+		a.ev.Framing, a.ev.JSONRPCCode, a.ev.AnswerVersion = a2a.TransportProtocolHTTPJSON, e.Code, card.V03
+		a.message = e.Message
+		a.seen += ", " + e.String() + " (a 0.3-shaped answer)"
+		return a
+	}
 	if r, err := parseJSONRPCResponse(ans.body); err == nil {
 		a.ev.Framing = a2a.TransportProtocolJSONRPC
 		a.seen += ", " + r.String() + " (a JSON-RPC endpoint)"

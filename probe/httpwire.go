@@ -198,6 +198,37 @@ func parseStatusBody(b []byte) (statusBody, bool) {
 		Reason: reasonFrom(doc.Error.Details)}, true
 }
 
+// flatError is the HTTP+JSON error body of v0.3 servers that answer the A2A error code
+// itself (@a2a-js/sdk's v0.3 REST: {"code":-32001,"message":"Task not found: ..."}).
+type flatError struct {
+	Code    int
+	Message string
+}
+
+// parseFlatError reads a flat v0.3 REST error body: a JSON object with an integer code
+// in the JSON-RPC error range (-32768 to -31000, which holds A2A's and a2a-go's codes)
+// and a string message, and no JSON-RPC envelope. ok is false for anything else.
+func parseFlatError(b []byte) (flatError, bool) {
+	var doc struct {
+		JSONRPC *json.RawMessage `json:"jsonrpc"`
+		Error   *json.RawMessage `json:"error"`
+		Code    *json.Number     `json:"code"`
+		Message *string          `json:"message"`
+	}
+	if json.Unmarshal(b, &doc) != nil || doc.JSONRPC != nil || doc.Error != nil || doc.Code == nil || doc.Message == nil {
+		return flatError{}, false
+	}
+	code, err := strconv.ParseInt(doc.Code.String(), 10, 32)
+	if err != nil || code < -32768 || code > -31000 {
+		return flatError{}, false
+	}
+	return flatError{Code: int(code), Message: *doc.Message}, true
+}
+
+func (e flatError) String() string {
+	return fmt.Sprintf("error %d %s", e.Code, strconv.Quote(trim(e.Message, 100)))
+}
+
 func (s statusBody) String() string {
 	out := fmt.Sprintf("error %d %s", s.Code, s.Status)
 	if s.Reason != "" {
