@@ -118,3 +118,28 @@ func TestProbeAndSendAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestSharpens: the probe only sharpens the name of a never-reached failure; it never
+// turns it into something the call's own evidence contradicts.
+func TestSharpens(t *testing.T) {
+	tests := []struct {
+		call, probed probe.Outcome
+		want         bool
+	}{
+		{probe.HandlerMissing, probe.VersionMismatch, true},
+		{probe.NotFound, probe.WrongBinding, true},
+		{probe.Malformed, probe.TLSMismatch, true},
+		{probe.Malformed, probe.WrongBinding, true},
+		{probe.NotFound, probe.TLSMismatch, false},
+		{probe.HandlerMissing, probe.HandlerMissing, false},
+		{probe.NotFound, probe.Served, false},
+		{probe.NotFound, probe.AuthRequired, false},
+		{probe.HandlerMissing, probe.Timeout, false},
+		{probe.NotFound, probe.Refused, false},
+	}
+	for _, tt := range tests {
+		if got := sharpens(tt.call, tt.probed); got != tt.want {
+			t.Errorf("sharpens(%s, %s) = %v, want %v", tt.call, tt.probed, got, tt.want)
+		}
+	}
+}

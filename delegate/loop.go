@@ -57,7 +57,7 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 		}
 	}
 	r := probe.Interface(ctx, iface, opts...)
-	if r.Outcome == o || r.Outcome.ReachedHandler() || r.Outcome == probe.AuthRequired || r.Outcome == probe.Timeout {
+	if !sharpens(o, r.Outcome) {
 		return o, detail
 	}
 	named := fmt.Sprintf("%s; probed: %s", detail, r.Outcome)
@@ -65,6 +65,19 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
 	}
 	return r.Outcome, named
+}
+
+// sharpens reports whether the probe's name for an interface says more than the call's
+// own never-reached outcome, without contradicting it: another version or binding is
+// served there (or, for an answer that fit nothing, TLS is the other way round).
+func sharpens(call, probed probe.Outcome) bool {
+	switch probed {
+	case probe.VersionMismatch, probe.WrongBinding:
+		return call != probed
+	case probe.TLSMismatch:
+		return call == probe.Malformed
+	}
+	return false
 }
 
 func clip(s string) string {
