@@ -15,7 +15,8 @@ import (
 )
 
 // nameBudget bounds the probe that names what an interface serves after an attempt
-// there proved that no handler was reached.
+// there proved that no handler was reached (and it takes at most half of what is left
+// of the call's context).
 const nameBudget = 5 * time.Second
 
 // judge names a failed attempt. probe.Classify reads the wire evidence; when it proves
@@ -44,6 +45,9 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 	budget := nameBudget
 	if d := c.opts.attemptTimeout; d > 0 && d < budget {
 		budget = d
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)/2 < budget {
+		budget = time.Until(dl) / 2 // leave the next interfaces most of the call's time
 	}
 	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs)}
 	if c.opts.insecure {
