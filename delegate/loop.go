@@ -49,6 +49,9 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl)/2 < budget {
 		budget = time.Until(dl) / 2 // leave the next interfaces most of the call's time
 	}
+	if budget < time.Millisecond {
+		return o, detail
+	}
 	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs)}
 	if c.opts.insecure {
 		opts = append(opts, probe.WithInsecureSkipVerify())
