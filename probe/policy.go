@@ -29,14 +29,14 @@ type Step struct {
 // authentication failure there says nothing about the credentials.
 func (p Policy) Decide(o Outcome, withheld bool) Step {
 	switch {
-	case o == Served:
-		return Step{Why: "answered"}
 	case o == AuthRequired && withheld:
 		return Step{Next: true, Why: "credentials withheld: not the card's origin (see WithCredentialHosts)"}
 	case o == AuthRequired:
 		return Step{Why: "stops: the same credentials fail on every interface"}
-	case o == AgentError:
-		return Step{Why: "stops: the agent answered"}
+	case !o.ReachedHandler():
+		return Step{Next: true} // Classify proved that no handler ran there
+	case o == Served:
+		return Step{Why: "answered"}
 	case o == Ambiguous && p.Idempotent:
 		return Step{Next: true, Why: "a read: tried again on the next interface"}
 	case o == Ambiguous && p.Resend:
@@ -44,7 +44,7 @@ func (p Policy) Decide(o Outcome, withheld bool) Step {
 	case o == Ambiguous:
 		return Step{Why: "not resent to another interface (it may have been delivered)"}
 	}
-	return Step{Next: true}
+	return Step{Why: "stops: the agent answered"}
 }
 
 // Tried is what one attempt of Walk's try function gave.
