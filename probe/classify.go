@@ -275,7 +275,7 @@ func classifyGRPC(ev Evidence) verdict {
 		case codes.Unauthenticated, codes.PermissionDenied:
 			return proved(AuthRequired, detail)
 		case codes.DeadlineExceeded:
-			return seen(Ambiguous, detail+" (from the server)")
+			return seen(Timeout, detail) // ambiguous once the request was written
 		}
 		if o, ok := grpcOutcomes[ev.GRPCCode]; ok && o != Refused {
 			return verdict{o, detail, o == AgentError || o == Served}

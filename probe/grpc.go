@@ -113,7 +113,9 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		}
 	}
 	a.ev.Sent, a.ev.Answered = wire.sent.Load(), wire.answered.Load()
-	a.answered = a.ev.Answered
+	// For the probe an answer is a status the server chose: response headers followed by
+	// our own deadline or a lost connection are no answer to read a binding from.
+	a.answered = a.ev.Answered && st.Code() != codes.DeadlineExceeded && st.Code() != codes.Canceled && st.Code() != codes.Unavailable
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}

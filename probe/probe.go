@@ -359,8 +359,17 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 			a.outcome = Served
 		}
 	case Ambiguous:
-		// 5xx or an answer cut short: for a probe, an answer that fits no binding.
-		a.outcome = Malformed
+		// A lookup has no side effect to fear: the probe reads the evidence as if the
+		// request had not been written (a deadline is a timeout, an h2c SETTINGS frame
+		// another binding); what stays ambiguous (a 5xx, an answer cut short) is an
+		// answer that fits no binding.
+		unsent := a.ev
+		unsent.Sent = false
+		if o, why := Classify(unsent); o == Ambiguous || o.ReachedHandler() {
+			a.outcome = Malformed
+		} else {
+			a.outcome, a.why = o, why
+		}
 	}
 	if ctx.Err() != nil && a.outcome == Malformed && (!a.answered || a.ev.Err != nil) {
 		// Nothing answered, or the answer was cut, before the budget ran out.
