@@ -30,7 +30,9 @@ type Evidence struct {
 	Binding a2a.TransportProtocol
 	// Err is a transport failure (dial, TLS, read, deadline); nil when an answer arrived.
 	Err error
-	// Sent reports that the request was fully written before Err happened.
+	// Sent reports that the request was fully written (httptrace WroteRequest; for gRPC,
+	// the request headers handed to a live connection). Once it was, only an answer that
+	// proves it reached no handler keeps a "never reached" outcome (see Classify).
 	Sent bool
 	// HTTPStatus is the HTTP status of the answer, 0 if none.
 	HTTPStatus int
