@@ -1,11 +1,9 @@
 package delegate
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"iter"
-	"net"
 	"net/http"
 	"testing"
 
@@ -92,41 +90,6 @@ func TestExecutorErrorTextIsNotAConnectionFailure(t *testing.T) {
 	}
 }
 
-// rawAnswer is middleware that lets the agent execute a POST to path, throws its answer
-// away and writes raw bytes on the connection instead: a malformed status line, or an
-// HTTP/2 frame where HTTP/1.1 was spoken.
-func rawAnswer(raw string) func(string) func(http.Handler) http.Handler {
-	return func(path string) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodPost || r.URL.Path != path {
-					next.ServeHTTP(w, r)
-					return
-				}
-				next.ServeHTTP(discard{header: http.Header{}}, r)
-				conn, buf, err := w.(http.Hijacker).Hijack()
-				if err != nil {
-					return
-				}
-				defer conn.Close()
-				writeRaw(conn, buf, raw)
-			})
-		}
-	}
-}
-
-func writeRaw(conn net.Conn, buf *bufio.ReadWriter, raw string) {
-	_, _ = buf.WriteString(raw)
-	_ = buf.Flush()
-	_ = conn.(*net.TCPConn).CloseWrite()
-}
-
-type discard struct{ header http.Header }
-
-func (d discard) Header() http.Header         { return d.header }
-func (d discard) Write(p []byte) (int, error) { return len(p), nil }
-func (d discard) WriteHeader(int)             {}
-
 // TestGarbledAnswerAfterExecuting reproduces hole 2(b): an agent reads and executes the
 // message, then answers a malformed status line or raw HTTP/2 bytes. The request was
 // fully written, and nothing proves it reached no handler: the message runs exactly
@@ -139,7 +102,9 @@ func TestGarbledAnswerAfterExecuting(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testContext(t)
-			a, counter := droppingAgent(t, rawAnswer(raw))
+			a, counter := droppingAgent(t, func(path string) func(http.Handler) http.Handler {
+				return lab.RawAfterHandling(path, raw)
+			})
 			c := newTestClient(t, ctx, a.BaseURL, WithPlaintextGRPC())
 			_, err := c.SendMessage(ctx, userMessage("once"))
 			if got := counter.Executions(); got != 1 {
