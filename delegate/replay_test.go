@@ -124,3 +124,24 @@ func TestGarbledAnswerAfterExecuting(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainNotImplementedFallsBack (issue 12): a plain web server's 501 page proves that
+// no A2A handler ran there, so even a message moves on to the next interface.
+func TestPlainNotImplementedFallsBack(t *testing.T) {
+	ctx := testContext(t)
+	plain := labtest.NewAnswerer(t)
+	plain.Set(http.StatusNotImplemented, "text/html", []byte("<html><body><h1>501 Not Implemented</h1></body></html>"))
+	a := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithCard(func(a *lab.Agent) any {
+		return lab.V1Card("behind-a-plain-server",
+			lab.Decl{URL: plain.URL + "/a2a", Binding: lab.JSONRPC, Version: card.V1},
+			lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+	}))
+	c := newTestClient(t, ctx, a.BaseURL)
+	var tr Trace
+	if _, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("hi")); err != nil {
+		t.Fatalf("SendMessage() error = %v, want the second interface's answer", err)
+	}
+	if got := outcomes(tr.Attempts()); len(got) != 2 || got[0] != probe.NotFound || got[1] != probe.Served {
+		t.Errorf("attempts = %v, want [not_found served]", tr.Attempts())
+	}
+}
