@@ -63,7 +63,7 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 			}
 		}
 	}
-	r := probe.Interface(ctx, iface, opts...)
+	r := probe.Name(ctx, iface, o, opts...)
 	if !sharpens(o, r.Outcome) {
 		return o, detail
 	}
