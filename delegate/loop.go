@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -19,12 +20,8 @@ import (
 // of the call's context).
 const nameBudget = 5 * time.Second
 
-// judge names a failed attempt. probe.Classify reads the wire evidence; when it proves
-// that no handler was reached and a lookup could say more (a route, a protocol or a
-// version refused), the interface is probed (side-effect-free lookups of a random task
-// id), so that send and probe name the interface alike. The decision to move on was
-// already made from the call's own evidence; the probe only names it.
-func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evidence, callErr error) (probe.Outcome, string) {
+// judge classifies a failed attempt with probe.Classify.
+func judge(ev probe.Evidence, callErr error) (probe.Outcome, string) {
 	o, detail := probe.Classify(ev)
 	if o == probe.Served {
 		// A handler answered, and the call still failed: an A2A error, or an answer
@@ -34,11 +31,20 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 	if o == probe.AgentError && callErr != nil {
 		detail += ": " + clip(callErr.Error())
 	}
-	switch o {
-	case probe.HandlerMissing, probe.NotFound, probe.Malformed:
-	default:
-		return o, detail
-	}
+	return o, detail
+}
+
+// needsName reports whether a lookup can name a failure better than the call's own
+// evidence: a route, a protocol or a version refused.
+func needsName(o probe.Outcome) bool {
+	return o == probe.HandlerMissing || o == probe.NotFound || o == probe.Malformed
+}
+
+// name names a failed attempt that proved no handler was reached: the interface is
+// probed (probe.Name: side-effect-free lookups of a random task id), so that send and
+// probe name it alike. The decision to move on was already made from the call's own
+// evidence; the probe only names it, alongside the next attempt.
+func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome, detail string) (probe.Outcome, string) {
 	if ctx.Err() != nil {
 		return o, detail
 	}
@@ -72,6 +78,71 @@ func (c *Client) judge(ctx context.Context, iface card.Interface, ev probe.Evide
 		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
 	}
 	return r.Outcome, named
+}
+
+// attemptLog collects a call's attempts. Failed attempts that need a name are named in
+// the background while the call goes on; flush waits for the names, patches them in
+// and hands the attempts to the trace, in order.
+type attemptLog struct {
+	c        *Client
+	ctx      context.Context
+	tr       *Trace
+	attempts []Attempt
+	flushed  int // attempts already in the trace
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	names    map[int]Attempt // index -> the named attempt
+}
+
+func newAttemptLog(ctx context.Context, c *Client) *attemptLog {
+	return &attemptLog{c: c, ctx: ctx, tr: traceFrom(ctx), names: map[int]Attempt{}}
+}
+
+// add records a failed attempt and, if it needs one, starts naming it.
+func (l *attemptLog) add(a Attempt) {
+	n := len(l.attempts)
+	l.attempts = append(l.attempts, a)
+	if !needsName(a.Outcome) {
+		return
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+		l.mu.Lock()
+		l.names[n] = a
+		l.mu.Unlock()
+	}()
+}
+
+// flush waits for the names and passes the attempts not yet traced to the trace, then
+// extra (the attempt that answered, if any). It returns the attempts, named.
+func (l *attemptLog) flush(extra ...Attempt) []Attempt {
+	l.wg.Wait()
+	l.mu.Lock()
+	for n, a := range l.names {
+		l.attempts[n] = a
+	}
+	clear(l.names)
+	l.mu.Unlock()
+	for _, a := range l.attempts[l.flushed:] {
+		l.tr.add(a)
+	}
+	l.flushed = len(l.attempts)
+	for _, a := range extra {
+		l.tr.add(a)
+	}
+	return l.attempts
+}
+
+// answered records the attempt that answered a stream (its first event): the earlier
+// attempts are named and traced first, so the trace is in order when the caller reads
+// the stream.
+func (l *attemptLog) answered(a Attempt) {
+	l.flush()
+	l.attempts = append(l.attempts, a)
+	l.flushed++
+	l.tr.add(a)
 }
 
 // sharpens reports whether the probe's name for an interface says more than the call's
@@ -143,11 +214,10 @@ type callFn[T any] func(ctx context.Context, t a2aclient.Transport, p a2aclient.
 // call runs a unary operation across the candidates under the fallback policy.
 func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn callFn[T]) (T, error) {
 	var res T
-	tr := traceFrom(ctx)
 	pol := c.policy(idempotent)
-	var attempts []Attempt
+	alog := newAttemptLog(ctx, c)
 	var lastErr, closedErr, finalKind error
-	served := false
+	var served []Attempt
 	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
 		if err := ctx.Err(); err != nil {
 			finalKind, lastErr = ErrExhausted, err
@@ -172,36 +242,31 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		lat := time.Since(start)
 		cancel()
 		if err == nil {
-			a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-			tr.add(a)
+			served = append(served, Attempt{Interface: iface, Outcome: probe.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 			c.cache.record(c.card, c.key, iface, true)
-			served = true
 			return probe.Tried{Outcome: probe.Served}
 		}
 		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-		o, detail := c.judge(ctx, iface, ev, err)
+		o, detail := judge(ev, err)
 		lastErr = err
 		if ctx.Err() != nil {
 			finalKind = ErrExhausted
 			if ev.Sent {
 				finalKind = ErrAmbiguous
 			}
-			a := Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev}
-			attempts = append(attempts, a)
-			tr.add(a)
+			alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev})
 			return probe.Tried{Outcome: o, Final: true}
 		}
 		step := c.settle(ctx, pol, iface, o)
-		a := Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: lat, Evidence: ev}
-		attempts = append(attempts, a)
-		tr.add(a)
+		alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: lat, Evidence: ev})
 		return probe.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
 	})
+	attempts := alog.flush(served...)
 	var zero T
 	switch {
 	case closedErr != nil:
 		return zero, closedErr
-	case served:
+	case len(served) > 0:
 		return res, nil
 	case finalKind != nil:
 		return zero, c.failure(op, finalKind, attempts, lastErr)
@@ -217,14 +282,14 @@ type streamFn func(ctx context.Context, t a2aclient.Transport, p a2aclient.Servi
 // falls back only before the first event.
 func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn streamFn) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		tr := traceFrom(ctx)
 		pol := c.policy(idempotent)
-		var attempts []Attempt
+		alog := newAttemptLog(ctx, c)
+		defer alog.flush() // no naming outlives the call
 		var lastErr error
 		done := false // the stream was delivered, or its end was yielded
 		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
 			if err := ctx.Err(); err != nil {
-				yield(nil, c.failure(op, ErrExhausted, attempts, err))
+				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
 				done = true
 				return probe.Tried{Final: true}
 			}
@@ -242,6 +307,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 			t, err := c.transport(iface)
 			if errors.Is(err, ErrClosed) {
 				cancel()
+				alog.flush()
 				yield(nil, err)
 				done = true
 				return probe.Tried{Final: true}
@@ -257,9 +323,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 						if firstEventTimer != nil {
 							firstEventTimer.Stop()
 						}
-						a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-						attempts = append(attempts, a)
-						tr.add(a)
+						alog.answered(Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 						c.cache.record(c.card, c.key, iface, true)
 					}
 					events++
@@ -279,8 +343,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				// reader skipped (a JSON-RPC error object instead of SSE, as a server of
 				// another protocol version sends). The wire evidence tells them apart.
 				if o, _ := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == probe.Served {
-					a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-					tr.add(a)
+					alog.flush(Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 					c.cache.record(c.card, c.key, iface, true)
 					done = true
 					return probe.Tried{Outcome: probe.Served}
@@ -293,35 +356,34 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				return probe.Tried{Outcome: probe.Served}
 			case events > 0:
 				o, detail := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
-				e := c.failure(op, ErrStreamBroken, attempts, err)
+				e := c.failure(op, ErrStreamBroken, alog.flush(), err)
 				e.Note = fmt.Sprintf("after %d events: %s (%s); not resumed on another interface", events, o, detail)
 				yield(nil, e)
 				done = true
 				return probe.Tried{Outcome: o, Final: true}
 			}
 			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-			o, detail := c.judge(ctx, iface, ev, err)
+			o, detail := judge(ev, err)
 			lastErr = err
 			if ctx.Err() != nil {
 				kind := ErrExhausted
 				if ev.Sent {
 					kind = ErrAmbiguous
 				}
-				a := Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev}
-				attempts = append(attempts, a)
-				tr.add(a)
-				yield(nil, c.failure(op, kind, attempts, err))
+				alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev})
+				yield(nil, c.failure(op, kind, alog.flush(), err))
 				done = true
 				return probe.Tried{Outcome: o, Final: true}
 			}
 			step := c.settle(ctx, pol, iface, o)
-			a := Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: time.Since(start), Evidence: ev}
-			attempts = append(attempts, a)
-			tr.add(a)
+			alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: time.Since(start), Evidence: ev})
 			return probe.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
 		})
+		if done {
+			return
+		}
+		attempts := alog.flush()
 		switch {
-		case done:
 		case w.Exhausted || len(attempts) == 0:
 			yield(nil, c.failure(op, ErrExhausted, attempts, lastErr))
 		default:
