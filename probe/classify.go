@@ -129,7 +129,8 @@ var reasonOutcomes = map[string]Outcome{
 //
 // It is also the one place that says whether the request may have reached a handler:
 // once the request was fully written (Evidence.Sent), only an answer that proves it
-// reached none keeps a "never reached" outcome (see proof); anything else is Ambiguous.
+// reached none keeps a "never reached" outcome (verdict.proof; docs/taxonomy.md lists
+// the proofs); anything else is Ambiguous.
 // Served, AgentError and Ambiguous are the outcomes that may have reached a handler
 // (Outcome.ReachedHandler).
 func Classify(ev Evidence) (Outcome, string) {
