@@ -395,7 +395,7 @@ func (v *cardView) callOutcome(i card.Interface) Outcome {
 	switch {
 	case !ok:
 		return NoInterface
-	case r.lookup == Ambiguous && r.Outcome != Served && r.Outcome != AuthRequired:
+	case r.Lookup == Ambiguous && r.Outcome != Served && r.Outcome != AuthRequired:
 		return Ambiguous
 	}
 	return r.Outcome

@@ -55,10 +55,12 @@ type Result struct {
 	Detail string
 	// Latency is how long the request to the declared binding and version took.
 	Latency time.Duration
-
-	// lookup is Classify's outcome for the lookup with the declared binding and
-	// version, before the probe's own reading (a call gets that one).
-	lookup Outcome
+	// Lookup is what Classify made of the lookup with the declared binding and version,
+	// before the probe's own reading of it: what a call there would be judged by. It is
+	// Ambiguous where the lookup may have reached a handler without proving the binding
+	// (a 5xx, an answer cut or garbled after the request was written), which Outcome
+	// reads as malformed or timeout.
+	Lookup Outcome
 }
 
 // Option configures Interface and Card.
@@ -183,7 +185,7 @@ func (r *run) run(ctx context.Context) Result {
 	declared, other, known := versions(r.iface.ProtocolVersion)
 	first := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
 	res := r.result(first.outcome, first.describe(), first.latency)
-	res.lookup = first.classified
+	res.Lookup = first.classified
 	res.ActualBinding = first.answeredBinding()
 	notes := ep.notes(r.binding)
 
