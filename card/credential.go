@@ -12,6 +12,7 @@ import (
 // and the card fetch all ask it; nothing else decides.
 type CredentialPolicy struct {
 	origin Origin
+	anyTLS bool     // the origin came from a bare host:port: TLS or not, it is the same
 	hosts  []string // lower case, "host" or "host:port"
 }
 
@@ -37,7 +38,7 @@ func (p CredentialPolicy) Allows(a Address, useTLS bool) bool {
 		return false
 	}
 	o := a.Origin(useTLS)
-	if !p.origin.IsZero() && o == p.origin {
+	if !p.origin.IsZero() && (o == p.origin || p.anyTLS && o.Host == p.origin.Host && o.Port == p.origin.Port) {
 		return true
 	}
 	hp := net.JoinHostPort(a.Host, a.Port)
@@ -65,19 +66,19 @@ func tlsOf(secure bool) TLS {
 	return TLSNo
 }
 
-// CardOrigin is the origin credentials for c's interfaces belong to: the origin the
-// user named when the card was fetched (before any redirect), else, for a card file,
-// the origin of its preferred (or first) interface, a bare gRPC host:port taken as
-// dialled over TLS or not as bareTLS says.
-func CardOrigin(c *Card, bareTLS bool) Origin {
+// CardCredentials is the credential policy for the interfaces of c: the origin the user
+// named when the card was fetched (before any redirect), else, for a card file, the
+// address of its preferred (or first) interface (AddressCredentials); plus the allowed
+// hosts.
+func CardCredentials(c *Card, allowHosts ...string) CredentialPolicy {
 	if c == nil {
-		return Origin{}
+		return NewCredentialPolicy(Origin{}, allowHosts...)
 	}
 	if !c.Origin.IsZero() {
-		return c.Origin
+		return NewCredentialPolicy(c.Origin, allowHosts...)
 	}
-	if c.Location != "" && (strings.HasPrefix(c.Location, "http://") || strings.HasPrefix(c.Location, "https://")) {
-		return OriginOf(c.Location)
+	if o := OriginOf(c.Location); !o.IsZero() {
+		return NewCredentialPolicy(o, allowHosts...)
 	}
 	pick := -1
 	for n, i := range c.Interfaces {
@@ -90,13 +91,22 @@ func CardOrigin(c *Card, bareTLS bool) Origin {
 		pick = 0
 	}
 	if pick < 0 {
-		return Origin{}
+		return NewCredentialPolicy(Origin{}, allowHosts...)
 	}
 	a, err := ParseAddress(c.Interfaces[pick].URL, c.Interfaces[pick].Binding)
 	if err != nil {
-		return Origin{}
+		return NewCredentialPolicy(Origin{}, allowHosts...)
 	}
-	return a.Origin(bareTLS)
+	return AddressCredentials(a, allowHosts...)
+}
+
+// AddressCredentials scopes credentials to the origin of an address the user named
+// directly: as its scheme says, or, for a bare gRPC host:port that says nothing about
+// TLS, that host and port with or without TLS.
+func AddressCredentials(a Address, allowHosts ...string) CredentialPolicy {
+	p := NewCredentialPolicy(a.Origin(a.TLS == TLSYes), allowHosts...)
+	p.anyTLS = a.TLS == TLSUnknown
+	return p
 }
 
 // StripHeaders deletes the user's header keys from h (on a request about to leave the

@@ -134,7 +134,7 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	bareTLS := !o.plaintextGRPC && (named.IsZero() || named.Secure)
 	c := &Client{
 		card: cd, opts: o, cache: o.cache, key: agentKey(cd), bareTLS: bareTLS,
-		creds:  card.NewCredentialPolicy(card.CardOrigin(cd, bareTLS), o.credentialHosts...),
+		creds:  card.CardCredentials(cd, o.credentialHosts...),
 		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
 	}
@@ -197,7 +197,7 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 	var kept []card.Interface
 	for _, iface := range cands {
 		if len(kept) >= limit {
-			skipped = append(skipped, Skipped{iface, over})
+			skipped = append(skipped, Skipped{Interface: iface, Reason: over})
 			continue
 		}
 		a, err := card.ParseAddress(iface.URL, iface.Binding)
@@ -205,7 +205,7 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 			err = c.opts.dialPolicy.Check(a)
 		}
 		if err != nil {
-			skipped = append(skipped, Skipped{iface, string(probe.Blocked) + ": " + err.Error()})
+			skipped = append(skipped, Skipped{Interface: iface, Reason: string(probe.Blocked) + ": " + err.Error()})
 			continue
 		}
 		c.addrs[iface.Key()] = a
@@ -350,218 +350,6 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		return a2agrpc.NewGRPCTransport(conn), nil
 	}
 	return nil, fmt.Errorf("binding %q is not supported", iface.Binding)
-}
-
-// action is what the policy decides after a failed attempt.
-type action int
-
-const (
-	next action = iota // try the next interface
-	stop               // stop with the attempt's error
-)
-
-// judge classifies a failed attempt with probe.Classify and applies the fallback policy.
-func (c *Client) judge(ctx context.Context, idempotent bool, iface card.Interface, ev probe.Evidence, callErr error) (probe.Outcome, string, action, error) {
-	o, detail := probe.Classify(ev)
-	if o == probe.Served {
-		// A handler answered, and the call still failed: an A2A error, or an answer
-		// a2a-go could not read. Either way the request reached the agent.
-		o = probe.AgentError
-	}
-	if o == probe.AgentError && callErr != nil {
-		detail += ": " + clip(callErr.Error())
-	}
-	switch {
-	case ctx.Err() != nil:
-		if ev.Sent {
-			return o, detail, stop, ErrAmbiguous
-		}
-		return o, detail, stop, ErrExhausted
-	case o == probe.AuthRequired && c.withheld[iface.Key()]:
-		return o, detail + "; credentials withheld: not the card's origin (see WithCredentialHosts)", next, nil
-	case o == probe.AuthRequired:
-		return o, detail, stop, ErrAuth
-	case o == probe.AgentError:
-		return o, detail, stop, ErrAgent
-	case o == probe.Ambiguous || (o == probe.Timeout && ev.Sent):
-		if idempotent || c.opts.resend {
-			return o, detail, next, nil
-		}
-		return o, detail + "; not resent to another interface (it may have been delivered)", stop, ErrAmbiguous
-	}
-	return o, detail, next, nil
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "..."
-	}
-	return s
-}
-
-// failure builds the *Error of a call that stopped.
-func (c *Client) failure(op string, kind error, attempts []Attempt, err error) *Error {
-	return &Error{Op: op, Agent: c.agentName(), Kind: kind, Attempts: attempts, SecuritySchemes: c.card.SecuritySchemes, Err: err}
-}
-
-type callFn[T any] func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (T, error)
-
-// call runs a unary operation across the candidates under the fallback policy.
-func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn callFn[T]) (T, error) {
-	var zero T
-	tr := traceFrom(ctx)
-	var attempts []Attempt
-	var lastErr error
-	for _, iface := range c.cache.order(c.card, c.key, c.cands) {
-		if err := ctx.Err(); err != nil {
-			return zero, c.failure(op, ErrExhausted, attempts, err)
-		}
-		rec := &recorder{}
-		actx := withRecorder(ctx, rec)
-		cancel := context.CancelFunc(func() {})
-		if c.opts.attemptTimeout > 0 {
-			actx, cancel = context.WithTimeout(actx, c.opts.attemptTimeout)
-		}
-		start := time.Now()
-		t, err := c.transport(actx, iface)
-		if errors.Is(err, ErrClosed) {
-			cancel()
-			return zero, err
-		}
-		var res T
-		if err == nil {
-			res, err = fn(actx, t, c.params[iface.Key()], iface)
-		}
-		lat := time.Since(start)
-		cancel()
-		if err == nil {
-			a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-			tr.add(a)
-			c.cache.record(c.card, c.key, iface, true)
-			return res, nil
-		}
-		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-		o, detail, act, kind := c.judge(ctx, idempotent, iface, ev, err)
-		detail += rec.redirectNote()
-		a := Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev}
-		attempts = append(attempts, a)
-		tr.add(a)
-		lastErr = err
-		if act == stop {
-			if o == probe.AgentError {
-				c.cache.record(c.card, c.key, iface, true) // a handler answered there
-			}
-			return zero, c.failure(op, kind, attempts, err)
-		}
-		if ctx.Err() == nil && !c.withheld[iface.Key()] {
-			c.cache.record(c.card, c.key, iface, false)
-		}
-	}
-	return zero, c.failure(op, ErrExhausted, attempts, lastErr)
-}
-
-type streamFn func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error]
-
-// stream runs a streaming operation across the candidates: it falls back only before
-// the first event.
-func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn streamFn) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		tr := traceFrom(ctx)
-		var attempts []Attempt
-		var lastErr error
-	candidates:
-		for _, iface := range c.cache.order(c.card, c.key, c.cands) {
-			if err := ctx.Err(); err != nil {
-				yield(nil, c.failure(op, ErrExhausted, attempts, err))
-				return
-			}
-			rec := &recorder{}
-			actx, cancelCause := context.WithCancelCause(withRecorder(ctx, rec))
-			cancel := func() { cancelCause(nil) }
-			var firstEventTimer *time.Timer
-			if d := c.opts.attemptTimeout; d > 0 {
-				firstEventTimer = time.AfterFunc(d, func() {
-					rec.markTimedOut()
-					cancelCause(context.DeadlineExceeded)
-				})
-			}
-			start := time.Now()
-			t, err := c.transport(actx, iface)
-			if errors.Is(err, ErrClosed) {
-				cancel()
-				yield(nil, err)
-				return
-			}
-			events := 0
-			if err == nil {
-				for ev, serr := range fn(actx, t, c.params[iface.Key()], iface) {
-					if serr != nil {
-						err = serr
-						break
-					}
-					if events == 0 {
-						if firstEventTimer != nil {
-							firstEventTimer.Stop()
-						}
-						a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-						attempts = append(attempts, a)
-						tr.add(a)
-						c.cache.record(c.card, c.key, iface, true)
-					}
-					events++
-					if !yield(ev, nil) {
-						cancel()
-						return
-					}
-				}
-			}
-			cancel()
-			if firstEventTimer != nil {
-				firstEventTimer.Stop()
-			}
-			if err == nil && events == 0 {
-				// No event and no error: an empty stream, or an answer a2a-go's stream
-				// reader skipped (a JSON-RPC error object instead of SSE, as a server of
-				// another protocol version sends). The wire evidence tells them apart.
-				if o, _ := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == probe.Served {
-					a := Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
-					tr.add(a)
-					c.cache.record(c.card, c.key, iface, true)
-					return
-				}
-				err = errNoEvent
-			}
-			switch {
-			case err == nil:
-				return
-			case events > 0:
-				o, detail := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
-				e := c.failure(op, ErrStreamBroken, attempts, err)
-				e.Note = fmt.Sprintf("after %d events: %s (%s); not resumed on another interface", events, o, detail)
-				yield(nil, e)
-				return
-			}
-			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-			o, detail, act, kind := c.judge(ctx, idempotent, iface, ev, err)
-			detail += rec.redirectNote()
-			a := Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev}
-			attempts = append(attempts, a)
-			tr.add(a)
-			lastErr = err
-			if act == stop {
-				if o == probe.AgentError {
-					c.cache.record(c.card, c.key, iface, true) // a handler answered there
-				}
-				yield(nil, c.failure(op, kind, attempts, err))
-				return
-			}
-			if ctx.Err() == nil && !c.withheld[iface.Key()] {
-				c.cache.record(c.card, c.key, iface, false)
-			}
-			continue candidates
-		}
-		yield(nil, c.failure(op, ErrExhausted, attempts, lastErr))
-	}
 }
 
 // tenant is the tenant a request to iface carries. A2A requires a client to send the
