@@ -31,13 +31,14 @@ func NewCredentialPolicy(origin Origin, allowHosts ...string) CredentialPolicy {
 // Origin is the origin credentials belong to.
 func (p CredentialPolicy) Origin() Origin { return p.origin }
 
-// Allows reports whether credentials may go to a, dialled over TLS or not (useTLS
-// matters only for an address that does not say, such as a bare gRPC host:port).
+// Allows reports whether credentials may go to a over a connection that uses TLS or
+// not: the connection decides the origin, so an https address retried in plaintext is
+// the http origin (no credentials for an https one).
 func (p CredentialPolicy) Allows(a Address, useTLS bool) bool {
-	if a.Host == "" || a.Local() || a.UserInfo {
+	if a.Host == "" || a.Port == "" || a.Local() || a.UserInfo {
 		return false
 	}
-	o := a.Origin(useTLS)
+	o := Origin{Secure: useTLS, Host: a.Host, Port: a.Port}
 	if !p.origin.IsZero() && (o == p.origin || p.anyTLS && o.Host == p.origin.Host && o.Port == p.origin.Port) {
 		return true
 	}

@@ -121,8 +121,9 @@ func TestCredentialPolicy(t *testing.T) {
 		{"https://other.example:8444/", false, true, false},
 		{"agent.example:443", true, true, true},
 		{"agent.example:443", true, false, false},
-		{"grpcs://agent.example", true, false, true},
-		{"grpc://agent.example:443", true, true, false},
+		{"grpcs://agent.example", true, true, true},
+		{"grpc://agent.example:443", true, false, false},
+		{"https://agent.example/a2a", false, false, false}, // an https address retried in plaintext
 		{"https://user:pw@agent.example/", false, true, false},
 	}
 	for _, tt := range tests {

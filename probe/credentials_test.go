@@ -114,3 +114,22 @@ func TestProbeScopeControls(t *testing.T) {
 		t.Errorf("169.254.169.254 is %s with only 0.0.0.0 allowed, want blocked", results[3].Outcome)
 	}
 }
+
+// An interface declared https:// at a plaintext server: the probe's TLS attempt fails,
+// and its plaintext retry (to say what is really there) goes out without the headers:
+// credentials for an https origin never travel in cleartext.
+func TestProbePlaintextRetryWithoutCredentials(t *testing.T) {
+	agent := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC))
+	plain := labtest.StartOrigin(t, "127.0.0.1", labtest.Proxy(t, agent.BaseURL))
+	declared := "https://" + strings.TrimPrefix(plain.URL, "http://") + lab.PathJSONRPC
+	iface := card.Interface{URL: declared, Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[0]"}
+	r := probe.Interface(t.Context(), iface, credentials()...)
+	if r.Outcome != probe.TLSMismatch || len(plain.Requests()) == 0 {
+		t.Fatalf("outcome %s (%s), %d plaintext requests; want tls_mismatch found by a plaintext retry", r.Outcome, r.Detail, len(plain.Requests()))
+	}
+	for _, h := range []string{"Authorization", "X-Api-Key"} {
+		if n := plain.Carrying(h); n != 0 {
+			t.Errorf("%s went out in plaintext on %d requests, want 0", h, n)
+		}
+	}
+}
