@@ -1,0 +1,269 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+
+	"github.com/a2abind/a2abind/probe"
+)
+
+// ErrSelfCheck is matched (errors.Is) by the *SelfCheckError Start returns when a
+// declared interface did not answer `served` over the real sockets in time.
+var ErrSelfCheck = errors.New("self-check failed")
+
+// SelfCheckError is Start's refusal to publish the card: the last self-check round
+// found declared interfaces that are not served.
+type SelfCheckError struct {
+	// Results are the probe results of the last round, in card order.
+	Results []probe.Result
+}
+
+// Error lists the interfaces that are not served and what the probe found.
+func (e *SelfCheckError) Error() string {
+	var bad []string
+	for _, r := range e.Results {
+		if r.Outcome != probe.Served {
+			bad = append(bad, fmt.Sprintf("%s (%s): %s: %s", r.Interface, r.Interface.Source, r.Outcome, r.Detail))
+		}
+	}
+	return "self-check over the real sockets failed, card not published: " + strings.Join(bad, "; ")
+}
+
+// Is makes errors.Is(err, ErrSelfCheck) true.
+func (e *SelfCheckError) Is(target error) bool { return target == ErrSelfCheck }
+
+// Start serves every binding, runs the self-check over the real sockets and publishes
+// the card once every declared interface answers `served`. Until then the card
+// endpoint answers 503 with Retry-After and /readyz is not ready. If the self-check does
+// not pass within the self-check timeout (or ctx ends), Start shuts the server down and
+// returns a *SelfCheckError (errors.Is ErrSelfCheck). ctx bounds the self-check only:
+// once Start returned nil the server runs until Shutdown.
+func (srv *Server) Start(ctx context.Context) error {
+	if !srv.started.CompareAndSwap(false, true) {
+		return errorf("Start called twice")
+	}
+	if srv.stopping.Load() {
+		return errorf("Start after Shutdown")
+	}
+	srv.goServe("http", func() error {
+		if srv.tlsCfg != nil {
+			return srv.httpSrv.ServeTLS(srv.httpLis, "", "")
+		}
+		return srv.httpSrv.Serve(srv.httpLis)
+	})
+	if h := srv.o.hooks.beforeGRPCRegister; h != nil {
+		h()
+	}
+	if srv.grpcSrv != nil {
+		if !srv.o.hooks.skipGRPCRegister {
+			a2agrpc.NewHandler(srv.handler).RegisterWith(srv.grpcSrv)
+			if srv.o.v03 {
+				a2agrpcv0.NewHandler(srv.handler).RegisterWith(srv.grpcSrv)
+			}
+		}
+		srv.grpcReady.Store(true)
+		srv.event("grpc-registered")
+		if srv.grpcLis != nil {
+			srv.goServe("grpc", func() error { return srv.grpcSrv.Serve(srv.grpcLis) })
+		}
+	}
+	for _, s := range srv.served {
+		srv.log.Info("serving", "binding", string(s.binding), "version", s.version, "url", s.public, "listen", s.local)
+	}
+	if srv.httpEP.anyHost || (srv.grpcLis != nil && srv.grpcEP.anyHost) {
+		srv.log.Warn("a listener is bound to all interfaces and no public address is set: the card advertises loopback; set a public URL for remote clients")
+	}
+	srv.log.Info("card pending self-check", "card", srv.CardURL(), "interfaces", len(srv.card.Interfaces))
+
+	if err := srv.selfCheck(ctx); err != nil {
+		if srv.stopping.Load() {
+			return errorf("shut down during start; card never published")
+		}
+		srv.log.Error("self-check failed; card not published", "err", err)
+		sctx, cancel := context.WithTimeout(context.Background(), srv.o.shutdownTimeout)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return err
+	}
+	if srv.stopping.Load() {
+		return errorf("shut down during start")
+	}
+	srv.ready.Store(true)
+	srv.event("ready")
+	srv.log.Info("ready: card published", "card", srv.CardURL(), "etag", srv.etag)
+	return nil
+}
+
+func (srv *Server) goServe(name string, serve func() error) {
+	srv.wg.Add(1)
+	go func() {
+		defer srv.wg.Done()
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) && !srv.stopping.Load() {
+			srv.log.Error("listener failed", "listener", name, "err", err)
+			srv.serveErrMu.Lock()
+			if srv.serveErr == nil {
+				srv.serveErr = fmt.Errorf("server: %s listener: %w", name, err)
+			}
+			srv.serveErrMu.Unlock()
+			go func() { _ = srv.Shutdown(context.Background()) }()
+		}
+	}()
+}
+
+// selfCheck probes the published card's interfaces at their local addresses until every
+// one is served, backing off between rounds, bounded by the self-check timeout.
+func (srv *Server) selfCheck(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, srv.o.selfCheck)
+	defer cancel()
+	go func() {
+		select {
+		case <-srv.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	opts := []probe.Option{probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second))}
+	if srv.tlsCfg != nil {
+		// The self-check proves the bindings over TLS on the local socket; whether the
+		// certificate is trusted under the public name is the deployment's concern.
+		opts = append(opts, probe.WithInsecureSkipVerify())
+	}
+	backoff := 20 * time.Millisecond
+	var prev []probe.Result
+	for round := 1; ; round++ {
+		results := probe.Card(ctx, srv.checkCard, opts...)
+		if ctx.Err() != nil && prev != nil {
+			// The deadline cut this round short: keep what the previous, complete round
+			// found for the interfaces that only timed out now.
+			for i := range results {
+				if results[i].Outcome == probe.Timeout {
+					results[i] = prev[i]
+				}
+			}
+		}
+		prev = results
+		ok := len(results) > 0
+		for _, r := range results {
+			level := slog.LevelInfo
+			if r.Outcome != probe.Served {
+				ok = false
+				level = slog.LevelWarn
+			}
+			srv.log.Log(ctx, level, "self-check", "round", round, "binding", string(r.Interface.Binding),
+				"version", r.Interface.ProtocolVersion, "local", r.Interface.URL, "outcome", string(r.Outcome),
+				"latency", r.Latency, "detail", r.Detail)
+		}
+		if ok {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return &SelfCheckError{Results: results}
+		}
+		select {
+		case <-ctx.Done():
+			return &SelfCheckError{Results: results}
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// Shutdown withdraws the card and readiness first (both answer 503 from then on), then
+// lets the bindings drain in-flight requests and closes them, bounded by ctx and the
+// shutdown timeout; connections still open at the deadline are closed. It is safe to call
+// more than once and before Start; every call returns the first call's result.
+func (srv *Server) Shutdown(ctx context.Context) error {
+	srv.shutOnce.Do(func() {
+		srv.stopping.Store(true)
+		srv.ready.Store(false)
+		srv.stopOnce.Do(func() { close(srv.stop) })
+		srv.event("withdrawn")
+		srv.log.Info("shutting down: card and readiness withdrawn")
+		if h := srv.o.hooks.afterWithdraw; h != nil {
+			h()
+		}
+		srv.shutErr = srv.drain(ctx)
+		close(srv.done)
+	})
+	<-srv.done
+	return srv.shutErr
+}
+
+func (srv *Server) drain(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, srv.o.shutdownTimeout)
+	defer cancel()
+	if !srv.started.Load() {
+		srv.closeListeners()
+		return nil
+	}
+	var errs []error
+	var wg sync.WaitGroup
+	if srv.grpcSrv != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stopped := make(chan struct{})
+			go func() { srv.grpcSrv.GracefulStop(); close(stopped) }()
+			select {
+			case <-stopped:
+			case <-ctx.Done():
+				srv.grpcSrv.Stop()
+				<-stopped
+				srv.log.Warn("gRPC drain timed out; connections closed")
+			}
+			srv.event("grpc-closed")
+		}()
+	}
+	if err := srv.httpSrv.Shutdown(ctx); err != nil {
+		srv.log.Warn("HTTP drain timed out; connections closed", "err", err)
+		errs = append(errs, fmt.Errorf("server: HTTP drain: %w", err))
+		_ = srv.httpSrv.Close()
+	}
+	srv.event("http-closed")
+	wg.Wait()
+	srv.wg.Wait()
+	// Executions run detached from their requests: those still running now (a task
+	// that outlived its call, a stream cut by the drain deadline) are cancelled.
+	if !srv.execs.stop(min(srv.o.shutdownTimeout, executionGrace)) {
+		srv.log.Warn("executions still running after shutdown: the executor ignores its context")
+	}
+	srv.closeListeners()
+	srv.log.Info("stopped")
+	return errors.Join(errs...)
+}
+
+func (srv *Server) closeListeners() {
+	if srv.httpLis != nil {
+		_ = srv.httpLis.Close()
+	}
+	if srv.grpcLis != nil {
+		_ = srv.grpcLis.Close()
+	}
+}
+
+func (srv *Server) event(name string) {
+	if f := srv.o.hooks.event; f != nil {
+		f(name)
+	}
+}
+
+// Wait blocks until Shutdown has finished and returns the error of a listener that
+// failed on its own (nil after a requested shutdown).
+func (srv *Server) Wait() error {
+	<-srv.done
+	srv.serveErrMu.Lock()
+	defer srv.serveErrMu.Unlock()
+	return srv.serveErr
+}
+
+// Done is closed when Shutdown has finished.
+func (srv *Server) Done() <-chan struct{} { return srv.done }
