@@ -30,7 +30,8 @@
 // FAILED_PRECONDITION with ErrorInfo). a2a-go's and a2a-js's v1.0 clients send
 // A2A-Version 1.0; their v0.3 clients send 0.3 or nothing, and reach the v0.3 paths.
 //
-//	srv, err := server.New(server.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithV03())
+//	srv, err := server.New(executor, server.WithAgentInfo(name, description, version, skills...),
+//		server.WithGRPCAddr("127.0.0.1:0"), server.WithV03())
 //	if err != nil { ... }                 // *BindingError for a card that lies
 //	if err := srv.Start(ctx); err != nil { ... } // *SelfCheckError if a binding does not answer
 //	defer srv.Shutdown(context.Background())

@@ -238,7 +238,7 @@ func TestShutdownWithdrawsCardBeforeClosingBindings(t *testing.T) {
 	exec := gatedExecutor{entered: make(chan struct{}, 4), release: make(chan struct{})}
 	var events eventLog
 	withdrawn, proceed := make(chan struct{}), make(chan struct{})
-	srv, err := New(exec, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(10*time.Second), withHooks(hooks{
+	srv, err := New(exec, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(10*time.Second), withHooks(hooks{
 		event:         events.add,
 		afterWithdraw: func() { close(withdrawn); <-proceed },
 	}))
@@ -312,7 +312,7 @@ func TestShutdownWithdrawsCardBeforeClosingBindings(t *testing.T) {
 func TestShutdownIsBounded(t *testing.T) {
 	exec := gatedExecutor{entered: make(chan struct{}, 4), release: make(chan struct{})}
 	t.Cleanup(func() { close(exec.release) })
-	srv, err := New(exec, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(200*time.Millisecond))
+	srv, err := New(exec, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestShutdownIsBounded(t *testing.T) {
 }
 
 func TestShutdownBeforeStartReleasesListeners(t *testing.T) {
-	srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"))
+	srv, err := New(Echo{}, echoInfo, WithGRPCAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}

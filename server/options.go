@@ -118,7 +118,8 @@ func WithTLSConfig(cfg *tls.Config) Option { return func(o *options) { o.tlsConf
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithAgentInfo sets the name, description, agent version and skills of the derived card.
-// The defaults describe an echo agent.
+// It is required unless a whole card is given (WithAgentCard, WithCardJSON): New fails
+// without it, so that no server publishes a made-up agent.
 func WithAgentInfo(name, description, version string, skills ...a2a.AgentSkill) Option {
 	return func(o *options) {
 		o.name, o.description, o.version = name, description, version

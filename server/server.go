@@ -69,13 +69,12 @@ func New(executor a2asrv.AgentExecutor, opts ...Option) (*Server, error) {
 	o := options{
 		httpAddr: DefaultHTTPAddr, shutdownTimeout: DefaultShutdownTimeout,
 		selfCheck: DefaultSelfCheckTimeout, cardMaxAge: DefaultCardMaxAge,
-		name: "a2abind-echo", description: "a2abind echo agent: answers with the text it was sent", version: "1.0.0",
 	}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if len(o.skills) == 0 {
-		o.skills = []a2a.AgentSkill{EchoSkill}
+	if o.cardJSON == nil && o.agentCard == nil && (o.name == "" || o.description == "" || o.version == "") {
+		return nil, errorf("no agent info: pass WithAgentInfo(name, description, version, skills...) for the derived card, or a whole card (WithAgentCard, WithCardJSON)")
 	}
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/echo"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -93,7 +94,7 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fl.BoolVar(&f.v03, "v03", false, "serve the v0.3 wire beside v1.0 and publish a union card")
 	fl.StringVar(&f.tenant, "tenant", "", "serve this tenant: every interface declares it and every request must carry it (HTTP+JSON: path prefix)")
-	fl.StringVar(&f.name, "name", "a2abind-echo", "agent name in the derived card")
+	fl.StringVar(&f.name, "name", echo.Name, "agent name in the derived card")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "bound on draining in-flight requests at shutdown")
 	fl.DurationVar(&f.selfCheck, "self-check-timeout", server.DefaultSelfCheckTimeout, "bound on the self-check before the card is published")
 	return cmd
@@ -107,7 +108,7 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	opts := []server.Option{
 		server.WithHTTPAddr(f.httpAddr),
 		server.WithLogger(logger),
-		server.WithAgentInfo(f.name, "a2abind echo agent: answers with the text it was sent", "1.0.0", server.EchoSkill),
+		server.WithAgentInfo(f.name, echo.Description, echo.Version, echo.Skill),
 		server.WithShutdownTimeout(f.shutdownTimeout),
 		server.WithSelfCheckTimeout(f.selfCheck),
 	}
@@ -140,7 +141,7 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 		opts = append(opts, server.WithCardJSON(raw))
 	}
 
-	srv, err := server.New(server.Echo{}, opts...)
+	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) {
 			return fail(ExitFailed, fmt.Errorf("card refused: %w", err))
