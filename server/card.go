@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -53,6 +54,7 @@ func (srv *Server) buildCard() error {
 	sum := sha256.Sum256(raw)
 	srv.cardJSON, srv.card, srv.checkCard = raw, c, check
 	srv.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
+	srv.lastModified = time.Now().UTC().Truncate(time.Second)
 	return nil
 }
 
@@ -60,11 +62,23 @@ func (srv *Server) deriveCard() ([]byte, error) {
 	o := &srv.o
 	ac := &a2a.AgentCard{
 		Name: o.name, Description: o.description, Version: o.version,
-		Capabilities:       a2a.AgentCapabilities{Streaming: true},
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain"},
-		Skills:             o.skills,
+		Capabilities: a2a.AgentCapabilities{
+			Streaming:         true,
+			PushNotifications: o.pushStore != nil && o.pushSender != nil,
+			ExtendedAgentCard: o.extendedCard != nil,
+		},
+		DefaultInputModes:    []string{"text/plain"},
+		DefaultOutputModes:   []string{"text/plain"},
+		Skills:               o.skills,
+		SecuritySchemes:      o.securitySchemes,
+		SecurityRequirements: o.securityReqs,
 	}
+	if ac.Skills == nil {
+		ac.Skills = []a2a.AgentSkill{}
+	}
+	// The handler refuses what the card does not declare (a2asrv.WithCapabilityChecks).
+	caps := ac.Capabilities
+	srv.capabilities = &caps
 	for _, s := range srv.served {
 		ac.SupportedInterfaces = append(ac.SupportedInterfaces, &a2a.AgentInterface{
 			URL: s.public, ProtocolBinding: s.binding, ProtocolVersion: a2a.ProtocolVersion(s.version),
@@ -83,7 +97,8 @@ func (srv *Server) deriveCard() ([]byte, error) {
 
 // serveCard publishes the card only while the server is ready: 503 with Retry-After
 // before the self-check passed and after shutdown started. The card carries
-// Cache-Control and a strong ETag; If-None-Match gives 304.
+// Cache-Control, a strong ETag and Last-Modified (when New built it); If-None-Match, or
+// without it If-Modified-Since, gives 304 (RFC 9110 §13.2.2).
 func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
@@ -91,7 +106,7 @@ func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodHead:
 	case http.MethodOptions:
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "If-None-Match, "+a2a.SvcParamVersion)
+		h.Set("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, "+a2a.SvcParamVersion)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	default:
@@ -111,7 +126,8 @@ func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Cache-Control", srv.cacheCtrl)
 	h.Set("ETag", srv.etag)
-	if etagMatch(r.Header.Get("If-None-Match"), srv.etag) {
+	h.Set("Last-Modified", srv.lastModified.Format(http.TimeFormat))
+	if notModified(r, srv.etag, srv.lastModified) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -121,6 +137,15 @@ func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write(srv.cardJSON)
+}
+
+// notModified evaluates If-None-Match and, only without it, If-Modified-Since.
+func notModified(r *http.Request, etag string, modified time.Time) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return etagMatch(inm, etag)
+	}
+	ims, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
+	return err == nil && !modified.After(ims)
 }
 
 // etagMatch implements If-None-Match's weak comparison (RFC 9110 §13.1.2).

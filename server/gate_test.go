@@ -354,7 +354,7 @@ func mustParse(t *testing.T, raw []byte) *card.Card {
 func TestOversizedRequestIsRefused(t *testing.T) {
 	srv := startServer(t)
 	big := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` +
-		strings.Repeat("x", maxRequestBytes) + `"}]}}}`
+		strings.Repeat("x", DefaultMaxRequestBytes) + `"}]}}}`
 	code, _, body := post(t, srv.LocalBaseURL()+PathJSONRPC, "application/json", big, "A2A-Version", "1.0")
 	got, _ := parseRPC(t, body)
 	if code != http.StatusOK || got.Code != -32700 {

@@ -10,9 +10,6 @@ import (
 	"sync"
 	"time"
 
-	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
-	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
-
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -54,32 +51,13 @@ func (srv *Server) Start(ctx context.Context) error {
 	if srv.stopping.Load() {
 		return errorf("Start after Shutdown")
 	}
-	srv.goServe("http", func() error {
-		if srv.tlsCfg != nil {
-			return srv.httpSrv.ServeTLS(srv.httpLis, "", "")
-		}
-		return srv.httpSrv.Serve(srv.httpLis)
-	})
-	if h := srv.o.hooks.beforeGRPCRegister; h != nil {
-		h()
-	}
-	if srv.grpcSrv != nil {
-		if !srv.o.hooks.skipGRPCRegister {
-			a2agrpc.NewHandler(srv.handler).RegisterWith(srv.grpcSrv)
-			if srv.o.v03 {
-				a2agrpcv0.NewHandler(srv.handler).RegisterWith(srv.grpcSrv)
-			}
-		}
-		srv.grpcReady.Store(true)
-		srv.event("grpc-registered")
-		if srv.grpcLis != nil {
-			srv.goServe("grpc", func() error { return srv.grpcSrv.Serve(srv.grpcLis) })
-		}
+	if !srv.o.mounted {
+		srv.serve()
 	}
 	for _, s := range srv.served {
 		srv.log.Info("serving", "binding", string(s.binding), "version", s.version, "url", s.public, "listen", s.local)
 	}
-	if srv.httpEP.anyHost || (srv.grpcLis != nil && srv.grpcEP.anyHost) {
+	if srv.httpEP.anyHost || (srv.hasGRPC && srv.grpcEP.anyHost) {
 		srv.log.Warn("a listener is bound to all interfaces and no public address is set: the card advertises loopback; set a public URL for remote clients")
 	}
 	srv.log.Info("card pending self-check", "card", srv.CardURL(), "interfaces", len(srv.card.Interfaces))
@@ -101,6 +79,31 @@ func (srv *Server) Start(ctx context.Context) error {
 	srv.event("ready")
 	srv.log.Info("ready: card published", "card", srv.CardURL(), "etag", srv.etag)
 	return nil
+}
+
+// serve serves the server's own listeners: HTTP first (the card answers 503 until the
+// self-check passed), then gRPC once its services are registered.
+func (srv *Server) serve() {
+	srv.goServe("http", func() error {
+		if srv.tlsCfg != nil {
+			return srv.httpSrv.ServeTLS(srv.httpLis, "", "")
+		}
+		return srv.httpSrv.Serve(srv.httpLis)
+	})
+	if h := srv.o.hooks.beforeGRPCRegister; h != nil {
+		h()
+	}
+	if srv.grpcSrv == nil {
+		return
+	}
+	if !srv.o.hooks.skipGRPCRegister {
+		srv.RegisterGRPC(srv.grpcSrv)
+	}
+	srv.grpcReady.Store(true)
+	srv.event("grpc-registered")
+	if srv.grpcLis != nil {
+		srv.goServe("grpc", func() error { return srv.grpcSrv.Serve(srv.grpcLis) })
+	}
 }
 
 func (srv *Server) goServe(name string, serve func() error) {
@@ -201,25 +204,19 @@ func (srv *Server) Shutdown(ctx context.Context) error {
 func (srv *Server) drain(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, srv.o.shutdownTimeout)
 	defer cancel()
-	if !srv.started.Load() {
+	if !srv.started.Load() || srv.o.mounted {
 		srv.closeListeners()
+		srv.stopExecutions()
 		return nil
 	}
+	srv.keepAliveGrace(ctx)
 	var errs []error
 	var wg sync.WaitGroup
 	if srv.grpcSrv != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stopped := make(chan struct{})
-			go func() { srv.grpcSrv.GracefulStop(); close(stopped) }()
-			select {
-			case <-stopped:
-			case <-ctx.Done():
-				srv.grpcSrv.Stop()
-				<-stopped
-				srv.log.Warn("gRPC drain timed out; connections closed")
-			}
+			srv.drainGRPC(ctx)
 			srv.event("grpc-closed")
 		}()
 	}
@@ -231,14 +228,61 @@ func (srv *Server) drain(ctx context.Context) error {
 	srv.event("http-closed")
 	wg.Wait()
 	srv.wg.Wait()
-	// Executions run detached from their requests: those still running now (a task
-	// that outlived its call, a stream cut by the drain deadline) are cancelled.
-	if !srv.execs.stop(min(srv.o.shutdownTimeout, executionGrace)) {
-		srv.log.Warn("executions still running after shutdown: the executor ignores its context")
-	}
+	srv.stopExecutions()
 	srv.closeListeners()
 	srv.log.Info("stopped")
 	return errors.Join(errs...)
+}
+
+// keepAliveGrace is Shutdown's first step once the card is withdrawn: for a short while
+// the HTTP listener still accepts and answers, but every HTTP/1.1 answer carries
+// Connection: close, so that clients in the middle of a keep-alive exchange get their
+// answer and open no new request on a connection about to close. Then the listener
+// closes (new connections are refused) and the drain begins. Skipped when no HTTP
+// connection is open.
+func (srv *Server) keepAliveGrace(ctx context.Context) {
+	srv.draining.Store(true)
+	if srv.httpConns.Load() == 0 {
+		return
+	}
+	grace := min(srv.o.shutdownTimeout/8, keepAliveGrace)
+	select {
+	case <-ctx.Done():
+	case <-time.After(grace):
+	}
+}
+
+// keepAliveGrace bounds Shutdown's keep-alive grace (it is at most an eighth of the
+// shutdown timeout).
+const keepAliveGrace = 250 * time.Millisecond
+
+// drainGRPC lets in-flight calls finish (GOAWAY; new calls go elsewhere) until ctx ends,
+// then closes every connection: grpc-go's transports with Stop, and those still in
+// their handshake (an idle or half-open peer that never sent the HTTP/2 preface), which
+// Stop would wait for, through the tracking listener.
+func (srv *Server) drainGRPC(ctx context.Context) {
+	stopped := make(chan struct{})
+	go func() { srv.grpcSrv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+		return
+	case <-ctx.Done():
+	}
+	n := 0
+	if t, ok := srv.grpcLis.(*connTracker); ok {
+		n = t.closeAll()
+	}
+	srv.grpcSrv.Stop()
+	<-stopped
+	srv.log.Warn("gRPC drain timed out; connections closed", "connections", n)
+}
+
+// stopExecutions cancels the executions still running (a task that outlived its call, a
+// stream cut by the drain deadline): a2a-go runs them detached from their requests.
+func (srv *Server) stopExecutions() {
+	if !srv.execs.stop(min(srv.o.shutdownTimeout, executionGrace)) {
+		srv.log.Warn("executions still running after shutdown: the executor ignores its context")
+	}
 }
 
 func (srv *Server) closeListeners() {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,28 +34,38 @@ type Server struct {
 	grpcEP  endpoint
 	served  []served
 
-	handler a2asrv.RequestHandler
-	execs   *executions // the executor, bound to the server's lifetime
-	httpSrv *http.Server
-	grpcSrv *grpc.Server
+	handler  a2asrv.RequestHandler
+	execs    *executions   // the executor, bound to the server's lifetime
+	httpSrv  *http.Server  // nil with WithMounted
+	grpcSrv  *grpc.Server  // the own gRPC server; nil with WithMounted or without gRPC
+	root     http.Handler  // Handler
+	store    *boundedStore // the default task store (unused when the caller brings one)
+	hasGRPC  bool          // gRPC is served on a listener of its own (the server's or the caller's)
+	httpAddr net.Addr      // where HTTP is served
+	grpcAddr net.Addr      // where gRPC is served on a listener of its own; nil for none
 
-	cardJSON   []byte
-	card       *card.Card
-	checkCard  *card.Card // the published card with each URL replaced by the local address
-	etag       string
-	cacheCtrl  string
-	grpcReady  atomic.Bool // the gRPC services are registered (gRPC on the HTTP port may be served)
-	ready      atomic.Bool // the self-check passed and shutdown has not started
-	started    atomic.Bool
-	stopping   atomic.Bool
-	stop       chan struct{} // closed when Shutdown starts
-	done       chan struct{} // closed when Shutdown finished
-	serveErrMu sync.Mutex
-	serveErr   error
-	wg         sync.WaitGroup
-	stopOnce   sync.Once
-	shutOnce   sync.Once
-	shutErr    error
+	capabilities *a2a.AgentCapabilities // what the published card declares, checked on every call; nil: not checked
+
+	cardJSON     []byte
+	card         *card.Card
+	checkCard    *card.Card // the published card with each URL replaced by the local address
+	etag         string
+	lastModified time.Time
+	cacheCtrl    string
+	grpcReady    atomic.Bool  // the gRPC services are registered (gRPC on the HTTP port may be served)
+	ready        atomic.Bool  // the self-check passed and shutdown has not started
+	draining     atomic.Bool  // Shutdown's keep-alive grace began: HTTP/1.1 answers close their connection
+	httpConns    atomic.Int64 // open connections on the HTTP listener
+	started      atomic.Bool
+	stopping     atomic.Bool
+	stop         chan struct{} // closed when Shutdown starts
+	done         chan struct{} // closed when Shutdown finished
+	serveErrMu   sync.Mutex
+	serveErr     error
+	wg           sync.WaitGroup
+	stopOnce     sync.Once
+	shutOnce     sync.Once
+	shutErr      error
 }
 
 // New assembles the server: it binds the listeners (or takes those of WithListeners),
@@ -69,6 +80,7 @@ func New(executor a2asrv.AgentExecutor, opts ...Option) (*Server, error) {
 	o := options{
 		httpAddr: DefaultHTTPAddr, shutdownTimeout: DefaultShutdownTimeout,
 		selfCheck: DefaultSelfCheckTimeout, cardMaxAge: DefaultCardMaxAge,
+		taskLimits: taskLimits{maxAge: DefaultTaskMaxAge, maxCount: DefaultTaskMaxCount, maxBytes: DefaultTaskMaxBytes},
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -84,6 +96,12 @@ func New(executor a2asrv.AgentExecutor, opts ...Option) (*Server, error) {
 	}
 	if o.selfCheck <= 0 {
 		o.selfCheck = DefaultSelfCheckTimeout
+	}
+	if o.maxRequestBytes <= 0 {
+		o.maxRequestBytes = DefaultMaxRequestBytes
+	}
+	if err := o.taskLimits.validate(); err != nil {
+		return nil, err
 	}
 	srv := &Server{o: o, log: o.logger, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := srv.init(executor); err != nil {
@@ -114,37 +132,29 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 			return errorf("the TLS config carries no certificate")
 		}
 	}
-	srv.httpLis, srv.grpcLis = o.httpLis, o.grpcLis
-	if srv.httpLis == nil {
-		l, err := net.Listen("tcp", o.httpAddr)
-		if err != nil {
-			return errorf("HTTP listener: %v", err)
-		}
-		srv.httpLis = l
+	httpAddr, grpcAddr, err := srv.listen()
+	if err != nil {
+		return err
 	}
-	if srv.grpcLis == nil && o.grpcAddr != "" {
-		l, err := net.Listen("tcp", o.grpcAddr)
-		if err != nil {
-			return errorf("gRPC listener: %v", err)
-		}
-		srv.grpcLis = l
-	}
-	if err := srv.buildServed(); err != nil {
+	srv.httpAddr, srv.grpcAddr = httpAddr, grpcAddr
+	if err := srv.buildServed(httpAddr, grpcAddr); err != nil {
 		return err
 	}
 	if err := srv.buildCard(); err != nil {
 		return err
 	}
-
-	var hopts []a2asrv.RequestHandlerOption
-	if o.tenant != "" {
-		hopts = append(hopts, a2asrv.WithCallInterceptors(tenantCheck{tenant: o.tenant}))
-	}
 	srv.execs = newExecutions(executor)
-	srv.handler = a2asrv.NewHandler(srv.execs, hopts...)
+	srv.handler = a2asrv.NewHandler(srv.execs, srv.handlerOptions()...)
+	srv.root = srv.rootHandler()
+	if o.mounted {
+		return nil
+	}
 	if srv.grpcLis != nil || o.grpcOnHTTP {
 		gopts := []grpc.ServerOption{
-			grpc.ChainUnaryInterceptor(srv.unaryGate), grpc.ChainStreamInterceptor(srv.streamGate),
+			grpc.MaxRecvMsgSize(int(o.maxRequestBytes)),
+			// The HTTP/2 preface of a new connection must arrive within this (grpc-go
+			// waits 120 s by default, and Stop does not close a connection still in it).
+			grpc.ConnectionTimeout(min(o.shutdownTimeout, 10*time.Second)),
 		}
 		if srv.tlsCfg != nil && srv.grpcLis != nil {
 			gopts = append(gopts, grpc.Creds(credentials.NewTLS(srv.tlsCfg.Clone())))
@@ -156,12 +166,20 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	protocols.SetHTTP2(true)
 	protocols.SetUnencryptedHTTP2(true) // so that a gRPC client reaching this port gets an answer, not a broken preface
 	srv.httpSrv = &http.Server{
-		Handler:           srv.httpHandler(),
+		Handler:           srv.root,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       requestBodyTimeout,
 		IdleTimeout:       2 * time.Minute,
 		Protocols:         &protocols,
 		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				srv.httpConns.Add(1)
+			case http.StateClosed, http.StateHijacked:
+				srv.httpConns.Add(-1)
+			}
+		},
 	}
 	if srv.tlsCfg != nil {
 		srv.httpSrv.TLSConfig = srv.tlsCfg.Clone()
@@ -173,15 +191,90 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	return nil
 }
 
+// listen opens the server's listeners (or takes those of WithListeners) and says where
+// the bindings are reachable; with WithMounted it opens nothing and returns the
+// addresses the caller's own servers listen at. A nil grpcAddr means no gRPC.
+func (srv *Server) listen() (httpAddr, grpcAddr net.Addr, err error) {
+	o := &srv.o
+	if o.mounted {
+		if o.httpLis != nil || o.grpcLis != nil || o.grpcAddr != "" || o.grpcOnHTTP {
+			return nil, nil, errorf("WithMounted serves on one's own servers: it cannot be combined with WithListeners, WithGRPCAddr or WithGRPCOnHTTP")
+		}
+		if httpAddr, err = mountedAddr("HTTP", o.mountHTTP); err != nil {
+			return nil, nil, err
+		}
+		if o.mountGRPC != "" {
+			if grpcAddr, err = mountedAddr("gRPC", o.mountGRPC); err != nil {
+				return nil, nil, err
+			}
+		}
+		return httpAddr, grpcAddr, nil
+	}
+	srv.httpLis, srv.grpcLis = o.httpLis, o.grpcLis
+	if srv.httpLis == nil {
+		l, err := net.Listen("tcp", o.httpAddr)
+		if err != nil {
+			return nil, nil, errorf("HTTP listener: %v", err)
+		}
+		srv.httpLis = l
+	}
+	if srv.grpcLis == nil && o.grpcAddr != "" {
+		l, err := net.Listen("tcp", o.grpcAddr)
+		if err != nil {
+			return nil, nil, errorf("gRPC listener: %v", err)
+		}
+		srv.grpcLis = l
+	}
+	srv.grpcLis = trackConns(srv.grpcLis)
+	httpAddr = srv.httpLis.Addr()
+	if srv.grpcLis != nil {
+		grpcAddr = srv.grpcLis.Addr()
+	}
+	return httpAddr, grpcAddr, nil
+}
+
+// mountedAddr is the address of one of the caller's listeners (WithMounted): an IP
+// host:port, as net.Listener.Addr().String() gives it.
+func mountedAddr(what, hostport string) (net.Addr, error) {
+	ap, err := netip.ParseAddrPort(hostport)
+	if err != nil {
+		return nil, errorf("WithMounted: the %s address %q must be the IP host:port the listener is bound to (listener.Addr().String()): %v", what, hostport, err)
+	}
+	return net.TCPAddrFromAddrPort(ap), nil
+}
+
+// handlerOptions are the a2a-go request-handler options: the bounded task store, the
+// card's capabilities checked on every call, push notifications and the extended card
+// when configured, the tenant check, then the caller's own (which may replace the store).
+func (srv *Server) handlerOptions() []a2asrv.RequestHandlerOption {
+	o := &srv.o
+	secured := len(srv.card.SecuritySchemes) > 0
+	srv.store = newBoundedStore(o.taskLimits, secured)
+	hopts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(srv.store)}
+	if o.pushStore != nil && o.pushSender != nil {
+		hopts = append(hopts, a2asrv.WithPushNotifications(o.pushStore, o.pushSender))
+	}
+	if o.extendedCard != nil {
+		hopts = append(hopts, a2asrv.WithExtendedAgentCardProducer(o.extendedCard))
+	}
+	if srv.capabilities != nil {
+		hopts = append(hopts, a2asrv.WithCapabilityChecks(srv.capabilities))
+	}
+	if o.tenant != "" {
+		hopts = append(hopts, a2asrv.WithCallInterceptors(tenantCheck{tenant: o.tenant}))
+	}
+	return append(hopts, o.handlerOpts...)
+}
+
 // buildServed lists every (binding, version) this server serves, in card order, with
 // the address the card advertises and the one the self-check dials.
-func (srv *Server) buildServed() error {
+func (srv *Server) buildServed(httpAddr, grpcAddr net.Addr) error {
 	o := &srv.o
 	localScheme := "http"
 	if srv.tlsCfg != nil {
 		localScheme = "https"
 	}
-	srv.httpEP = listenEndpoint(srv.httpLis.Addr(), localScheme)
+	srv.httpEP = listenEndpoint(httpAddr, localScheme)
 	httpLocal := srv.httpEP.local
 	if o.publicURL != "" {
 		ep, err := publicHTTPEndpoint(o.publicURL, httpLocal)
@@ -190,8 +283,9 @@ func (srv *Server) buildServed() error {
 		}
 		srv.httpEP = ep
 	}
-	if srv.grpcLis != nil {
-		srv.grpcEP = listenEndpoint(srv.grpcLis.Addr(), "")
+	srv.hasGRPC = grpcAddr != nil
+	if srv.hasGRPC {
+		srv.grpcEP = listenEndpoint(grpcAddr, "")
 		if o.publicGRPC != "" {
 			ep, err := publicGRPCEndpoint(o.publicGRPC, srv.grpcEP.local)
 			if err != nil {
@@ -225,7 +319,7 @@ func (srv *Server) buildServed() error {
 
 func (srv *Server) grpcServed(v, httpLocal string) []served {
 	var out []served
-	if srv.grpcLis != nil {
+	if srv.hasGRPC {
 		out = append(out, served{binding: a2a.TransportProtocolGRPC, version: v, listener: onGRPC,
 			public: srv.grpcEP.hostPort(), local: srv.grpcEP.local})
 	}
@@ -259,15 +353,17 @@ func (srv *Server) LocalBaseURL() string {
 	return scheme + "://" + srv.httpEP.local
 }
 
-// HTTPAddr is the host:port the HTTP listener is bound to.
-func (srv *Server) HTTPAddr() string { return srv.httpLis.Addr().String() }
+// HTTPAddr is the host:port the HTTP listener is bound to (with WithMounted, the one
+// the caller's HTTP server listens at).
+func (srv *Server) HTTPAddr() string { return srv.httpAddr.String() }
 
-// GRPCAddr is the host:port the own gRPC listener is bound to, "" when there is none.
+// GRPCAddr is the host:port the gRPC listener is bound to (with WithMounted, the one the
+// caller's gRPC server listens at), "" when there is none.
 func (srv *Server) GRPCAddr() string {
-	if srv.grpcLis == nil {
+	if srv.grpcAddr == nil {
 		return ""
 	}
-	return srv.grpcLis.Addr().String()
+	return srv.grpcAddr.String()
 }
 
 // Card is the card this server publishes (derived or hand-written, verified). It is
