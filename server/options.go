@@ -191,7 +191,7 @@ func WithMounted(httpAddr, grpcAddr string) Option {
 // WithTaskLimits bounds the default task store: a task in a terminal state (completed,
 // failed, canceled, rejected) is evicted maxAge after its last update, and the least
 // recently updated terminal tasks are evicted while more than maxCount are kept or all
-// stored tasks take more than maxBytes (their JSON encoding). A task that is not
+// stored tasks take more than maxBytes (encoded). A task that is not
 // terminal is never evicted. The defaults are DefaultTaskMaxAge, DefaultTaskMaxCount and
 // DefaultTaskMaxBytes. The limits do not apply to a task store of one's own
 // (WithHandlerOptions(a2asrv.WithTaskStore(...))).

@@ -1,10 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"encoding/base64"
-	"encoding/json"
+	"encoding/gob"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,7 +35,8 @@ const entryOverhead = 256
 // boundedStore is the default task store: a2a-go's taskstore.Store kept in memory with
 // terminal tasks evicted by age, count and bytes, oldest first. A task that is not in a
 // terminal state (submitted, working, input or auth required) is never evicted. Tasks
-// are kept as their JSON encoding: a stored task shares nothing with the caller's, and
+// are kept encoded with encoding/gob (the copy a2a-go's own in-memory store makes, and
+// the types a2a-go registers for it): a stored task shares nothing with the caller's, and
 // its size is known exactly.
 //
 // Ownership: a task belongs to the user who created it (a2asrv.CallContext.User, when
@@ -58,7 +60,7 @@ type boundedStore struct {
 
 type storedEntry struct {
 	id      a2a.TaskID
-	raw     []byte // the task's JSON encoding
+	raw     []byte // the task's gob encoding
 	version taskstore.TaskVersion
 	owner   string
 	updated time.Time
@@ -103,18 +105,18 @@ func encodeTask(t *a2a.Task) (*storedEntry, error) {
 	if err := validTask(t); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(t)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(t); err != nil {
 		return nil, fmt.Errorf("task store: encode task %s: %w", t.ID, err)
 	}
-	return &storedEntry{id: t.ID, raw: raw, contextID: t.ContextID, state: t.Status.State, statusAt: t.Status.Timestamp}, nil
+	return &storedEntry{id: t.ID, raw: bytes.Clone(buf.Bytes()), contextID: t.ContextID, state: t.Status.State, statusAt: t.Status.Timestamp}, nil
 }
 
 func (e *storedEntry) size() int64 { return int64(len(e.raw)) + entryOverhead }
 
 func (e *storedEntry) decode() (*a2a.Task, error) {
 	var t a2a.Task
-	if err := json.Unmarshal(e.raw, &t); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(e.raw)).Decode(&t); err != nil {
 		return nil, fmt.Errorf("task store: decode task %s: %w", e.id, err)
 	}
 	return &t, nil
