@@ -140,11 +140,11 @@ func (srv *Server) rootHandler() http.Handler {
 		http.Error(w, fmt.Sprintf("404 no A2A binding at %s; %s", r.URL.Path, srv.whereText()), http.StatusNotFound)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if srv.draining.Load() && r.ProtoMajor == 1 {
-			// Shutdown's grace: answer, then close, so that the client does not send its
-			// next request on a connection about to be closed.
-			w.Header().Set("Connection", "close")
+		if srv.refusedWhileDraining(w, r) {
+			return
 		}
+		srv.httpInFlight.Add(1)
+		defer srv.httpInFlight.Add(-1)
 		if isGRPC(r) {
 			ct := strings.ToLower(r.Header.Get("Content-Type"))
 			native := r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+"))

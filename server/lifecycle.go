@@ -209,7 +209,6 @@ func (srv *Server) drain(ctx context.Context) error {
 		srv.stopExecutions()
 		return nil
 	}
-	srv.keepAliveGrace(ctx)
 	var errs []error
 	var wg sync.WaitGroup
 	if srv.grpcSrv != nil {
@@ -220,6 +219,7 @@ func (srv *Server) drain(ctx context.Context) error {
 			srv.event("grpc-closed")
 		}()
 	}
+	srv.quiesceHTTP(ctx)
 	if err := srv.httpSrv.Shutdown(ctx); err != nil {
 		srv.log.Warn("HTTP drain timed out; connections closed", "err", err)
 		errs = append(errs, fmt.Errorf("server: HTTP drain: %w", err))
@@ -234,27 +234,50 @@ func (srv *Server) drain(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// keepAliveGrace is Shutdown's first step once the card is withdrawn: for a short while
-// the HTTP listener still accepts and answers, but every HTTP/1.1 answer carries
-// Connection: close, so that clients in the middle of a keep-alive exchange get their
-// answer and open no new request on a connection about to close. Then the listener
-// closes (new connections are refused) and the drain begins. Skipped when no HTTP
-// connection is open.
-func (srv *Server) keepAliveGrace(ctx context.Context) {
+// quiesceHTTP is the HTTP listener's first step of Shutdown. Requests already being
+// handled are answered; a request that arrives from now on, on a new connection or a
+// kept-alive one, is refused with 503 and Connection: close (refusedWhileDraining), so
+// that no client sends a request on a connection about to close. Once no request is in
+// flight and none arrived for httpQuietPeriod (or ctx ends), it returns and the
+// listener closes: clients then get connection refused, and a request is never cut
+// after being written (closing the listener while connections wait in its accept queue,
+// or closing a kept-alive connection as its client writes on it, would do that).
+func (srv *Server) quiesceHTTP(ctx context.Context) {
 	srv.draining.Store(true)
-	if srv.httpConns.Load() == 0 {
-		return
-	}
-	grace := min(srv.o.shutdownTimeout/8, keepAliveGrace)
-	select {
-	case <-ctx.Done():
-	case <-time.After(grace):
+	srv.lastArrival.Store(time.Now().UnixNano())
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for srv.httpConns.Load() > 0 {
+		quiet := time.Since(time.Unix(0, srv.lastArrival.Load()))
+		if srv.httpInFlight.Load() == 0 && quiet >= httpQuietPeriod {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
 	}
 }
 
-// keepAliveGrace bounds Shutdown's keep-alive grace (it is at most an eighth of the
-// shutdown timeout).
-const keepAliveGrace = 250 * time.Millisecond
+// httpQuietPeriod is how long no HTTP request may have arrived before Shutdown closes
+// the HTTP listener.
+const httpQuietPeriod = 50 * time.Millisecond
+
+// refusedWhileDraining answers an HTTP/1.x request that arrived after Shutdown began:
+// 503 with Retry-After, and the connection closed after the answer. It reports whether
+// it answered. HTTP/2 requests are left to the HTTP/2 server's GOAWAY.
+func (srv *Server) refusedWhileDraining(w http.ResponseWriter, r *http.Request) bool {
+	srv.lastArrival.Store(time.Now().UnixNano())
+	if !srv.draining.Load() || r.ProtoMajor != 1 {
+		return false
+	}
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, "a2abind: the agent is shutting down; the request was not processed", http.StatusServiceUnavailable)
+	return true
+}
 
 // drainGRPC lets in-flight calls finish (GOAWAY; new calls go elsewhere) until ctx ends,
 // then closes every connection: grpc-go's transports with Stop, and those still in

@@ -54,8 +54,10 @@ type Server struct {
 	cacheCtrl    string
 	grpcReady    atomic.Bool  // the gRPC services are registered (gRPC on the HTTP port may be served)
 	ready        atomic.Bool  // the self-check passed and shutdown has not started
-	draining     atomic.Bool  // Shutdown's keep-alive grace began: HTTP/1.1 answers close their connection
+	draining     atomic.Bool  // Shutdown began: new HTTP/1.x requests are refused (quiesceHTTP)
 	httpConns    atomic.Int64 // open connections on the HTTP listener
+	httpInFlight atomic.Int64 // HTTP requests being handled
+	lastArrival  atomic.Int64 // when the last HTTP connection or request arrived, UnixNano
 	started      atomic.Bool
 	stopping     atomic.Bool
 	stop         chan struct{} // closed when Shutdown starts
@@ -176,6 +178,7 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 			switch st {
 			case http.StateNew:
 				srv.httpConns.Add(1)
+				srv.lastArrival.Store(time.Now().UnixNano())
 			case http.StateClosed, http.StateHijacked:
 				srv.httpConns.Add(-1)
 			}
