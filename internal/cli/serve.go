@@ -35,6 +35,10 @@ type serveFlags struct {
 	name            string
 	shutdownTimeout time.Duration
 	selfCheck       time.Duration
+	taskMaxAge      time.Duration
+	taskMaxCount    int
+	taskMaxBytes    int64
+	maxRequestBytes int64
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -58,8 +62,16 @@ refused with A2A InvalidParams naming NAME.
 
 Before the card is published, every declared interface is probed over the real sockets;
 until each answers "served" the card endpoint answers 503 with Retry-After and /readyz is
-not ready. On SIGINT or SIGTERM the card and readiness are withdrawn first, then the
-bindings drain and close within --shutdown-timeout.
+not ready. On SIGINT or SIGTERM the card and readiness are withdrawn first; requests in
+flight are answered, new HTTP requests get 503 with Connection: close, then the listeners
+close (new connections are refused) and the bindings drain; whatever is left, idle or
+half-open connections included, is closed at --shutdown-timeout.
+
+Tasks are kept in memory, bounded: a finished task (completed, failed, canceled,
+rejected) is evicted --task-max-age after its last update, and the oldest finished ones
+while more than --task-max-count are kept or all tasks take more than --task-max-bytes.
+A task still running or waiting for input is never evicted. Request bodies are bounded by
+--max-request-bytes.
 
 Logs are structured (log/slog) on standard error: text by default, JSON with -o json.
 Serve runs until it is stopped: --timeout does not apply to it.
@@ -97,12 +109,19 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.StringVar(&f.name, "name", echo.Name, "agent name in the derived card")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "bound on draining in-flight requests at shutdown")
 	fl.DurationVar(&f.selfCheck, "self-check-timeout", server.DefaultSelfCheckTimeout, "bound on the self-check before the card is published")
+	fl.DurationVar(&f.taskMaxAge, "task-max-age", server.DefaultTaskMaxAge, "evict a finished task this long after its last update")
+	fl.IntVar(&f.taskMaxCount, "task-max-count", server.DefaultTaskMaxCount, "keep at most this many finished tasks (oldest evicted first)")
+	fl.Int64Var(&f.taskMaxBytes, "task-max-bytes", server.DefaultTaskMaxBytes, "evict finished tasks, oldest first, while all stored tasks take more bytes than this")
+	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "bound on an HTTP request body and a received gRPC message")
 	return cmd
 }
 
 func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return fail(ExitUsage, errors.New("--tls-cert and --tls-key go together"))
+	}
+	if f.taskMaxAge <= 0 || f.taskMaxCount <= 0 || f.taskMaxBytes <= 0 || f.maxRequestBytes <= 0 {
+		return fail(ExitUsage, errors.New("--task-max-age, --task-max-count, --task-max-bytes and --max-request-bytes must be positive"))
 	}
 	logger := serveLogger(g)
 	opts := []server.Option{
@@ -111,6 +130,8 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 		server.WithAgentInfo(f.name, echo.Description, echo.Version, echo.Skill),
 		server.WithShutdownTimeout(f.shutdownTimeout),
 		server.WithSelfCheckTimeout(f.selfCheck),
+		server.WithTaskLimits(f.taskMaxAge, f.taskMaxCount, f.taskMaxBytes),
+		server.WithMaxRequestBytes(f.maxRequestBytes),
 	}
 	if f.grpcAddr != "" {
 		opts = append(opts, server.WithGRPCAddr(f.grpcAddr))
