@@ -14,7 +14,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -181,15 +180,6 @@ func grpcConn(t *testing.T, addr string) *grpc.ClientConn {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn
-}
-
-func errorInfoReason(st *status.Status) string {
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok {
-			return info.GetReason()
-		}
-	}
-	return ""
 }
 
 func TestGRPCVersionGate(t *testing.T) {

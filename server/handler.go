@@ -48,7 +48,7 @@ func (srv *Server) parts() []part {
 		case rt.version == card.V1:
 			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, a2asrv.NewRESTHandler(srv.handler)))})
 		default:
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Paths(a2av0.NewRESTHandler(srv.handler))))})
+			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Routes(srv.handler, a2av0.NewRESTHandler(srv.handler))))})
 		}
 	}
 	limit := srv.o.maxRequestBytes
@@ -60,23 +60,6 @@ func (srv *Server) parts() []part {
 		})
 	}
 	return ps
-}
-
-// restV03Paths serves a2a-go's v0.3 HTTP+JSON handler at the routes the v0.3
-// specification and real v0.3 clients use, {url}/v1/message:send and so on, as well as at
-// the unprefixed ones a2a-go v2.3.1 serves and its own v0.3 client calls
-// ({url}/message:send).
-func restV03Paths(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rest, ok := strings.CutPrefix(r.URL.Path, "/v1/"); ok {
-			r2 := r.Clone(r.Context())
-			r2.URL.Path = "/" + rest
-			r2.URL.RawPath = ""
-			next.ServeHTTP(w, r2)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func serveHealthz(w http.ResponseWriter, _ *http.Request) {
