@@ -335,6 +335,14 @@ var v03Errors = map[string]int{
 	"INVALID_PARAMS":                     -32602,
 }
 
+// v03CodeErrors is the A2A error code of a status without an A2A reason (the
+// transcoding layer's own refusals).
+var v03CodeErrors = map[codes.Code]int{
+	codes.InvalidArgument: -32602, // InvalidParams
+	codes.NotFound:        -32601, // MethodNotFound: no such route
+	codes.Unimplemented:   -32601,
+}
+
 // v03HTTPStatus maps a gRPC code to the HTTP status of the transcoded answer (the
 // google.api.http mapping).
 var v03HTTPStatus = map[codes.Code]int{
@@ -363,6 +371,9 @@ func v03ErrorBody(err error) v03Error {
 	st := status.Convert(err)
 	reason := errorInfoReason(st)
 	code, ok := v03Errors[reason]
+	if !ok {
+		code, ok = v03CodeErrors[st.Code()]
+	}
 	if !ok {
 		code = -32603 // InternalError
 	}
