@@ -13,7 +13,16 @@
 //     sockets with package probe; until each answers `served` the card endpoint answers
 //     503 with Retry-After and /readyz is not ready (/healthz is liveness).
 //   - Shutdown withdraws the card and readiness first, then drains and closes the bindings
-//     within a bounded time.
+//     within a bounded time: in-flight requests are answered, new HTTP ones refused with 503
+//     and Connection: close, and connections still open at the deadline (idle, half-open,
+//     or waiting for their HTTP/2 preface) are closed.
+//   - An agent with its own servers mounts the parts instead (Mount or Handler, RegisterGRPC,
+//     WithMounted) and keeps its a2a-go options (WithHandlerOptions: task store, call
+//     interceptors for authentication); Start still publishes the card only after the
+//     self-check reached every declared interface as mounted.
+//   - The default task store is bounded (WithTaskLimits): terminal tasks are evicted by age,
+//     count and bytes, running ones never; ListTasks is scoped to the authenticated user
+//     when the card declares a security scheme and open when it declares none.
 //
 // WithTenant serves one tenant (tenant.go): every interface declares it, HTTP+JSON is
 // mounted under the {url}/{tenant}/ path prefix with a2a-go's NewTenantRESTHandler, and
