@@ -25,7 +25,9 @@ type tw struct{ t *testing.T }
 
 func (w tw) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
-var httpClient = &http.Client{Timeout: 5 * time.Second}
+// httpClient bounds each raw request generously: the machine may be loaded and the race
+// detector slow (an 8 MiB body took 7 s under both).
+var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 // get fetches url and returns the status, headers and (bounded) body.
 func get(t *testing.T, url string, header ...string) (int, http.Header, string) {
