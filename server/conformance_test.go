@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -320,4 +321,40 @@ func restError(t *testing.T, method, url, body string) (int, string, string) {
 		return resp.StatusCode, "", string(raw)
 	}
 	return resp.StatusCode, doc.Error.Details[0].Reason, string(raw)
+}
+
+// TestPushAndExtendedCardPassThrough: a2a-go's push-notification store and sender and an
+// extended card producer reach the handler, and the derived card declares them.
+func TestPushAndExtendedCardPassThrough(t *testing.T) {
+	// The extended card declares the public card's interfaces (gRPC refuses a card without).
+	extended := &a2a.AgentCard{Name: "echo, for members", Description: "the extended card", Version: "1.0.0",
+		SupportedInterfaces: []*a2a.AgentInterface{{URL: "http://127.0.0.1:1/a2a/jsonrpc", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}}}
+	srv := startServer(t, WithGRPCAddr("127.0.0.1:0"),
+		WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)),
+		WithExtendedAgentCard(a2asrv.ExtendedAgentCardProducerFn(func(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+			return extended, nil
+		})))
+	var doc struct {
+		Capabilities struct {
+			PushNotifications bool `json:"pushNotifications"`
+			ExtendedAgentCard bool `json:"extendedAgentCard"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(srv.CardJSON(), &doc); err != nil || !doc.Capabilities.PushNotifications || !doc.Capabilities.ExtendedAgentCard {
+		t.Errorf("card capabilities = %+v (%v), want pushNotifications and extendedAgentCard", doc.Capabilities, err)
+	}
+	for _, b := range bindings {
+		t.Run(string(b), func(t *testing.T) {
+			c := clientFor(t, srv, b)
+			id := sendTaskAs(t, c, "")
+			cfg, err := c.CreateTaskPushConfig(t.Context(), &a2a.PushConfig{TaskID: id, URL: "https://hooks.example/a2a"})
+			if err != nil || cfg.TaskID != id {
+				t.Errorf("CreateTaskPushConfig = %+v, %v; want the config stored", cfg, err)
+			}
+			got, err := c.GetExtendedAgentCard(t.Context(), &a2a.GetExtendedAgentCardRequest{})
+			if err != nil || got.Name != extended.Name {
+				t.Errorf("GetExtendedAgentCard = %v, %v; want %q", got, err, extended.Name)
+			}
+		})
+	}
 }
