@@ -326,9 +326,11 @@ func restError(t *testing.T, method, url, body string) (int, string, string) {
 // TestPushAndExtendedCardPassThrough: a2a-go's push-notification store and sender and an
 // extended card producer reach the handler, and the derived card declares them.
 func TestPushAndExtendedCardPassThrough(t *testing.T) {
-	// The extended card declares the public card's interfaces (gRPC refuses a card without).
+	// A complete card: a2a-go's gRPC conversion refuses one without interfaces, modes or skills.
 	extended := &a2a.AgentCard{Name: "echo, for members", Description: "the extended card", Version: "1.0.0",
-		SupportedInterfaces: []*a2a.AgentInterface{{URL: "http://127.0.0.1:1/a2a/jsonrpc", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}}}
+		SupportedInterfaces: []*a2a.AgentInterface{{URL: "http://127.0.0.1:1/a2a/jsonrpc", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}},
+		DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
+		Skills: []a2a.AgentSkill{{ID: "echo", Name: "Echo", Description: "Echoes", Tags: []string{"echo"}}}}
 	srv := startServer(t, WithGRPCAddr("127.0.0.1:0"),
 		WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)),
 		WithExtendedAgentCard(a2asrv.ExtendedAgentCardProducerFn(func(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
