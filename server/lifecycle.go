@@ -135,6 +135,11 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 		}
 	}()
 	opts := []probe.Option{probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second))}
+	for k, vs := range srv.o.selfCheckHeader {
+		for _, v := range vs {
+			opts = append(opts, probe.WithHeader(k, v))
+		}
+	}
 	if srv.tlsCfg != nil {
 		// The self-check proves the bindings over TLS on the local socket; whether the
 		// certificate is trusted under the public name is the deployment's concern.

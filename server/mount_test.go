@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -161,5 +163,35 @@ func TestMountedConfigErrors(t *testing.T) {
 				t.Errorf("New() = %v, want it to name WithMounted", err)
 			}
 		})
+	}
+}
+
+// strictAuth refuses every call without a known bearer token.
+type strictAuth struct {
+	a2asrv.PassthroughCallInterceptor
+}
+
+func (strictAuth) Before(ctx context.Context, cc *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
+	ctx, _, _ = bearerAuth{}.Before(ctx, cc, req)
+	if cc.User == nil || !cc.User.Authenticated {
+		return ctx, nil, a2a.ErrUnauthenticated
+	}
+	return ctx, nil, nil
+}
+
+// An agent that refuses unauthenticated calls gives the self-check a credential; without
+// one its interfaces answer auth_required and the card is not published.
+func TestSelfCheckWithACredential(t *testing.T) {
+	opts := []Option{WithGRPCAddr("127.0.0.1:0"), bearerScheme, WithSelfCheckTimeout(time.Second),
+		WithHandlerOptions(a2asrv.WithCallInterceptors(strictAuth{}))}
+	srv := newServer(t, opts...)
+	err := srv.Start(t.Context())
+	var sce *SelfCheckError
+	if !errors.As(err, &sce) || len(sce.Results) == 0 || sce.Results[0].Outcome != probe.AuthRequired {
+		t.Fatalf("Start() without a credential = %v, want a *SelfCheckError with auth_required", err)
+	}
+	srv = newServer(t, append(opts, WithSelfCheckHeader("Authorization", "Bearer token-of-self-check"))...)
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatalf("Start() with a credential = %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -63,6 +64,7 @@ type options struct {
 	mountHTTP       string
 	mountGRPC       string
 	mounted         bool
+	selfCheckHeader http.Header
 
 	// Test hooks (unexported, set by tests in this package only).
 	hooks hooks
@@ -186,6 +188,20 @@ func WithTenant(name string) Option { return func(o *options) { o.tenant = name 
 // WithGRPCOnHTTP.
 func WithMounted(httpAddr, grpcAddr string) Option {
 	return func(o *options) { o.mounted, o.mountHTTP, o.mountGRPC = true, httpAddr, grpcAddr }
+}
+
+// WithSelfCheckHeader adds a header (gRPC metadata) to every self-check request, for an
+// agent whose interceptors refuse unauthenticated calls: without a credential its
+// interfaces answer the self-check auth_required, not served, and the card is not
+// published. The self-check only dials this server's own interfaces (the local
+// addresses, or those of WithMounted), so the credential goes nowhere else. Repeatable.
+func WithSelfCheckHeader(key, value string) Option {
+	return func(o *options) {
+		if o.selfCheckHeader == nil {
+			o.selfCheckHeader = http.Header{}
+		}
+		o.selfCheckHeader.Add(key, value)
+	}
 }
 
 // WithTaskLimits bounds the default task store: a task in a terminal state (completed,
