@@ -243,13 +243,16 @@ func (srv *Server) drain(ctx context.Context) error {
 // handled are answered; a request that arrives from now on, on a new connection or a
 // kept-alive one, is refused with 503 and Connection: close (refusedWhileDraining), so
 // that no client sends a request on a connection about to close. Once no request is in
-// flight and none arrived for httpQuietPeriod (or ctx ends), it returns and the
-// listener closes: clients then get connection refused, and a request is never cut
+// flight and none arrived for httpQuietPeriod (or ctx ends, or httpQuiesceMax or half
+// the shutdown timeout passed: clients retrying at once cannot hold it), it returns and
+// the listener closes: clients then get connection refused, and a request is never cut
 // after being written (closing the listener while connections wait in its accept queue,
 // or closing a kept-alive connection as its client writes on it, would do that).
 func (srv *Server) quiesceHTTP(ctx context.Context) {
 	srv.draining.Store(true)
 	srv.lastArrival.Store(time.Now().UnixNano())
+	ctx, cancel := context.WithTimeout(ctx, min(srv.o.shutdownTimeout/2, httpQuiesceMax))
+	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for srv.httpConns.Load() > 0 {
@@ -268,6 +271,9 @@ func (srv *Server) quiesceHTTP(ctx context.Context) {
 // httpQuietPeriod is how long no HTTP request may have arrived before Shutdown closes
 // the HTTP listener.
 const httpQuietPeriod = 50 * time.Millisecond
+
+// httpQuiesceMax bounds how long Shutdown waits for the HTTP listener to be quiet.
+const httpQuiesceMax = 2 * time.Second
 
 // refusedWhileDraining answers an HTTP/1.x request that arrived after Shutdown began:
 // 503 with Retry-After, and the connection closed after the answer. It reports whether
