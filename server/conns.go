@@ -2,8 +2,64 @@ package server
 
 import (
 	"net"
+	"net/http"
 	"sync"
+	"time"
 )
+
+// connStates follows the HTTP listener's connections (http.Server.ConnState) for
+// Shutdown's quiescence: which are open, since when each is idle between requests, and
+// when the last connection or request arrived.
+type connStates struct {
+	mu          sync.Mutex
+	conns       map[net.Conn]connState
+	lastArrival time.Time
+}
+
+type connState struct {
+	st    http.ConnState
+	since time.Time
+}
+
+// track is the http.Server's ConnState hook.
+func (c *connStates) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conns == nil {
+		c.conns = make(map[net.Conn]connState)
+	}
+	now := time.Now()
+	switch st {
+	case http.StateClosed, http.StateHijacked:
+		delete(c.conns, conn)
+		return
+	case http.StateNew:
+		c.lastArrival = now
+	}
+	c.conns[conn] = connState{st: st, since: now}
+}
+
+// arrived records a request's arrival.
+func (c *connStates) arrived() {
+	c.mu.Lock()
+	c.lastArrival = time.Now()
+	c.mu.Unlock()
+}
+
+// snapshot is how many connections are open, how many became idle less than recent ago
+// (a busy client is about to send its next request on them), and how long ago the last
+// connection or request arrived.
+func (c *connStates) snapshot(recent time.Duration) (open, recentlyIdle int, quiet time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	for _, cs := range c.conns {
+		if cs.st == http.StateIdle && now.Sub(cs.since) < recent {
+			recentlyIdle++
+		}
+	}
+	return len(c.conns), recentlyIdle, now.Sub(c.lastArrival)
+}
 
 // connTracker is a listener that remembers the connections it accepted until they are
 // closed, so that Shutdown can close, at its deadline, those grpc-go's Stop does not: a

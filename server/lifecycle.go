@@ -242,22 +242,24 @@ func (srv *Server) drain(ctx context.Context) error {
 // quiesceHTTP is the HTTP listener's first step of Shutdown. Requests already being
 // handled are answered; a request that arrives from now on, on a new connection or a
 // kept-alive one, is refused with 503 and Connection: close (refusedWhileDraining), so
-// that no client sends a request on a connection about to close. Once no request is in
-// flight and none arrived for httpQuietPeriod (or ctx ends, or httpQuiesceMax or half
-// the shutdown timeout passed: clients retrying at once cannot hold it), it returns and
-// the listener closes: clients then get connection refused, and a request is never cut
-// after being written (closing the listener while connections wait in its accept queue,
-// or closing a kept-alive connection as its client writes on it, would do that).
+// that no client sends a request on a connection about to close. It returns, and the
+// listener closes (clients then get connection refused), once no request is in flight,
+// no connection became idle less than httpIdleGrace ago (a busy client's next request
+// on it gets the 503; closed now, it could be cut as the client writes), and none
+// arrived for httpQuietPeriod (a connection in the listener's accept queue would be
+// reset); or when ctx ends or httpQuiesceMax or half the shutdown timeout passed
+// (clients retrying at once cannot hold it). Connections idle for longer are closed by
+// http.Server.Shutdown.
 func (srv *Server) quiesceHTTP(ctx context.Context) {
 	srv.draining.Store(true)
-	srv.lastArrival.Store(time.Now().UnixNano())
+	srv.conns.arrived()
 	ctx, cancel := context.WithTimeout(ctx, min(srv.o.shutdownTimeout/2, httpQuiesceMax))
 	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for srv.httpConns.Load() > 0 {
-		quiet := time.Since(time.Unix(0, srv.lastArrival.Load()))
-		if srv.httpInFlight.Load() == 0 && quiet >= httpQuietPeriod {
+	for {
+		open, recentlyIdle, quiet := srv.conns.snapshot(httpIdleGrace)
+		if open == 0 || (srv.httpInFlight.Load() == 0 && recentlyIdle == 0 && quiet >= httpQuietPeriod) {
 			return
 		}
 		select {
@@ -268,9 +270,13 @@ func (srv *Server) quiesceHTTP(ctx context.Context) {
 	}
 }
 
-// httpQuietPeriod is how long no HTTP request may have arrived before Shutdown closes
-// the HTTP listener.
+// httpQuietPeriod is how long no HTTP connection or request may have arrived before
+// Shutdown closes the HTTP listener.
 const httpQuietPeriod = 50 * time.Millisecond
+
+// httpIdleGrace is how long a connection idle between requests is left to its client's
+// next request at Shutdown.
+const httpIdleGrace = 250 * time.Millisecond
 
 // httpQuiesceMax bounds how long Shutdown waits for the HTTP listener to be quiet.
 const httpQuiesceMax = 2 * time.Second
@@ -279,8 +285,11 @@ const httpQuiesceMax = 2 * time.Second
 // 503 with Retry-After, and the connection closed after the answer. It reports whether
 // it answered. HTTP/2 requests are left to the HTTP/2 server's GOAWAY.
 func (srv *Server) refusedWhileDraining(w http.ResponseWriter, r *http.Request) bool {
-	srv.lastArrival.Store(time.Now().UnixNano())
-	if !srv.draining.Load() || r.ProtoMajor != 1 {
+	if !srv.draining.Load() {
+		return false
+	}
+	srv.conns.arrived()
+	if r.ProtoMajor != 1 {
 		return false
 	}
 	w.Header().Set("Connection", "close")

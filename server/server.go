@@ -55,9 +55,8 @@ type Server struct {
 	grpcReady    atomic.Bool  // the gRPC services are registered (gRPC on the HTTP port may be served)
 	ready        atomic.Bool  // the self-check passed and shutdown has not started
 	draining     atomic.Bool  // Shutdown began: new HTTP/1.x requests are refused (quiesceHTTP)
-	httpConns    atomic.Int64 // open connections on the HTTP listener
+	conns        connStates   // the HTTP listener's connections, by state
 	httpInFlight atomic.Int64 // HTTP requests being handled
-	lastArrival  atomic.Int64 // when the last HTTP connection or request arrived, UnixNano
 	started      atomic.Bool
 	stopping     atomic.Bool
 	stop         chan struct{} // closed when Shutdown starts
@@ -174,15 +173,7 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 		IdleTimeout:       2 * time.Minute,
 		Protocols:         &protocols,
 		ErrorLog:          log.New(io.Discard, "", 0),
-		ConnState: func(_ net.Conn, st http.ConnState) {
-			switch st {
-			case http.StateNew:
-				srv.httpConns.Add(1)
-				srv.lastArrival.Store(time.Now().UnixNano())
-			case http.StateClosed, http.StateHijacked:
-				srv.httpConns.Add(-1)
-			}
-		},
+		ConnState:         srv.conns.track,
 	}
 	if srv.tlsCfg != nil {
 		srv.httpSrv.TLSConfig = srv.tlsCfg.Clone()
