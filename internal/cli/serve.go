@@ -49,7 +49,8 @@ func newServeCmd(g *globals) *cobra.Command {
 		Long: `Serve runs an A2A echo agent on several bindings at once: JSON-RPC and HTTP+JSON on the
 HTTP listener (with the card at /.well-known/agent-card.json, /healthz and /readyz), gRPC on
 its own listener (--grpc) and/or on the HTTP port (--grpc-on-http), and the v0.3 wire beside
-v1.0 (--v03, with a union card).
+v1.0 (--v03, with a union card; HTTP+JSON 0.3 answers at {url}/v1/message:send and the other
+routes v0.3 clients call, with proto-JSON bodies).
 
 The card is derived from what is served, so it cannot disagree with the sockets. A
 hand-written card (--card FILE) is published only if every interface it declares is served
