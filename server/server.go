@@ -69,7 +69,9 @@ type Server struct {
 	shutErr      error
 }
 
-// New assembles the server: it binds the listeners (or takes those of WithListeners),
+// New assembles the server: it binds the listeners (or takes those of WithListeners;
+// with WithMounted it binds nothing and the caller's servers serve Handler or Mount and
+// RegisterGRPC),
 // derives the card from the registered bindings or verifies the hand-written one
 // against them (the publish-time invariant), and returns without serving. A card that
 // declares an interface this server does not serve at that address is refused with
