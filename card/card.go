@@ -90,8 +90,12 @@ type Card struct {
 	SecuritySchemes []string `json:"securitySchemes,omitempty"`
 	// ETag is the card's ETag header when it was fetched over HTTP.
 	ETag string `json:"-"`
-	// Location is where the card was loaded from (file path, URL or "-").
+	// Location is where the card was loaded from (file path, URL or "-"); for a fetched
+	// card, the URL that answered it (after redirects).
 	Location string `json:"-"`
+	// Origin is, for a fetched card, the origin of the URL the user named, before any
+	// redirect: the origin credentials belong to (see CredentialPolicy). Zero for a file.
+	Origin Origin `json:"-"`
 
 	doc      *document
 	declared []Interface // before de-duplication, for lint

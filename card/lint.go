@@ -132,7 +132,7 @@ var rules = []rule{
 		"set the interface url to the address where its binding is served"},
 		(*linter).urlMissing},
 	{Rule{"grpc-url-scheme", SeverityError,
-		"a GRPC interface URL carries an http:// or https:// scheme, which Go gRPC clients reject",
+		"a GRPC interface URL carries an http://, https://, grpc:// or grpcs:// scheme, which Go gRPC clients reject (other SDKs strip it)",
 		`write the GRPC address as host:port, e.g. "agent.example.com:443"`},
 		(*linter).grpcScheme},
 	{Rule{"url-not-absolute", SeverityError,
@@ -356,14 +356,14 @@ func (l *linter) preferredURLMismatch() []hit {
 // mismatch reports the seed pattern: others declare the preferred interface's binding
 // only at other addresses, and (for the message) another binding at its address.
 func mismatch(pref Interface, others []Interface, what string) (hit, bool) {
-	prefKey, ok := addressKey(pref.URL)
+	prefKey, ok := addressKey(pref)
 	b := canonical(pref.Binding)
 	if !ok || b == "" {
 		return hit{}, false
 	}
 	var elsewhere, atURL []Interface
 	for _, o := range others {
-		k, ok := addressKey(o.URL)
+		k, ok := addressKey(o)
 		if !ok {
 			continue
 		}
@@ -461,7 +461,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 	var order []string
 	groups := map[string]*group{}
 	for _, i := range ifaces {
-		k, ok := addressKey(i.URL)
+		k, ok := addressKey(i)
 		if !ok || i.Binding == "" {
 			continue
 		}
@@ -487,7 +487,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 		// The seed pattern: a binding claimed at the shared address is also declared
 		// at an address of its own, so the claim at the shared one is likely the mistake.
 		for _, i := range ifaces {
-			ik, ok := addressKey(i.URL)
+			ik, ok := addressKey(i)
 			if ok && ik != k && slices.Contains(g.bindings, canonical(i.Binding)) {
 				m += fmt.Sprintf("; %s is also declared at %s (%s), so its entry at %s is likely the mistake",
 					canonical(i.Binding), i.URL, i.Source, g.addr)
@@ -519,7 +519,7 @@ func (l *linter) unionMismatch() []hit {
 			if !keep(i) {
 				continue
 			}
-			k, ok := addressKey(i.URL)
+			k, ok := addressKey(i)
 			if !ok {
 				k = i.URL
 			}
@@ -574,14 +574,22 @@ func (l *linter) grpcScheme() []hit {
 		if !isGRPC(i.Binding) {
 			continue
 		}
-		u, err := url.Parse(i.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		a, err := ParseAddress(i.URL, i.Binding)
+		if err != nil || a.Local() {
+			continue
+		}
+		var why string
+		switch a.Scheme {
+		case "http", "https":
+			why = "Go gRPC clients reject a target with an %s:// scheme (\"too many colons\"), while other SDKs strip it"
+		case "grpc", "grpcs":
+			why = "Go gRPC clients have no %s:// resolver and fail to dial it, while other SDKs strip the scheme"
+		default:
 			continue
 		}
 		out = append(out, hit{iface: i.Source,
-			message: fmt.Sprintf("%s declares GRPC at %q: Go gRPC clients reject a target with an %s:// scheme (\"too many colons\"), "+
-				"while other SDKs strip it, so the interface works for some clients only", i.Source, i.URL, u.Scheme),
-			fix: fmt.Sprintf("write the GRPC address as %q", hostPort(u))})
+			message: fmt.Sprintf("%s declares GRPC at %q: "+why+", so the interface works for some clients only", i.Source, i.URL, a.Scheme),
+			fix:     fmt.Sprintf("write the GRPC address as %q (A2A v1.0.1: host:port)", a.HostPort())})
 	}
 	return out
 }
@@ -592,18 +600,14 @@ func (l *linter) urlAbsolute() []hit {
 		if strings.TrimSpace(i.URL) == "" {
 			continue
 		}
+		_, err := ParseAddress(i.URL, i.Binding)
+		if err == nil {
+			continue
+		}
 		if isGRPC(i.Binding) {
-			if validGRPCTarget(i.URL) {
-				continue
-			}
 			out = append(out, hit{iface: i.Source,
 				message: fmt.Sprintf("%s declares GRPC at %q, which is neither host:port nor an absolute URL", i.Source, i.URL),
 				fix:     `write the GRPC address as host:port, e.g. "agent.example.com:443"`})
-			continue
-		}
-		u, err := url.Parse(i.URL)
-		_, core := CanonicalBinding(i.Binding)
-		if err == nil && u.IsAbs() && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https" || !core) {
 			continue
 		}
 		out = append(out, hit{iface: i.Source,
@@ -615,11 +619,11 @@ func (l *linter) urlAbsolute() []hit {
 func (l *linter) plainHTTP() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		u, err := url.Parse(i.URL)
-		if err != nil || u.Scheme != "http" || u.Host == "" || isGRPC(i.Binding) {
+		a, err := ParseAddress(i.URL, i.Binding)
+		if err != nil || a.Scheme != "http" || isGRPC(i.Binding) {
 			continue
 		}
-		if isLoopback(u.Hostname()) || isWildcard(u.Hostname()) {
+		if isLoopback(a.Host) || isWildcard(a.Host) {
 			continue
 		}
 		out = append(out, hit{iface: i.Source,
@@ -632,13 +636,13 @@ func (l *linter) plainHTTP() []hit {
 func (l *linter) wildcardHost() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		host, ok := hostOf(i.URL)
-		if !ok || !isWildcard(host) {
+		a, ok := lenientAddress(i)
+		if !ok || !isWildcard(a.Host) {
 			continue
 		}
 		out = append(out, hit{iface: i.Source,
 			message: fmt.Sprintf("%s declares %s at %s: %q is a listen-on-everything address, not one a remote client can dial",
-				i.Source, bindingName(i.Binding), i.URL, host)})
+				i.Source, bindingName(i.Binding), i.URL, a.Host)})
 	}
 	return out
 }
@@ -836,7 +840,7 @@ func (l *linter) duplicates() []hit {
 			if !strings.HasPrefix(i.Source, list) {
 				continue
 			}
-			k, ok := addressKey(i.URL)
+			k, ok := addressKey(i)
 			if !ok {
 				k = i.URL
 			}
@@ -855,69 +859,26 @@ func (l *linter) duplicates() []hit {
 
 // --- helpers ---
 
-// addressKey identifies the socket and path an interface URL names, so that
-// "https://h:443/a" and "h:443/a" compare equal and "agent:8443" (GRPC) matches
-// "https://agent:8443". ok is false when the URL names no host.
-func addressKey(raw string) (string, bool) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
+// addressKey identifies the socket and path an interface URL names (Address.Key), so
+// that "https://h:443/a" and "https://h/a/" compare equal and "agent:8443" (GRPC)
+// matches "https://agent:8443". ok is false when the URL names no host.
+func addressKey(i Interface) (string, bool) {
+	a, ok := lenientAddress(i)
+	if !ok {
 		return "", false
 	}
-	if !strings.Contains(raw, "://") {
-		if _, _, err := net.SplitHostPort(raw); err == nil {
-			return strings.ToLower(raw), true
-		}
-		return "", false
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", false
-	}
-	return strings.ToLower(hostPort(u)) + strings.TrimSuffix(u.EscapedPath(), "/"), true
+	return a.Key(), true
 }
 
-// hostPort returns host:port of u, filling in the scheme's default port.
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		switch u.Scheme {
-		case "https", "grpcs":
-			port = "443"
-		default:
-			port = "80"
-		}
+// lenientAddress parses an interface URL for its binding; for lint's comparisons a URL
+// that is not an address of its binding (a bare host:port declared for JSON-RPC, which
+// url-not-absolute reports) still names a socket, read as the GRPC forms are.
+func lenientAddress(i Interface) (Address, bool) {
+	a, err := ParseAddress(i.URL, i.Binding)
+	if err != nil {
+		a, err = ParseAddress(i.URL, a2a.TransportProtocolGRPC)
 	}
-	return net.JoinHostPort(u.Hostname(), port)
-}
-
-func hostOf(raw string) (string, bool) {
-	if strings.Contains(raw, "://") {
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" {
-			return "", false
-		}
-		return u.Hostname(), true
-	}
-	h, _, err := net.SplitHostPort(raw)
-	return h, err == nil
-}
-
-// validGRPCTarget accepts host:port and the gRPC name-resolver forms (dns:///host:port,
-// unix:path); http(s) URLs are grpc-url-scheme's concern.
-func validGRPCTarget(raw string) bool {
-	if u, err := url.Parse(raw); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		return true
-	}
-	for _, scheme := range []string{"dns:", "unix:", "unix-abstract:", "passthrough:", "xds:"} {
-		if strings.HasPrefix(raw, scheme) && len(raw) > len(scheme) {
-			return true
-		}
-	}
-	host, port, err := net.SplitHostPort(raw)
-	if err != nil || host == "" || port == "" || strings.ContainsAny(host, "/ ") {
-		return false
-	}
-	return strings.Trim(port, "0123456789") == ""
+	return a, err == nil && (a.Host != "" || a.Local())
 }
 
 // isCustomURI reports whether b looks like a URI (custom bindings SHOULD be URIs).

@@ -248,9 +248,15 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 		req.Close = true
 	}
 	client := *o.client
-	client.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
+	named := NewCredentialPolicy(OriginOf(cardURL))
+	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if len(via) > o.maxRedirects {
 			return fmt.Errorf("%w after %d redirects", errTooManyRedirects, o.maxRedirects)
+		}
+		if !named.AllowsURL(next.URL.String()) {
+			// Another origin (scheme, host or port): the user's headers stay behind. Go
+			// drops only Authorization and Cookie, and only for another host.
+			StripHeaders(next.Header, o.header)
 		}
 		return nil
 	}
@@ -287,6 +293,7 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 		return nil, fmt.Errorf("GET %s: %w", finalURL, err)
 	}
 	c.Location = finalURL
+	c.Origin = named.Origin()
 	c.ETag = resp.Header.Get("ETag")
 	return c, nil
 }

@@ -8,9 +8,9 @@ import (
 	"iter"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
 )
 
 // ErrClosed is returned by calls on a closed Client.
@@ -38,7 +39,9 @@ type Client struct {
 	opts       options
 	cache      *Cache
 	key        string
-	origin     string
+	creds      card.CredentialPolicy   // where the caller's headers may go
+	bareTLS    bool                    // a bare gRPC host:port is dialled over TLS
+	addrs      map[string]card.Address // per interface key
 	cands      []card.Interface
 	skipped    []Skipped
 	params     map[string]a2aclient.ServiceParams // per interface key
@@ -108,6 +111,9 @@ func (o *options) baseTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = o.tls()
 	t.MaxIdleConnsPerHost = 64
+	d := o.dialPolicy.Dialer() // a name resolving to a refused address is refused at connect time
+	d.Timeout, d.KeepAlive = 30*time.Second, 30*time.Second
+	t.DialContext = d.DialContext
 	return t
 }
 
@@ -119,23 +125,38 @@ func closeIdle(base http.RoundTripper, o options) {
 }
 
 func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error) {
+	// A bare gRPC host:port gets TLS unless the user asked for plaintext or named a
+	// plain http:// card URL.
+	named := cd.Origin
+	if named.IsZero() {
+		named = card.OriginOf(cd.Location)
+	}
+	bareTLS := !o.plaintextGRPC && (named.IsZero() || named.Secure)
 	c := &Client{
-		card: cd, opts: o, cache: o.cache, key: agentKey(cd), origin: cardOrigin(cd),
-		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{},
+		card: cd, opts: o, cache: o.cache, key: agentKey(cd), bareTLS: bareTLS,
+		creds:  card.CardCredentials(cd, o.credentialHosts...),
+		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
 	}
 	if c.cache == nil {
 		c.cache = NewCache(WithCacheSize(8))
 	}
-	c.httpClient = &http.Client{Transport: recordingTransport{base: base}}
+	// Calls never follow a redirect: a 3xx is an outcome naming where it pointed, and
+	// nothing (no message, no credential) is sent to the Location.
+	c.httpClient = &http.Client{Transport: recordingTransport{base: base},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if o.httpClient == nil {
 		c.ownHTTP, _ = base.(*http.Transport)
 	}
-	c.cands, c.skipped = candidates(cd, o.bindings)
+	c.cands, c.skipped = c.admit(candidates(cd, o.bindings))
 	if len(c.cands) == 0 {
 		closeIdle(base, o)
 		var notes []string
 		for _, s := range c.skipped {
+			if len(notes) == maxNotes {
+				notes = append(notes, fmt.Sprintf("and %d more", len(c.skipped)-maxNotes))
+				break
+			}
 			notes = append(notes, s.Interface.String()+": "+s.Reason)
 		}
 		note := "the card declares no interface"
@@ -160,27 +181,57 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	return c, nil
 }
 
-// credentialsAllowed reports whether the caller's headers may go to iface: it is on the
-// card's origin, or on a host the caller allowed.
-func (c *Client) credentialsAllowed(iface card.Interface) bool {
-	o := ifaceOrigin(iface)
-	if o == "" {
+// maxNotes bounds how many skipped interfaces an ErrNoCandidates note names.
+const maxNotes = 8
+
+// admit applies the dial policy and the interface bound to the ordered candidates: an
+// address the policy refuses by name is skipped (never dialled), and only the first
+// WithMaxInterfaces candidates are kept, so a card with 13,500 interfaces costs at most
+// that many attempts per call. Transports are built lazily, on an interface's first attempt.
+func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interface, []Skipped) {
+	limit := c.opts.maxInterfaces
+	if limit <= 0 {
+		limit = DefaultMaxInterfaces
+	}
+	over := fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)
+	var kept []card.Interface
+	for _, iface := range cands {
+		if len(kept) >= limit {
+			skipped = append(skipped, Skipped{Interface: iface, Reason: over})
+			continue
+		}
+		a, err := card.ParseAddress(iface.URL, iface.Binding)
+		if err == nil {
+			err = c.opts.dialPolicy.Check(a)
+		}
+		if err != nil {
+			skipped = append(skipped, Skipped{Interface: iface, Reason: string(probe.Blocked) + ": " + err.Error()})
+			continue
+		}
+		c.addrs[iface.Key()] = a
+		kept = append(kept, iface)
+	}
+	return kept, skipped
+}
+
+// dialsTLS reports whether the client dials a over TLS: as its scheme says, or for a
+// bare gRPC host:port as bareTLS says.
+func (c *Client) dialsTLS(a card.Address) bool {
+	switch a.TLS {
+	case card.TLSYes:
+		return true
+	case card.TLSNo:
 		return false
 	}
-	if o == c.origin {
-		return true
-	}
-	host, _, err := net.SplitHostPort(o)
-	if err != nil {
-		host = o
-	}
-	for _, h := range c.opts.credentialHosts {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h == o || h == host {
-			return true
-		}
-	}
-	return false
+	return c.bareTLS
+}
+
+// credentialsAllowed reports whether the caller's headers may go to iface: the
+// credential policy (the card's origin as the user named it, scheme included, or a
+// host the caller allowed) decides.
+func (c *Client) credentialsAllowed(iface card.Interface) bool {
+	a, ok := c.addrs[iface.Key()]
+	return ok && c.creds.Allows(a, c.dialsTLS(a))
 }
 
 // Card returns the card the client delegates by.
@@ -223,8 +274,23 @@ func (c *Client) agentName() string {
 	return "agent"
 }
 
-// transport returns the a2a-go transport of an interface, built on first use.
-func (c *Client) transport(iface card.Interface) (a2aclient.Transport, error) {
+// transport returns the a2a-go transport of an interface, built on first use, after
+// the dial policy checked where its host name resolves (an error wrapping
+// card.ErrRefusedAddress when it resolves to a refused address).
+func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient.Transport, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if t, ok := c.transports[iface.Key()]; ok {
+		c.mu.Unlock()
+		return t, nil
+	}
+	c.mu.Unlock()
+	if err := c.opts.dialPolicy.CheckResolved(ctx, c.addrs[iface.Key()].Host); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -253,23 +319,24 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		if v03 {
 			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.httpClient})
 		}
-		u, err := url.Parse(iface.URL)
+		a := c.addrs[iface.Key()]
+		u, err := a.URL(c.dialsTLS(a))
 		if err != nil {
 			return nil, err
 		}
 		return a2aclient.NewRESTTransport(u, c.httpClient), nil
 	case a2a.TransportProtocolGRPC:
-		target, tlsHint, err := grpcTarget(iface.URL)
-		if err != nil {
-			return nil, err
-		}
-		plaintext := tlsHint < 0 || (tlsHint == 0 && (c.opts.plaintextGRPC || strings.HasPrefix(c.card.Location, "http://")))
+		a := c.addrs[iface.Key()]
 		var creds credentials.TransportCredentials = insecure.NewCredentials()
-		if !plaintext {
+		if c.dialsTLS(a) {
 			creds = credentials.NewTLS(c.tlsConfig)
 		}
-		conn, err := grpc.NewClient(target,
+		dialer := c.opts.dialPolicy.Dialer()
+		conn, err := grpc.NewClient("passthrough:///"+a.HostPort(),
 			grpc.WithTransportCredentials(creds),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				return dialer.DialContext(ctx, "tcp", addr)
+			}),
 			grpc.WithChainUnaryInterceptor(unaryRecorder),
 			grpc.WithChainStreamInterceptor(streamRecorder),
 			grpc.WithStatsHandler(sentStats{}),

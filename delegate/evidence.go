@@ -46,8 +46,23 @@ type recorder struct {
 	netErr      error
 	grpc        bool
 	grpcStatus  *status.Status
-	answered    bool // gRPC response headers or trailers arrived from the server
-	timedOut    bool // the attempt's own bound cancelled it
+	answered    bool   // gRPC response headers or trailers arrived from the server
+	timedOut    bool   // the attempt's own bound cancelled it
+	location    string // the Location of a 3xx answer (never followed)
+}
+
+// redirectNote names where a 3xx answer pointed, for the attempt's detail: the call did
+// not follow it, so nothing was sent there.
+func (r *recorder) redirectNote() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.httpStatus < 300 || r.httpStatus >= 400 {
+		return ""
+	}
+	if r.location == "" {
+		return "; no Location given; not followed"
+	}
+	return fmt.Sprintf("; it pointed to %q; not followed, nothing was sent there", clip(r.location))
 }
 
 func (r *recorder) markTimedOut() {
@@ -196,6 +211,9 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	rec.sent = true // an answer arrived, so the request went out
 	rec.httpStatus = resp.StatusCode
 	rec.contentType = resp.Header.Get("Content-Type")
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		rec.location = resp.Header.Get("Location")
+	}
 	rec.mu.Unlock()
 	if resp.StatusCode >= http.StatusBadRequest {
 		// a2a-go v2.3.1 reads an error body only when its content type starts with

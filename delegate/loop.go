@@ -100,7 +100,7 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 			actx, cancel = context.WithTimeout(actx, c.opts.attemptTimeout)
 		}
 		start := time.Now()
-		t, err := c.transport(iface)
+		t, err := c.transport(actx, iface)
 		if errors.Is(err, ErrClosed) {
 			cancel()
 			closedErr = err
@@ -118,6 +118,7 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		}
 		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
 		o, detail := judge(ev, err)
+		detail += rec.redirectNote()
 		lastErr = err
 		if ctx.Err() != nil {
 			finalKind = ErrExhausted
@@ -174,7 +175,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				})
 			}
 			start := time.Now()
-			t, err := c.transport(iface)
+			t, err := c.transport(actx, iface)
 			if errors.Is(err, ErrClosed) {
 				cancel()
 				alog.flush()
@@ -234,6 +235,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 			}
 			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
 			o, detail := judge(ev, err)
+			detail += rec.redirectNote()
 			lastErr = err
 			if ctx.Err() != nil {
 				kind := ErrExhausted

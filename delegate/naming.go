@@ -39,7 +39,8 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome
 	if budget < time.Millisecond {
 		return o, detail
 	}
-	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs)}
+	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs),
+		probe.WithCredentialPolicy(c.creds), probe.WithDialPolicy(c.opts.dialPolicy)}
 	if c.opts.insecure {
 		opts = append(opts, probe.WithInsecureSkipVerify())
 	}

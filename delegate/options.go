@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Option configures New and NewFromCard.
@@ -22,7 +24,24 @@ type options struct {
 	insecure        bool
 	rootCAs         *x509.CertPool
 	plaintextGRPC   bool
+	dialPolicy      *card.DialPolicy
+	maxInterfaces   int
 }
+
+// DefaultMaxInterfaces bounds how many of a card's interfaces a Client attempts, unless
+// WithMaxInterfaces says otherwise: a card is input from the network.
+const DefaultMaxInterfaces = 32
+
+// WithMaxInterfaces bounds how many of the card's usable interfaces the client
+// attempts, the first n in candidate order; the rest are Skipped. n <= 0 means
+// DefaultMaxInterfaces.
+func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxInterfaces = n } }
+
+// WithDialPolicy sets which addresses the client dials (card.DialPolicy; nil is the
+// default policy). An interface the policy refuses by name is Skipped; one whose host
+// resolves to a refused address is an attempt with outcome probe.Blocked, and nothing is
+// sent there. The card fetch of New goes through it too, unless WithHTTPClient is given.
+func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.dialPolicy = p } }
 
 // WithBindings restricts the candidates to the given bindings and orders them by the
 // given order (card order within one binding). Names are compared case-insensitively.

@@ -60,7 +60,7 @@ func TestCard_SideEffectFree(t *testing.T) {
 			c.Interfaces = append(c.Interfaces, iface(u, b, card.V1), iface(u, b, card.V03))
 		}
 	}
-	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
+	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithMaxInterfaces(len(c.Interfaces)))
 	if len(results) != len(c.Interfaces) {
 		t.Fatalf("Card() = %d results, want %d", len(results), len(c.Interfaces))
 	}

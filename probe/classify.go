@@ -389,6 +389,8 @@ func ClassifyError(err error, sent bool) (Outcome, string) {
 		alertErr tls.AlertError
 	)
 	switch {
+	case errors.Is(err, card.ErrRefusedAddress):
+		return Blocked, detail // the dial policy refused it: nothing was sent
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		if sent {
 			return Ambiguous, "no answer before the deadline after the request was sent: " + detail

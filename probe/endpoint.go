@@ -3,17 +3,15 @@ package probe
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // tlsMode says whether a request uses TLS.
@@ -44,76 +42,33 @@ func (m tlsMode) String() string {
 	return "auto"
 }
 
-// endpoint is a declared interface URL taken apart.
+// endpoint is a declared interface URL taken apart by card.ParseAddress, with the
+// parts the binding probers use.
 type endpoint struct {
+	addr     card.Address
 	raw      string
-	scheme   string // "" for a bare host:port, else http, https, grpc or grpcs
+	scheme   string // as written, lower case; "" for a bare host:port
 	hostport string // always with a port
 	path     string // URL path, for the HTTP bindings
 	query    string
 }
 
-// parseEndpoint accepts http(s):// and grpc(s):// URLs, bare host:port addresses and
-// grpc-go targets (dns:///host:port, passthrough:///host:port).
-func parseEndpoint(raw string) (endpoint, error) {
-	s := strings.TrimSpace(raw)
-	if s == "" {
-		return endpoint{}, errors.New("the interface has no URL")
-	}
-	for _, target := range []string{"dns:///", "passthrough:///"} {
-		// grpc-go target syntax: the address follows the (empty) authority.
-		if rest, ok := strings.CutPrefix(s, target); ok {
-			s = rest
-		}
-	}
-	if !strings.Contains(s, "://") {
-		host, port, err := net.SplitHostPort(s)
-		if err != nil || host == "" || !validPort(port) {
-			return endpoint{}, fmt.Errorf("%q is neither a URL nor a host:port address", raw)
-		}
-		if u, err := url.Parse("http://" + s); err != nil || u.Host != s || u.Path != "" {
-			return endpoint{}, fmt.Errorf("%q is not a valid host:port address", raw)
-		}
-		return endpoint{raw: raw, hostport: s}, nil
-	}
-	u, err := url.Parse(s)
+// parseEndpoint reads a declared interface URL for its binding (card.ParseAddress: the
+// one address model) and refuses what the probe does not dial: no port to dial, or an
+// address the dial policy refuses by name.
+func parseEndpoint(raw string, b a2a.TransportProtocol) (endpoint, error) {
+	a, err := card.ParseAddress(raw, b)
 	if err != nil {
-		return endpoint{}, fmt.Errorf("%q is not a valid URL: %v", raw, err)
+		return endpoint{}, err
 	}
-	scheme := strings.ToLower(u.Scheme)
-	defPort := ""
-	switch scheme {
-	case "http", "grpc":
-		defPort = "80"
-	case "https", "grpcs":
-		defPort = "443"
-	default:
-		return endpoint{}, fmt.Errorf("%q: scheme %q is not http, https, grpc or grpcs", raw, u.Scheme)
+	if !a.Local() && a.HostPort() == "" {
+		return endpoint{}, &card.AddressError{URL: raw, Problem: fmt.Sprintf("has scheme %q, which names no port a2abind can probe", a.Scheme)}
 	}
-	if u.Hostname() == "" || u.Opaque != "" {
-		return endpoint{}, fmt.Errorf("%q has no host", raw)
-	}
-	port := u.Port()
-	if port == "" {
-		port = defPort
-	}
-	if !validPort(port) {
-		return endpoint{}, fmt.Errorf("%q: port %q is not a number from 1 to 65535", raw, port)
-	}
-	hostport := net.JoinHostPort(u.Hostname(), port)
-	if _, _, err := net.SplitHostPort(hostport); err != nil {
-		return endpoint{}, fmt.Errorf("%q: host %q is not valid", raw, u.Hostname())
-	}
-	return endpoint{
-		raw: raw, scheme: scheme, hostport: hostport,
-		path: strings.TrimSuffix(u.EscapedPath(), "/"), query: u.RawQuery,
-	}, nil
+	return endpoint{addr: a, raw: raw, scheme: a.Scheme, hostport: a.HostPort(), path: a.Path, query: a.Query}, nil
 }
 
-func validPort(p string) bool {
-	n, err := strconv.Atoi(p)
-	return err == nil && n > 0 && n <= 65535 && strconv.Itoa(n) == p
-}
+// explicitTLS reports whether the URL says TLS or plaintext (https, grpcs, http, grpc).
+func (e endpoint) explicitTLS() bool { return e.addr.TLS != card.TLSUnknown }
 
 // secure reports whether mode means TLS for this endpoint. For tlsAuto on a bare
 // address it reports false (plaintext first).
@@ -124,31 +79,15 @@ func (e endpoint) secure(mode tlsMode) bool {
 	case tlsOff:
 		return false
 	}
-	return e.scheme == "https" || e.scheme == "grpcs"
+	return e.addr.TLS == card.TLSYes
 }
 
 // httpURL is the URL the HTTP bindings use: the declared one, or http(s)://host:port
 // for a bare address, with the scheme the TLS mode asks for.
-func (e endpoint) httpURL(mode tlsMode) string {
-	scheme := "http"
-	if e.secure(mode) {
-		scheme = "https"
-	}
-	s := scheme + "://" + e.hostport + e.path
-	if e.query != "" {
-		s += "?" + e.query
-	}
-	return s
-}
+func (e endpoint) httpURL(mode tlsMode) string { return e.addr.HTTPURL(e.secure(mode)) }
 
 // host is the host part, for TLS server names.
-func (e endpoint) host() string {
-	h, _, err := net.SplitHostPort(e.hostport)
-	if err != nil {
-		return e.hostport
-	}
-	return h
-}
+func (e endpoint) host() string { return e.addr.Host }
 
 // siblings returns the other declared HTTP URLs on the same host:port, where a binding
 // declared here may really be mounted.
@@ -156,11 +95,8 @@ func (e endpoint) siblings(urls []string) []endpoint {
 	var out []endpoint
 	seen := map[string]bool{e.path: true}
 	for _, u := range urls {
-		s, err := parseEndpoint(u)
-		if err != nil || s.hostport != e.hostport || s.scheme == "" || seen[s.path] {
-			continue
-		}
-		if s.scheme != "http" && s.scheme != "https" {
+		s, err := parseEndpoint(u, a2a.TransportProtocolJSONRPC)
+		if err != nil || s.hostport != e.hostport || seen[s.path] {
 			continue
 		}
 		seen[s.path] = true
@@ -172,13 +108,8 @@ func (e endpoint) siblings(urls []string) []endpoint {
 // notes are remarks about the URL form itself for a binding.
 func (e endpoint) notes(b a2a.TransportProtocol) []string {
 	var n []string
-	switch {
-	case b == a2a.TransportProtocolGRPC && e.scheme != "":
+	if b == a2a.TransportProtocolGRPC && e.scheme != "" && e.scheme != "dns" && e.scheme != "passthrough" {
 		n = append(n, fmt.Sprintf("gRPC URL has a %s:// scheme: Go clients (grpc.NewClient) reject it, clients that strip it accept it", e.scheme))
-	case b != a2a.TransportProtocolGRPC && e.scheme == "":
-		n = append(n, "no http(s) scheme: probed as http://"+e.hostport)
-	case b != a2a.TransportProtocolGRPC && (e.scheme == "grpc" || e.scheme == "grpcs"):
-		n = append(n, fmt.Sprintf("%s:// scheme on an HTTP binding: probed over HTTP", e.scheme))
 	}
 	return n
 }
@@ -204,7 +135,7 @@ func (o *options) httpClient(serverName string) *http.Client {
 		ForceAttemptHTTP2:      true,
 		MaxResponseHeaderBytes: maxBody,
 		TLSHandshakeTimeout:    DefaultTimeout,
-		DialContext:            dialWriteFirst,
+		DialContext:            o.dialWriteFirst,
 		IdleConnTimeout:        time.Second,
 	}
 	return &http.Client{
@@ -217,8 +148,13 @@ func (o *options) httpClient(serverName string) *http.Client {
 // that speaks first (an h2c gRPC server sends its SETTINGS frame on accept) then has
 // its bytes read as the answer to the probe's request, instead of net/http logging
 // "Unsolicited response received on idle HTTP channel" on the process's stderr.
-func dialWriteFirst(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{KeepAlive: -1}).DialContext(ctx, network, addr)
+//
+// Every dial goes through the dial policy's Control: a name that resolves to a refused
+// address (169.254.169.254, say) is refused at connect time.
+func (o *options) dialWriteFirst(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := o.dial.Dialer()
+	d.KeepAlive = -1
+	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

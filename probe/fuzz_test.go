@@ -91,7 +91,7 @@ func FuzzParseEndpoint(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ep, err := parseEndpoint(s)
+		ep, err := parseEndpoint(s, a2a.TransportProtocolGRPC)
 		if err != nil {
 			return
 		}
@@ -191,7 +191,7 @@ func FuzzHTTPAnswers(f *testing.F) {
 	f.Add(302, "", []byte(""))
 	f.Add(500, "application/json", []byte(`{"jsonrpc":"2.0","error":{"code":-32603}}`))
 	srv := labtest.NewAnswerer(f)
-	ep, err := parseEndpoint(srv.URL + "/a2a")
+	ep, err := parseEndpoint(srv.URL+"/a2a", a2a.TransportProtocolJSONRPC)
 	if err != nil {
 		f.Fatal(err)
 	}

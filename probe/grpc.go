@@ -2,8 +2,11 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -41,7 +44,7 @@ var grpcMethods = map[string]string{
 // JavaScript clients dial by default: plaintext (h2c) first, then TLS when plaintext
 // got no gRPC answer; the detail says which worked.
 func probeGRPC(ctx context.Context, req request) attempt {
-	if req.mode != tlsAuto || req.ep.scheme != "" {
+	if req.mode != tlsAuto || req.ep.explicitTLS() {
 		return callGRPC(ctx, req, req.ep.secure(req.mode))
 	}
 	plain := callGRPC(ctx, req, false)
@@ -78,10 +81,22 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		tls:  useTLS,
 		ev:   Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
+	var refused error // the dial policy's refusal, which grpc-go turns into UNAVAILABLE text
+	var refusedMu sync.Mutex
+	dialer := req.o.dial.Dialer()
 	wire := &wireStats{}
 	conn, err := grpc.NewClient("passthrough:///"+req.ep.hostport,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithStatsHandler(wire),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, "tcp", addr)
+			if errors.Is(err, card.ErrRefusedAddress) {
+				refusedMu.Lock()
+				refused = err
+				refusedMu.Unlock()
+			}
+			return c, err
+		}),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
 		grpc.WithMaxHeaderListSize(maxBody),
@@ -94,8 +109,12 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	defer conn.Close()
 
 	md := metadata.MD{}
-	for k, vs := range req.o.header {
-		md.Append(strings.ToLower(k), vs...)
+	if req.o.credentialsFor(req.ep, useTLS) {
+		for k, vs := range req.o.header {
+			md.Append(strings.ToLower(k), vs...)
+		}
+	} else if len(req.o.header) > 0 {
+		a.extra = append(a.extra, withheldNote)
 	}
 	var in, out proto.Message
 	if req.version == card.V1 {
@@ -105,6 +124,14 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
 	err = conn.Invoke(metadata.NewOutgoingContext(ctx, md), method, in, out)
+	refusedMu.Lock()
+	blocked := refused
+	refusedMu.Unlock()
+	if blocked != nil {
+		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: blocked}
+		a.seen = blocked.Error()
+		return a
+	}
 	st := status.Convert(err)
 	a.ev.GRPCCode, a.ev.GRPCMessage, a.message = st.Code(), st.Message(), st.Message()
 	for _, d := range st.Details() {

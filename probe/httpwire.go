@@ -25,6 +25,7 @@ type httpAnswer struct {
 	err         error
 	truncated   bool  // the body was longer than maxBody: the rest was not read
 	cut         error // reading the body failed (a deadline, a reset) after the status arrived
+	withheld    bool  // the caller's headers were not sent (credential policy)
 	sent        bool  // the request was fully written
 }
 
@@ -39,9 +40,12 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if err != nil {
 		return httpAnswer{err: err}
 	}
-	for k, vs := range req.o.header {
-		for _, v := range vs {
-			hr.Header.Add(k, v)
+	withheld := len(req.o.header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
+	if !withheld {
+		for k, vs := range req.o.header {
+			for _, v := range vs {
+				hr.Header.Add(k, v)
+			}
 		}
 	}
 	for k, vs := range header {
@@ -55,7 +59,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	}))
 	resp, err := client.Do(hr)
 	if err != nil {
-		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", sent: wrote.Load()}
+		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", withheld: withheld, sent: wrote.Load()}
 	}
 	defer resp.Body.Close()
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
@@ -63,7 +67,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	a := httpAnswer{
 		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
 		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
-		tls: resp.TLS != nil, cut: rerr, sent: true,
+		tls: resp.TLS != nil, cut: rerr, withheld: withheld, sent: true,
 	}
 	if len(data) > maxBody {
 		a.body, a.truncated = data[:maxBody], true
@@ -112,6 +116,9 @@ func (h httpAnswer) seen() string {
 	}
 	if h.cut != nil {
 		s += ", body cut: " + h.cut.Error()
+	}
+	if h.withheld {
+		s += " (" + withheldNote + ")"
 	}
 	return s
 }

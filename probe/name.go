@@ -22,9 +22,16 @@ func Name(ctx context.Context, iface card.Interface, o Outcome, opts ...Option) 
 	ctx, cancel := context.WithTimeout(ctx, op.timeout)
 	defer cancel()
 	r := newRun(iface, op)
-	ep, err := parseEndpoint(iface.URL)
+	ep, err := parseEndpoint(iface.URL, r.binding)
 	if err != nil || r.custom {
 		return r.result(o, "not looked up further", 0)
+	}
+	if err := op.dial.Check(ep.addr); err != nil {
+		return r.result(o, "not looked up further: "+err.Error(), 0)
+	}
+	if op.creds == nil {
+		p := card.AddressCredentials(ep.addr, op.credHosts...)
+		op.creds = &p
 	}
 	declared, other, known := versions(iface.ProtocolVersion)
 	second := r.attempt(ctx, ep, r.binding, other, tlsAuto)

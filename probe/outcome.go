@@ -37,6 +37,10 @@ const (
 	// Ambiguous: the request may have reached a handler (reset or 5xx after sending).
 	// Only delegate reports it.
 	Ambiguous Outcome = "ambiguous"
+	// Blocked: a2abind did not dial the address: the dial policy refuses it (unix:,
+	// file:, userinfo, link-local, unspecified, cloud metadata, by name or once resolved;
+	// see card.DialPolicy). Nothing was sent, so delegate tries the next interface.
+	Blocked Outcome = "blocked"
 )
 
 // Outcomes lists every outcome Classify can return: design.md's interface taxonomy in
@@ -44,7 +48,7 @@ const (
 // client-impact verdict, is not a classification and is not listed.)
 func Outcomes() []Outcome {
 	return []Outcome{Served, AuthRequired, HandlerMissing, VersionMismatch, WrongBinding, NotFound,
-		Refused, TLSMismatch, Timeout, Unreachable, Malformed, AgentError, Ambiguous}
+		Refused, TLSMismatch, Timeout, Unreachable, Malformed, AgentError, Ambiguous, Blocked}
 }
 
 // ReachedHandler reports whether an outcome means that the request reached an A2A

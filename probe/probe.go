@@ -67,15 +67,57 @@ type Result struct {
 type Option func(*options)
 
 type options struct {
-	header   http.Header
-	insecure bool
-	roots    *x509.CertPool
-	timeout  time.Duration
-	siblings []string // other URLs the card declares: a binding found there is noted, not attributed
+	header    http.Header
+	insecure  bool
+	roots     *x509.CertPool
+	timeout   time.Duration
+	siblings  []string // other URLs the card declares: a binding found there is noted, not attributed
+	dial      *card.DialPolicy
+	creds     *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
+	credHosts []string
+	maxIfaces int
 }
 
-// WithHeader adds a header to every probe request (HTTP header, gRPC metadata), for
-// credentials such as Authorization. Repeatable; repeated keys add values.
+// DefaultMaxInterfaces bounds how many interfaces Card probes per card unless
+// WithMaxInterfaces says otherwise: a card is input from the network, and 13,500
+// declared interfaces must not become 13,500 probes.
+const DefaultMaxInterfaces = 32
+
+// WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
+// card order); n <= 0 means DefaultMaxInterfaces.
+func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxIfaces = n } }
+
+// WithDialPolicy sets which addresses the probe dials (see card.DialPolicy). The
+// default refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata
+// addresses; an interface there is reported Blocked and nothing is sent.
+func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.dial = p } }
+
+// WithCredentialPolicy scopes the headers of WithHeader: they go only to the
+// interfaces p allows. Card uses, by default, card.CardCredentials: the card's origin and
+// the hosts of WithCredentialHosts; Interface, by default, card.AddressCredentials of
+// the address it is given (so a TLS address's headers never go out in plaintext).
+func WithCredentialPolicy(p card.CredentialPolicy) Option {
+	return func(o *options) { o.creds = &p }
+}
+
+// WithCredentialHosts allows the headers of WithHeader to go to interfaces on these
+// hosts too ("host" for any port, or "host:port"), besides the card's origin.
+func WithCredentialHosts(hosts ...string) Option {
+	return func(o *options) { o.credHosts = append(o.credHosts, hosts...) }
+}
+
+// credentialsFor reports whether the caller's headers may go to ep, dialled over TLS
+// or not. Without a policy (a prober called outside run) nothing is sent.
+func (o *options) credentialsFor(ep endpoint, useTLS bool) bool {
+	return o.creds != nil && o.creds.Allows(ep.addr, useTLS)
+}
+
+// withheldNote is the detail of a request sent without the caller's headers.
+const withheldNote = "credentials withheld: not the card's origin (allow the host with --credential-host)"
+
+// WithHeader adds a header to the probe requests (HTTP header, gRPC metadata), for
+// credentials such as Authorization, where the credential policy allows it (see
+// WithCredentialPolicy). Repeatable; repeated keys add values.
 func WithHeader(key, value string) Option {
 	return func(o *options) {
 		if o.header == nil {
@@ -109,24 +151,47 @@ func newOptions(opts []Option) *options {
 	if o.timeout <= 0 {
 		o.timeout = DefaultTimeout
 	}
+	if o.maxIfaces <= 0 {
+		o.maxIfaces = DefaultMaxInterfaces
+	}
 	return o
 }
 
-// Card probes every interface of c in parallel and returns the results in card order.
-// ctx bounds the whole run; WithTimeout bounds each interface.
+// Skipped is how many of c's interfaces Card leaves unprobed under the bound.
+func Skipped(c *card.Card, opts ...Option) int {
+	if c == nil {
+		return 0
+	}
+	return max(0, len(c.Interfaces)-newOptions(opts).maxIfaces)
+}
+
+// Card probes the interfaces of c in parallel and returns the results in card order:
+// the first DefaultMaxInterfaces (WithMaxInterfaces) only, so a result list may be
+// shorter than c.Interfaces (Skipped says how many were left out). ctx bounds the whole
+// run; WithTimeout bounds each interface. The headers of WithHeader go only to the
+// card's origin and the WithCredentialHosts hosts.
 func Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
 	if c == nil {
 		return nil
 	}
-	urls := make([]string, 0, len(c.Interfaces))
-	for _, i := range c.Interfaces {
+	o := newOptions(opts)
+	ifaces := c.Interfaces
+	if len(ifaces) > o.maxIfaces {
+		ifaces = ifaces[:o.maxIfaces]
+	}
+	urls := make([]string, 0, len(ifaces))
+	for _, i := range ifaces {
 		urls = append(urls, i.URL)
 	}
 	opts = append(append([]Option(nil), opts...), withSiblings(urls))
-	results := make([]Result, len(c.Interfaces))
+	if o.creds == nil {
+		p := card.CardCredentials(c, o.credHosts...)
+		opts = append(opts, WithCredentialPolicy(p))
+	}
+	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
 	var wg sync.WaitGroup
-	for n, iface := range c.Interfaces {
+	for n, iface := range ifaces {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -175,9 +240,19 @@ func (r *run) result(o Outcome, detail string, lat time.Duration) Result {
 }
 
 func (r *run) run(ctx context.Context) Result {
-	ep, err := parseEndpoint(r.iface.URL)
+	ep, err := parseEndpoint(r.iface.URL, r.binding)
 	if err != nil {
 		return r.result(Unreachable, err.Error(), 0)
+	}
+	if err := r.o.dial.Check(ep.addr); err != nil {
+		return r.result(Blocked, "not probed: "+err.Error(), 0)
+	}
+	if r.o.creds == nil {
+		p := card.AddressCredentials(ep.addr, r.o.credHosts...)
+		r.o.creds = &p
+	}
+	if err := r.o.dial.CheckResolved(ctx, ep.addr.Host); err != nil {
+		return r.result(Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.custom {
 		return r.runCustom(ctx, ep)
@@ -259,7 +334,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		}
 		return res
 	}
-	if first.outcome == Malformed && ep.scheme != "" {
+	if first.outcome == Malformed && ep.explicitTLS() {
 		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
 		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
 		if flipped.outcome == Served || flipped.outcome == AuthRequired {

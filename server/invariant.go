@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"path"
 	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -74,33 +75,29 @@ type declAddr struct {
 	query  string
 }
 
-func parseDeclared(raw string) (declAddr, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return declAddr{}, errors.New("the URL is empty")
-	}
-	if !strings.Contains(raw, "://") {
-		host, port, err := net.SplitHostPort(raw)
-		if err != nil || host == "" || port == "" {
-			return declAddr{}, fmt.Errorf("%q is neither an absolute URL nor host:port", raw)
+// parseDeclared reads a declared URL with card.ParseAddress, for its binding. A URL that
+// is not an address of its binding (a bare host:port declared for JSON-RPC) still names
+// a socket: d has it, for the message, and err says why the interface is refused.
+func parseDeclared(raw string, b a2a.TransportProtocol) (d declAddr, err error) {
+	a, err := card.ParseAddress(raw, b)
+	if err != nil {
+		alt, altErr := card.ParseAddress(raw, a2a.TransportProtocolGRPC)
+		if altErr != nil || alt.Local() {
+			return declAddr{}, err
 		}
-		return declAddr{host: strings.ToLower(host), port: port}, nil
+		a = alt
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return declAddr{}, fmt.Errorf("%q is not an absolute URL", raw)
+	if a.Local() {
+		return declAddr{}, fmt.Errorf("%q names a local %s: socket; this server listens on TCP", raw, a.Scheme)
 	}
-	d := declAddr{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port(), query: u.RawQuery}
-	if d.port == "" {
-		switch d.scheme {
-		case "http", "https":
-			d.port = defaultPort(d.scheme)
-		default:
-			return declAddr{}, fmt.Errorf("%q names no port", raw)
-		}
+	d = declAddr{scheme: a.Scheme, host: a.Host, port: a.Port, query: a.Query, path: cleanPath(a.Path)}
+	if d.scheme == "dns" || d.scheme == "passthrough" {
+		d.scheme = "" // the gRPC resolver forms of a bare host:port
 	}
-	d.path = cleanPath(u.EscapedPath())
-	return d, nil
+	if a.GRPC && err == nil {
+		d.path = ""
+	}
+	return d, err
 }
 
 func cleanPath(p string) string {
@@ -152,8 +149,8 @@ func (srv *Server) verify(c *card.Card) ([]served, error) {
 func (srv *Server) check(iface card.Interface) (served, error) {
 	be := &BindingError{Interface: iface, Declared: iface.String()}
 	canonical, core := card.CanonicalBinding(iface.Binding)
-	d, addrErr := parseDeclared(iface.URL)
-	if addrErr == nil {
+	d, addrErr := parseDeclared(iface.URL, iface.Binding)
+	if d.host != "" {
 		for _, s := range srv.served {
 			if d.at(srv.endpointOf(s)) {
 				be.Served = append(be.Served, s.String())
@@ -179,6 +176,8 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 		return fail("no protocolVersion: a2a-go clients drop an interface without one")
 	case iface.ProtocolVersion != card.V1 && iface.ProtocolVersion != card.V03:
 		return fail(fmt.Sprintf("protocolVersion %q is not an A2A version this server speaks (1.0, 0.3)", iface.ProtocolVersion))
+	case addrErr != nil && canonical != "GRPC" && d.host != "" && d.scheme == "":
+		return fail(fmt.Sprintf("%s needs an absolute http(s):// URL, not a bare host:port", canonical))
 	case addrErr != nil:
 		return fail("unusable URL: " + addrErr.Error())
 	case canonical == "GRPC" && d.scheme != "" && !srv.grpcAt(d):

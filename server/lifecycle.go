@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -139,6 +140,11 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 		for _, v := range vs {
 			opts = append(opts, probe.WithHeader(k, v))
 		}
+	}
+	if len(srv.o.selfCheckHeader) > 0 {
+		// Every interface of the check card is one of this server's own listeners: the
+		// credential goes to each of them (the HTTP and the gRPC port are two origins).
+		opts = append(opts, probe.WithCredentialPolicy(card.NewCredentialPolicy(card.Origin{}, srv.checkHosts()...)))
 	}
 	if srv.tlsCfg != nil {
 		// The self-check proves the bindings over TLS on the local socket; whether the
@@ -354,3 +360,14 @@ func (srv *Server) Wait() error {
 
 // Done is closed when Shutdown has finished.
 func (srv *Server) Done() <-chan struct{} { return srv.done }
+
+// checkHosts are the host:port of every interface of the check card.
+func (srv *Server) checkHosts() []string {
+	var out []string
+	for _, i := range srv.checkCard.Interfaces {
+		if a, err := card.ParseAddress(i.URL, i.Binding); err == nil && a.HostPort() != "" {
+			out = append(out, a.HostPort())
+		}
+	}
+	return out
+}

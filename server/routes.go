@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"net/url"
 	"strings"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -127,23 +126,17 @@ func listenEndpoint(addr net.Addr, scheme string) endpoint {
 	return e
 }
 
-// publicHTTPEndpoint describes the HTTP listener behind a public base URL.
+// publicHTTPEndpoint describes the HTTP listener behind a public base URL, read by
+// card.ParseAddress like every interface URL.
 func publicHTTPEndpoint(raw string, local string) (endpoint, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	a, err := card.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+	if err != nil || a.Local() {
 		return endpoint{}, errorf("public URL %q must be an absolute http:// or https:// URL", raw)
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
+	if a.Query != "" || strings.Contains(raw, "#") {
 		return endpoint{}, errorf("public URL %q must not carry a query or fragment", raw)
 	}
-	port := u.Port()
-	if port == "" {
-		port = defaultPort(u.Scheme)
-	}
-	return endpoint{
-		scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: port,
-		basePath: strings.TrimSuffix(u.EscapedPath(), "/"), local: local,
-	}, nil
+	return endpoint{scheme: a.Scheme, host: a.Host, port: a.Port, basePath: a.Path, local: local}, nil
 }
 
 // publicGRPCEndpoint describes the gRPC listener behind a public host:port.
@@ -151,16 +144,9 @@ func publicGRPCEndpoint(hostport string, local string) (endpoint, error) {
 	if strings.Contains(hostport, "://") {
 		return endpoint{}, errorf("public gRPC address %q must be a bare host:port (Go's gRPC client rejects a URL)", hostport)
 	}
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil || host == "" || port == "" {
+	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	if err != nil || a.Scheme != "" {
 		return endpoint{}, errorf("public gRPC address %q must be host:port", hostport)
 	}
-	return endpoint{host: strings.ToLower(host), port: port, local: local}, nil
-}
-
-func defaultPort(scheme string) string {
-	if scheme == "https" {
-		return "443"
-	}
-	return "80"
+	return endpoint{host: a.Host, port: a.Port, local: local}, nil
 }

@@ -48,9 +48,11 @@ type probeFinding struct {
 
 func newProbeCmd(g *globals) *cobra.Command {
 	var (
-		headers  []string
-		insecure bool
-		caFile   string
+		headers         []string
+		insecure        bool
+		caFile          string
+		credentialHosts []string
+		addr            addressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "probe TARGET",
@@ -61,8 +63,8 @@ GetTask / tasks/get, gRPC GetTask on lf.a2a.v1.A2AService / a2a.v1.A2AService,
 HTTP+JSON GET /tasks/{id}. No message is ever sent. Interfaces are probed in parallel.
 
 Each interface gets an outcome: served, auth_required, handler_missing,
-version_mismatch, wrong_binding, not_found, refused, tls_mismatch, timeout, unreachable
-or malformed, with the evidence (HTTP status, JSON-RPC code, gRPC code and message).
+version_mismatch, wrong_binding, not_found, refused, tls_mismatch, timeout, unreachable,
+malformed or blocked, with the evidence (HTTP status, JSON-RPC code, gRPC code and message).
 When an interface is not served, the same address is probed with the other bindings and
 versions to say what is really there. Then come the findings (preferred-not-served,
 interface-not-served and the card's lint findings) and, per known client (a2a-go,
@@ -74,6 +76,13 @@ the URL of a card document, a card file, or "-" for standard input.
 
 A bare host:port gRPC address is tried in plaintext, then over TLS; certificates are
 verified unless --insecure. --timeout bounds the whole command, card fetch included.
+
+Headers given with --header go to the card fetch and to the interfaces on the card's
+origin (the scheme, host and port of TARGET as given, before any redirect), and to the
+hosts named with --credential-host; other interfaces are probed without them (the
+detail says so). A redirect to another origin is followed without them.
+
+` + addressHelp + `
 
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
 obtained or the command line is wrong.`,
@@ -94,7 +103,11 @@ obtained or the command line is wrong.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target := args[0]
 			cardOpts := []card.Option{card.WithStdin(g.stdin)}
-			var probeOpts []probe.Option
+			policy, err := addr.policy()
+			if err != nil {
+				return fail(ExitUsage, err)
+			}
+			probeOpts := append(addr.probeOptions(policy), probe.WithCredentialHosts(credentialHosts...))
 			if g.timeout > 0 {
 				cardOpts = append(cardOpts, card.WithTimeout(g.timeout))
 				probeOpts = append(probeOpts, probe.WithTimeout(g.timeout))
@@ -127,6 +140,7 @@ obtained or the command line is wrong.`,
 			}
 			cardTransport := &http.Transport{
 				Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true,
+				DialContext: policy.Dialer().DialContext,
 			}
 			defer cardTransport.CloseIdleConnections()
 			cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: cardTransport}))
@@ -148,6 +162,9 @@ obtained or the command line is wrong.`,
 				return fail(ExitUsage, err)
 			}
 			results := probe.Card(ctx, c, probeOpts...)
+			if n := probe.Skipped(c, probeOpts...); n > 0 {
+				fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+			}
 			rep := probe.Diagnose(c, results)
 			if g.json() {
 				if err := g.writeJSON(probeJSON(target, results, rep)); err != nil {
@@ -165,6 +182,8 @@ obtained or the command line is wrong.`,
 	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
 	cmd.Flags().StringVar(&caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	cmd.Flags().StringArrayVar(&credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
+	addr.register(cmd.Flags())
 	return cmd
 }
 

@@ -47,6 +47,7 @@ type sendFlags struct {
 	plaintextGRPC   bool
 	resend          bool
 	attemptTimeout  time.Duration
+	addr            addressFlags
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -68,8 +69,13 @@ from the agent. After an ambiguous failure (timeout or reset after the message w
 5xx) the message is not resent, unless --resend allows resending the same messageId.
 A stream falls back only before its first event.
 
-Credentials given with --header go only to interfaces on the card's own origin (where
-the card was fetched from), and to the hosts named with --credential-host.
+Credentials given with --header go only to interfaces on the card's own origin (the
+scheme, host and port of TARGET as given, before any redirect; for a card file, its
+preferred interface's), and to the hosts named with --credential-host. Calls never
+follow a redirect: a 3xx answer is an outcome naming where it pointed, and nothing is
+sent there.
+
+` + addressHelp + `
 
 TARGET is an agent base URL (the card is fetched from /.well-known/agent-card.json),
 the URL of a card document, or a card file. --timeout bounds the whole command.
@@ -111,11 +117,16 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
+	f.addr.register(fl)
 	return cmd
 }
 
 func sendOptions(f sendFlags) ([]delegate.Option, error) {
-	var opts []delegate.Option
+	policy, err := f.addr.policy()
+	if err != nil {
+		return nil, err
+	}
+	opts := f.addr.delegateOptions(policy)
 	for _, b := range f.bindings {
 		cb, ok := card.CanonicalBinding(a2a.TransportProtocol(b))
 		if !ok {

@@ -1,0 +1,51 @@
+package card_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+)
+
+// Lint reads gRPC addresses through the address model: A2A v1.0.1's hostname:port is
+// clean; grpc://, grpcs://, http:// and https:// are addresses (not url-not-absolute)
+// that Go clients misread, so lint warns with grpc-url-scheme and suggests host:port.
+func TestLintGRPCForms(t *testing.T) {
+	tests := []struct {
+		url   string
+		codes []string // URL findings expected for the interface
+		fix   string
+	}{
+		{"agent.example.com:443", nil, ""},
+		{"dns:///agent.example.com:443", nil, ""},
+		{"grpcs://agent.example.com:8443", []string{"grpc-url-scheme"}, `write the GRPC address as "agent.example.com:8443" (A2A v1.0.1: host:port)`},
+		{"grpc://agent.example.com", []string{"grpc-url-scheme"}, `write the GRPC address as "agent.example.com:80" (A2A v1.0.1: host:port)`},
+		{"https://agent.example.com", []string{"grpc-url-scheme"}, `write the GRPC address as "agent.example.com:443" (A2A v1.0.1: host:port)`},
+		{"agent.example.com", []string{"url-not-absolute"}, `write the GRPC address as host:port, e.g. "agent.example.com:443"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			b, err := json.Marshal(lab.V1Card("g", lab.Decl{URL: tt.url, Binding: lab.GRPC, Version: card.V1}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := card.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var codes []string
+			fix := ""
+			for _, f := range card.Lint(c) {
+				if f.Code == "grpc-url-scheme" || f.Code == "url-not-absolute" {
+					codes = append(codes, f.Code)
+					fix = f.Fix
+				}
+			}
+			if !slices.Equal(codes, tt.codes) || fix != tt.fix {
+				t.Errorf("Lint(GRPC at %q) = %v fix %q, want %v fix %q", tt.url, codes, fix, tt.codes, tt.fix)
+			}
+		})
+	}
+}
