@@ -117,11 +117,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 func writeLint(g *globals, target string, c *card.Card, findings []card.Finding) {
 	w := g.stdout
 	st := newStyle(w)
-	name := ""
-	if c.Name != "" {
-		name = fmt.Sprintf(" %q", c.Name)
-	}
-	fmt.Fprintf(w, "%s: %s card%s, %s\n", st.bold(target), c.Shape, name, plural(len(c.Interfaces), "interface"))
+	st.block(w, 0, cardTitle(target, c), st.bold)
 	if len(c.Interfaces) > 0 {
 		rows := [][]string{}
 		for _, i := range c.Interfaces {
@@ -135,14 +131,12 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 			}
 			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source})
 		}
-		for _, line := range columns(rows, func(_, col int, cell string) string {
+		st.table(w, 2, rows, func(_, col int, cell string) string {
 			if col == 4 {
 				return st.dim(cell)
 			}
 			return cell
-		}) {
-			fmt.Fprintln(w, "  "+line)
-		}
+		}, nil)
 	}
 	fmt.Fprintln(w)
 	writeFindings(w, st, findings)
@@ -150,10 +144,20 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 		fmt.Fprintln(w)
 	}
 	if card.HasErrors(findings) {
-		fmt.Fprintf(w, "%s: %s: clients that trust this card as written will fail\n", st.bad("FAIL"), countSeverities(findings))
+		st.block(w, 0, "FAIL: "+countSeverities(findings)+": clients that trust this card as written will fail", verdict(st.bad, "FAIL"))
 		return
 	}
-	fmt.Fprintf(w, "%s: %s\n", st.good("ok"), countSeverities(findings))
+	st.block(w, 0, "ok: "+countSeverities(findings), verdict(st.good, "ok"))
+}
+
+// cardTitle is the first line of a lint or probe report: where the card came from, its
+// shape, name and number of interfaces.
+func cardTitle(target string, c *card.Card) string {
+	name := ""
+	if c.Name != "" {
+		name = " \"" + c.Name + "\""
+	}
+	return fmt.Sprintf("%s: %s card%s, %s", target, c.Shape, name, plural(len(c.Interfaces), "interface"))
 }
 
 func printRules(g *globals) error {
@@ -176,13 +180,11 @@ func printRules(g *globals) error {
 	for i, r := range rules {
 		rows[i] = []string{r.Code, string(r.Severity), r.Summary}
 	}
-	for _, line := range columns(rows, func(row, col int, cell string) string {
+	st.table(g.stdout, 0, rows, func(row, col int, cell string) string {
 		if col == 1 {
 			return strings.TrimRight(st.severity(rules[row].Severity), " ")
 		}
 		return cell
-	}) {
-		fmt.Fprintln(g.stdout, line)
-	}
+	}, nil)
 	return nil
 }

@@ -196,11 +196,8 @@ func millis(d time.Duration) float64 {
 func writeProbe(g *globals, target string, c *card.Card, results []probe.Result, rep probe.Report) {
 	w := g.stdout
 	st := newStyle(w)
-	name := ""
-	if c.Name != "" {
-		name = fmt.Sprintf(" %q", c.Name)
-	}
-	fmt.Fprintf(w, "%s: %s card%s, %s\n\n", st.bold(target), c.Shape, name, plural(len(c.Interfaces), "interface"))
+	st.block(w, 0, cardTitle(target, c), st.bold)
+	fmt.Fprintln(w)
 
 	rows := [][]string{{"INTERFACE", "DECLARED", "OUTCOME", "REALLY THERE", "LATENCY"}}
 	for _, r := range results {
@@ -211,7 +208,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		rows = append(rows, []string{r.Interface.Source, fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
 			string(r.Outcome), really(r), latency(r.Latency)})
 	}
-	lines := columns(rows, func(row, col int, cell string) string {
+	st.table(w, 2, rows, func(row, col int, cell string) string {
 		switch {
 		case row == 0:
 			return st.bold(cell)
@@ -223,12 +220,11 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 			return st.bad(cell)
 		}
 		return cell
+	}, func(row int) {
+		if row > 0 {
+			st.block(w, 6, results[row-1].Detail, st.dim)
+		}
 	})
-	fmt.Fprintln(w, "  "+lines[0])
-	for i, r := range results {
-		fmt.Fprintln(w, "  "+lines[i+1])
-		fmt.Fprintln(w, "      "+st.dim(r.Detail))
-	}
 	fmt.Fprintln(w)
 
 	if len(rep.Findings) > 0 {
@@ -250,7 +246,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		}
 		crow = append(crow, []string{ci.Profile, picks, string(ci.Outcome), verdict})
 	}
-	clines := columns(crow, func(row, col int, cell string) string {
+	st.table(w, 2, crow, func(row, col int, cell string) string {
 		switch {
 		case row == 0:
 			return st.bold(cell)
@@ -260,12 +256,11 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 			return st.bad(cell)
 		}
 		return cell
+	}, func(row int) {
+		if row > 0 {
+			st.block(w, 6, rep.Clients[row-1].Note, st.dim)
+		}
 	})
-	fmt.Fprintln(w, "  "+clines[0])
-	for i, ci := range rep.Clients {
-		fmt.Fprintln(w, "  "+clines[i+1])
-		fmt.Fprintln(w, "      "+st.dim(ci.Note))
-	}
 	fmt.Fprintln(w)
 
 	failing := 0
@@ -274,11 +269,12 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 			failing++
 		}
 	}
+	summary := fmt.Sprintf(" %s; %d of %d client profiles fail", countSeverities(rep.Findings), failing, len(rep.Clients))
 	if !rep.OK() {
-		fmt.Fprintf(w, "%s %s; %d of %d client profiles fail\n", st.bad("FAIL"), countSeverities(rep.Findings), failing, len(rep.Clients))
+		st.block(w, 0, "FAIL"+summary, verdict(st.bad, "FAIL"))
 		return
 	}
-	fmt.Fprintf(w, "%s %s; %d of %d client profiles fail\n", st.good("ok"), countSeverities(rep.Findings), failing, len(rep.Clients))
+	st.block(w, 0, "ok"+summary, verdict(st.good, "ok"))
 }
 
 // really says what the probe found at an interface's address.

@@ -267,13 +267,19 @@ func sendAttempts(attempts []delegate.Attempt) []sendAttempt {
 func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 	st := newStyle(w)
 	for i, a := range attempts {
-		outcome := string(a.Outcome)
+		paint := st.bad
 		if a.Outcome == probe.Served {
-			outcome = st.good(outcome)
-		} else {
-			outcome = st.bad(outcome)
+			paint = st.good
 		}
-		fmt.Fprintf(w, "attempt %d: %s: %s (%s) %s\n", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+		outcome := string(a.Outcome)
+		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+		st.block(w, 0, line, func(l string) string {
+			// colour the outcome where it stands on the first line
+			if before, after, ok := strings.Cut(l, ": "+outcome+" ("); ok && strings.HasPrefix(l, "attempt ") {
+				return before + ": " + paint(outcome) + " (" + after
+			}
+			return l
+		})
 	}
 }
 
@@ -295,10 +301,10 @@ func texts(parts []*a2a.Part) []string {
 func writeAnswer(w io.Writer, res a2a.SendMessageResult) {
 	switch v := res.(type) {
 	case *a2a.Task:
-		fmt.Fprintf(w, "task %s: %s\n", v.ID, stateName(v.Status.State))
+		fmt.Fprintf(w, "task %s: %s\n", escape(string(v.ID)), escape(stateName(v.Status.State)))
 		if v.Status.Message != nil {
 			for _, t := range texts(v.Status.Message.Parts) {
-				fmt.Fprintln(w, t)
+				writeText(w, t)
 			}
 		}
 		for _, art := range v.Artifacts {
@@ -306,12 +312,12 @@ func writeAnswer(w io.Writer, res a2a.SendMessageResult) {
 				continue
 			}
 			for _, t := range texts(art.Parts) {
-				fmt.Fprintln(w, t)
+				writeText(w, t)
 			}
 		}
 	case *a2a.Message:
 		for _, t := range texts(v.Parts) {
-			fmt.Fprintln(w, t)
+			writeText(w, t)
 		}
 	}
 }
@@ -322,18 +328,26 @@ func writeEvent(w io.Writer, ev a2a.Event) {
 	case *a2a.Task, *a2a.Message:
 		writeAnswer(w, v.(a2a.SendMessageResult))
 	case *a2a.TaskStatusUpdateEvent:
-		fmt.Fprintf(w, "status: %s\n", stateName(v.Status.State))
+		fmt.Fprintf(w, "status: %s\n", escape(stateName(v.Status.State)))
 		if v.Status.Message != nil {
 			for _, t := range texts(v.Status.Message.Parts) {
-				fmt.Fprintln(w, t)
+				writeText(w, t)
 			}
 		}
 	case *a2a.TaskArtifactUpdateEvent:
 		if v.Artifact != nil {
 			for _, t := range texts(v.Artifact.Parts) {
-				fmt.Fprintln(w, "artifact: "+t)
+				writeText(w, "artifact: "+t)
 			}
 		}
+	}
+}
+
+// writeText prints an agent's text as it wrote it, line by line, each line escaped: the
+// agent's own line breaks stay, its control characters do not reach the terminal.
+func writeText(w io.Writer, text string) {
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintln(w, escape(strings.TrimSuffix(l, "\r")))
 	}
 }
 
