@@ -117,7 +117,7 @@ func TestA2AGoCLIEchoAgent(t *testing.T) {
 		t.Errorf("lint = exit %d, want 0 and 3 warnings\n%s", code, out)
 	}
 
-	out, code = runA2abind(t, "send", "-o", "json", "--timeout", "20s", base, "hello a2a-go")
+	out, code = runA2abind(t, "send", "-o", "json", "--no-cache", "--timeout", "20s", base, "hello a2a-go")
 	var s sendOutput
 	if err := json.Unmarshal(out, &s); err != nil {
 		t.Fatalf("send -o json: %v\n%s", err, out)

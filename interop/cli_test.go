@@ -30,8 +30,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runCLIEnv) == "1" {
 		os.Exit(cli.Execute())
 	}
+	// The a2abind processes remember interfaces in a cache directory of the run's own,
+	// never in the user's.
+	cacheDir, err := os.MkdirTemp("", "a2abind-interop-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cacheDir)
 	code := m.Run()
 	stopJSServers()
+	os.RemoveAll(cacheDir)
 	os.Exit(leakCheck(code))
 }
 

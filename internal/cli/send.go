@@ -47,6 +47,8 @@ type sendFlags struct {
 	plaintextGRPC   bool
 	resend          bool
 	attemptTimeout  time.Duration
+	noCache         bool
+	cacheDir        string
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -67,6 +69,11 @@ PERMISSION_DENIED (naming the security schemes the card declares) and on an A2A 
 from the agent. After an ambiguous failure (timeout or reset after the message was sent,
 5xx) the message is not resent, unless --resend allows resending the same messageId.
 A stream falls back only before its first event.
+
+The interface that answered is remembered across runs, on disk under the user cache
+directory (--cache-dir to choose another, --no-cache for none), per card URL and card
+version/ETag, for 10 minutes; an interface that failed is tried last for 30 seconds. So
+a misdeclared card costs one failed attempt, not one per run.
 
 Credentials given with --header go only to interfaces on the card's own origin (where
 the card was fetched from), and to the hosts named with --credential-host.
@@ -111,6 +118,8 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
+	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
 	return cmd
 }
 
@@ -156,6 +165,18 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 	}
 	if f.attemptTimeout > 0 {
 		opts = append(opts, delegate.WithAttemptTimeout(f.attemptTimeout))
+	}
+	if f.noCache && f.cacheDir != "" {
+		return nil, fmt.Errorf("--no-cache and --cache-dir exclude each other")
+	}
+	if !f.noCache {
+		dir := f.cacheDir
+		if dir == "" {
+			dir, _ = delegate.DefaultCacheDir() // no user cache directory: remember within this run only
+		}
+		if dir != "" {
+			opts = append(opts, delegate.WithCache(delegate.NewCache(delegate.WithCacheSize(8), delegate.WithCacheDir(dir))))
+		}
 	}
 	return opts, nil
 }
