@@ -35,12 +35,12 @@ func buildA2AGoCLI(t *testing.T) string {
 	return bin
 }
 
-// startA2AGoEcho runs `a2a serve --echo` on a free loopback port and returns its base URL;
+// startA2AGoEcho runs `a2a serve --echo [extra...]` on a free loopback port and returns its base URL;
 // the process (group) is killed when the test ends.
-func startA2AGoEcho(t *testing.T, bin string) string {
+func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "serve", "--echo", "--host", "127.0.0.1", "--port", "0")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--echo", "--host", "127.0.0.1", "--port", "0"}, extra...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 3 * time.Second
@@ -124,5 +124,32 @@ func TestA2AGoCLIEchoAgent(t *testing.T) {
 	}
 	if code != 0 || !s.OK || !strings.Contains(string(s.Result), "hello a2a-go") {
 		t.Errorf("send = exit %d, ok %v, result %s; want exit 0 and the echo", code, s.OK, s.Result)
+	}
+}
+
+// TestA2AGoCLIVersionDrift: `a2a serve --echo --protocol 0.3` serves HTTP+JSON 0.3
+// under a card that stamps protocolVersion 1.0 (a2a-go v2.3.1's CLI drift). probe says
+// version_mismatch, really there HTTP+JSON 0.3, and gives the evidence once: the 1.0
+// and 0.3 lookups are the same request (GET /tasks/{id}).
+func TestA2AGoCLIVersionDrift(t *testing.T) {
+	t.Parallel()
+	base := startA2AGoEcho(t, buildA2AGoCLI(t), "--protocol", "0.3")
+	out, code := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
+	var p struct {
+		Interfaces []struct {
+			Outcome       probe.Outcome `json:"outcome"`
+			ActualBinding string        `json:"actualBinding"`
+			Detail        string        `json:"detail"`
+		} `json:"interfaces"`
+	}
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("probe -o json: %v\n%s", err, out)
+	}
+	if code != 1 || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != probe.VersionMismatch {
+		t.Fatalf("probe = exit %d, %+v; want exit 1 and one version_mismatch interface", code, p.Interfaces)
+	}
+	detail := p.Interfaces[0].Detail
+	if n := strings.Count(detail, "HTTP+JSON GET "); n != 1 {
+		t.Errorf("the evidence names %d requests, want the one request once:\n%s", n, detail)
 	}
 }
