@@ -36,7 +36,9 @@ are listed by --rules and documented in docs/lint-rules.md.
 
 CARD is a card file, "-" for standard input, an agent base URL (the card is fetched from
 /.well-known/agent-card.json under it) or the full URL of a card document. v1.0, v0.3 and
-union cards are read alike.
+union cards are read alike; a list or object written as null is read as empty (with a
+field-null warning). Fetching the card is bounded to 10 s (--timeout, when given,
+instead), 1 MiB and 3 redirects.
 
 Exit status: 0 when there is no error finding (warnings do not fail), 1 when there is
 at least one, 2 when the card cannot be obtained or read.`,
@@ -59,7 +61,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 				return cobra.NoArgs(cmd, args)
 			}
 			if len(args) != 1 {
-				return fail(ExitUsage, fmt.Errorf("lint needs one CARD (a file, a URL or -), got %d arguments; see a2abind lint --help", len(args)))
+				return argsError("lint", "one CARD (a file, a URL or -)", len(args))
 			}
 			return nil
 		},
@@ -68,8 +70,8 @@ at least one, 2 when the card cannot be obtained or read.`,
 				return printRules(g)
 			}
 			opts := []card.Option{card.WithStdin(g.stdin)}
-			if g.timeout > 0 {
-				opts = append(opts, card.WithTimeout(g.timeout))
+			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
+				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 			}
 			for _, h := range headers {
 				k, v, ok := strings.Cut(h, ":")
@@ -88,7 +90,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, err)
+				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
 			}
 			findings := card.Lint(c)
 			ok := !card.HasErrors(findings)

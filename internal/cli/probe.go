@@ -73,7 +73,9 @@ TARGET is an agent base URL (the card is fetched from /.well-known/agent-card.js
 the URL of a card document, a card file, or "-" for standard input.
 
 A bare host:port gRPC address is tried in plaintext, then over TLS; certificates are
-verified unless --insecure. --timeout bounds the whole command, card fetch included.
+verified unless --insecure. --timeout bounds the whole command; the card fetch is
+bounded to 10 s unless --timeout is given. A card whose lists are null (as a2a-go
+v2.3.1's "a2a serve --echo" publishes) is read leniently: a field-null warning.
 
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
 obtained or the command line is wrong.`,
@@ -87,7 +89,7 @@ obtained or the command line is wrong.`,
   a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return fail(ExitUsage, fmt.Errorf("probe needs one TARGET (a base URL, a card URL, a file or -), got %d arguments; see a2abind probe --help", len(args)))
+				return argsError("probe", "one TARGET (a base URL, a card URL, a file or -)", len(args))
 			}
 			return nil
 		},
@@ -96,7 +98,9 @@ obtained or the command line is wrong.`,
 			cardOpts := []card.Option{card.WithStdin(g.stdin)}
 			var probeOpts []probe.Option
 			if g.timeout > 0 {
-				cardOpts = append(cardOpts, card.WithTimeout(g.timeout))
+				if cmd.Flags().Changed("timeout") {
+					cardOpts = append(cardOpts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
+				}
 				probeOpts = append(probeOpts, probe.WithTimeout(g.timeout))
 			}
 			for _, h := range headers {
@@ -134,9 +138,6 @@ obtained or the command line is wrong.`,
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			c, err := card.Load(ctx, target, cardOpts...)
-			if err != nil && strings.Contains(err.Error(), "x509: ") && !insecure {
-				err = fmt.Errorf("%w (trust the agent's CA with --cacert, or pass --insecure)", err)
-			}
 			if err != nil {
 				if g.json() {
 					out := probeOutput{Target: target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
@@ -145,7 +146,7 @@ obtained or the command line is wrong.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, err)
+				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(headers) > 0, tlsFlags: true}))
 			}
 			results := probe.Card(ctx, c, probeOpts...)
 			rep := probe.Diagnose(c, results)

@@ -99,7 +99,7 @@ cannot be obtained or used, or the command line is wrong.`,
   a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return fail(ExitUsage, fmt.Errorf("send needs TARGET and TEXT, got %d arguments; see a2abind send --help", len(args)))
+				return argsError("send", "TARGET and TEXT", len(args))
 			}
 			return nil
 		},
@@ -189,9 +189,10 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	ctx, cancel := g.context(cmd.Context())
 	defer cancel()
 
+	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		return sendFailed(g, nil, nil, ExitUsage, err)
+		return sendFailed(g, nil, nil, ExitUsage, withHint(err, hc))
 	}
 	defer client.Close()
 
@@ -205,7 +206,7 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 			writeAttempts(g.stderr, tr.Attempts())
 		}
 		if err != nil {
-			return sendFailed(g, tr.Attempts(), nil, ExitFailed, err)
+			return sendFailed(g, tr.Attempts(), nil, ExitFailed, withHint(err, hc))
 		}
 		if g.json() {
 			return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: a2a.StreamResponse{Event: res}})
@@ -220,7 +221,7 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 			if f.verbose {
 				writeAttempts(g.stderr, tr.Attempts())
 			}
-			return sendFailed(g, tr.Attempts(), events, ExitFailed, err)
+			return sendFailed(g, tr.Attempts(), events, ExitFailed, withHint(err, hc))
 		}
 		if f.verbose && len(events) == 0 {
 			writeAttempts(g.stderr, tr.Attempts())
@@ -368,7 +369,8 @@ func writeEvent(w io.Writer, ev a2a.Event) {
 // agent's own line breaks stay, its control characters do not reach the terminal.
 func writeText(w io.Writer, text string) {
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		fmt.Fprintln(w, escape(strings.TrimSuffix(l, "\r")))
+		l = strings.ReplaceAll(strings.TrimSuffix(l, "\r"), "\t", "    ")
+		fmt.Fprintln(w, escape(l))
 	}
 }
 
