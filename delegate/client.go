@@ -54,6 +54,9 @@ type Client struct {
 	mu         sync.Mutex
 	closed     bool
 	transports map[string]a2aclient.Transport
+
+	mediaOnce  sync.Once
+	mediaTypes *sync.Map // origins that want application/a2a+json (mediatype.go)
 }
 
 // New loads the card of target (an agent base URL, a card URL, a card file or "-" for
@@ -253,13 +256,13 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		return a2aclient.NewJSONRPCTransport(iface.URL, c.httpClient), nil
 	case a2a.TransportProtocolHTTPJSON:
 		if v03 {
-			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.httpClient})
+			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.restClient()})
 		}
 		u, err := url.Parse(iface.URL)
 		if err != nil {
 			return nil, err
 		}
-		return a2aclient.NewRESTTransport(u, c.httpClient), nil
+		return a2aclient.NewRESTTransport(u, c.restClient()), nil
 	case a2a.TransportProtocolGRPC:
 		target, tlsHint, err := grpcTarget(iface.URL)
 		if err != nil {
