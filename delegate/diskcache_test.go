@@ -167,3 +167,25 @@ func TestDiskCacheSharedByClients(t *testing.T) {
 		t.Errorf("a new client made %d attempts (%v), want exactly one, on JSON-RPC", len(got), got)
 	}
 }
+
+// FuzzDiskEntry writes arbitrary bytes as an agent's cache file: reading it never
+// panics, and an entry is used only when it is a2abind's own, for that agent.
+func FuzzDiskEntry(f *testing.F) {
+	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
+	key := agentKey(agent)
+	f.Add([]byte(`{"format": "a2abind-delegate-cache/1", "key": "http://h/card\u0000x", "version": "1", "expires": "2999-01-01T00:00:00Z", "answered": "b\u0000JSONRPC\u00001.0"}`))
+	f.Add([]byte(`{"format": "a2abind-delegate-cache/1", "key": "http://h/card\u0000x", "failed": {"a": "2999-01-01T00:00:00Z"}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte("\x00"))
+	dir := f.TempDir()
+	cache := NewCache(WithCacheDir(dir))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(cache.diskPath(key), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		e := cache.loadDisk(key)
+		if e != nil && (e.key != key || e.failed == nil || len(e.failed) > maxDiskFailed) {
+			t.Fatalf("loadDisk accepted %q as %+v", data, e)
+		}
+	})
+}

@@ -197,3 +197,33 @@ func TestTextOutputEscapesCardText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRender checks escape and wrap on arbitrary text: no control byte survives
+// escaping, no wrapped line is longer than the width, and wrapping only moves spaces.
+func FuzzRender(f *testing.F) {
+	f.Add("plain words here", 10)
+	f.Add("\x1b[2J\x00\r\n\t\u202e\xff http://127.0.0.1:45015/a2a/jsonrpc", 12)
+	f.Add("", 1)
+	f.Fuzz(func(t *testing.T, text string, width int) {
+		e := escape(text)
+		if c, bad := rawControl(e); bad || strings.Contains(e, "\n") {
+			t.Fatalf("escape(%q) = %q keeps control byte %#x", text, e, c)
+		}
+		if !utf8.ValidString(e) {
+			t.Fatalf("escape(%q) = %q is not valid UTF-8", text, e)
+		}
+		width = width%200 + 1
+		if width < 1 {
+			width = -width + 1
+		}
+		lines := wrap(e, width)
+		for _, l := range lines {
+			if utf8.RuneCountInString(l) > width {
+				t.Fatalf("wrap(%q, %d) line %q is longer", e, width, l)
+			}
+		}
+		if squeeze(strings.Join(lines, "")) != squeeze(e) {
+			t.Fatalf("wrap(%q, %d) = %q changed the text", e, width, lines)
+		}
+	})
+}
