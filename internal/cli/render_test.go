@@ -227,3 +227,19 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestSendTextEscapesTheAnswer: an agent's answer (here the echo of a text carrying ESC,
+// CR and a bidi override) reaches the terminal escaped, line breaks kept.
+func TestSendTextEscapesTheAnswer(t *testing.T) {
+	a := labtest.Start(t, lab.Healthy()...)
+	code, stdout, stderr := runCLI(t, "", "send", a.BaseURL, "line one\x1b[2J\rover\u202e\nline two", "--no-cache", "--timeout", "10s")
+	if code != ExitOK {
+		t.Fatalf("send = %d, stderr %s", code, stderr)
+	}
+	if c, bad := rawControl(stdout); bad {
+		t.Errorf("send printed raw control byte %#x:\n%q", c, stdout)
+	}
+	if !strings.Contains(stdout, `line one\x1b[2J\rover\u202e`+"\n") || !strings.Contains(stdout, "line two\n") {
+		t.Errorf("send stdout = %q, want the answer escaped, one line per line", stdout)
+	}
+}
