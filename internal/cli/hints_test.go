@@ -96,3 +96,20 @@ func TestCardFetchBoundedAsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestNotACardExits2: a JSON document that is no AgentCard gives exit 2 and says what it
+// looked like, for every command that reads a card; "interfaces" is a list in JSON.
+func TestNotACardExits2(t *testing.T) {
+	t.Parallel()
+	path := cardPath("not-a-card-status.json")
+	for _, args := range [][]string{{"lint", path}, {"probe", path}, {"send", path, "hi"}, {"lint", path, "-o", "json"}} {
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != ExitUsage || !strings.Contains(stdout+stderr, `not an AgentCard: a JSON object with keys "status"`) {
+			t.Errorf("%v = %d, stdout %q stderr %q; want 2 and not an AgentCard", args, code, stdout, stderr)
+		}
+	}
+	code, stdout, _ := runCLI(t, `{"name": "no interfaces yet"}`, "lint", "-", "-o", "json")
+	if code != ExitFailed || !strings.Contains(stdout, `"interfaces": []`) {
+		t.Errorf("lint -o json of a card without interfaces = %d:\n%s\nwant 1 and \"interfaces\": []", code, stdout)
+	}
+}
