@@ -243,3 +243,24 @@ func TestSendTextEscapesTheAnswer(t *testing.T) {
 		t.Errorf("send stdout = %q, want the answer escaped, one line per line", stdout)
 	}
 }
+
+// TestHugeCellsStayBounded: a 512 KiB URL and 10,000 rows render at 80 columns with no
+// line longer than the width (the shrink and wrap work is linear in the text).
+func TestHugeCellsStayBounded(t *testing.T) {
+	rows := [][]string{{"INTERFACE", "DECLARED", "OUTCOME"}, {"supportedInterfaces[0]", "JSONRPC 1.0 at http://h/" + strings.Repeat("a/", 256<<10), "refused"}}
+	for i := range 10000 {
+		rows = append(rows, []string{"supportedInterfaces[" + itoa(i+1) + "]", "GRPC 1.0 at h:1", "refused"})
+	}
+	lines := 0
+	for _, group := range (style{width: 80}).tableLines(2, rows, nil) {
+		for _, l := range group {
+			lines++
+			if utf8.RuneCountInString(l) > 80 {
+				t.Fatalf("line of %d runes", utf8.RuneCountInString(l))
+			}
+		}
+	}
+	if lines < 10000+2 {
+		t.Errorf("%d lines, want at least one per row", lines)
+	}
+}
