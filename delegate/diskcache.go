@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -113,5 +115,46 @@ func (c *Cache) writeDisk(e *cacheEntry) error {
 		_ = os.Remove(tmp.Name())
 		return err
 	}
+	c.pruneDisk()
 	return nil
+}
+
+// maxDiskEntries bounds the files kept in the cache directory; beyond it the least
+// recently written go first. A variable for tests.
+var maxDiskEntries = 4 * DefaultCacheSize
+
+// pruneDisk keeps the directory bounded: it removes temporary files a crashed writer
+// left (older than a minute) and, beyond maxDiskEntries entries, the oldest ones.
+func (c *Cache) pruneDisk() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  time.Time
+	}
+	var files []file
+	for _, de := range entries {
+		info, err := de.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		name := de.Name()
+		switch {
+		case strings.HasPrefix(name, ".entry-") && strings.HasSuffix(name, ".tmp"):
+			if time.Since(info.ModTime()) > time.Minute {
+				_ = os.Remove(filepath.Join(c.dir, name))
+			}
+		case strings.HasSuffix(name, ".json"):
+			files = append(files, file{name, info.ModTime()})
+		}
+	}
+	if len(files) <= maxDiskEntries {
+		return
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	for _, f := range files[:len(files)-maxDiskEntries] {
+		_ = os.Remove(filepath.Join(c.dir, f.name))
+	}
 }

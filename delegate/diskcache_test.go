@@ -3,6 +3,7 @@ package delegate
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -189,3 +190,54 @@ func FuzzDiskEntry(f *testing.F) {
 		}
 	})
 }
+
+// TestDiskCacheStaysBounded: beyond maxDiskEntries files the oldest go, and a temporary
+// file a crashed writer left is removed; files that are not the cache's stay.
+func TestDiskCacheStaysBounded(t *testing.T) {
+	defer func(n int) { maxDiskEntries = n }(maxDiskEntries)
+	maxDiskEntries = 20
+	pad := func(i int) string { return strings.Repeat("0", 6-len(itoa(i))) + itoa(i) }
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range maxDiskEntries + 5 {
+		name := filepath.Join(dir, "old-"+pad(i)+".json")
+		if err := os.WriteFile(name, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(name, old, old.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := filepath.Join(dir, ".entry-123.tmp")
+	other := filepath.Join(dir, "README")
+	for _, p := range []string{stale, other} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
+	NewCache(WithCacheDir(dir)).record(agent, agentKey(agent), card.Interface{URL: "b", Binding: "JSONRPC", ProtocolVersion: "1.0"}, true)
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json, names := 0, map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+		if strings.HasSuffix(e.Name(), ".json") {
+			json++
+		}
+	}
+	if json != maxDiskEntries || names["old-000000.json"] || !names["old-"+pad(maxDiskEntries+4)+".json"] {
+		t.Errorf("%d entry files (want %d), oldest kept %v", json, maxDiskEntries, names["old-000000.json"])
+	}
+	if names[".entry-123.tmp"] || !names["README"] {
+		t.Errorf("stale temporary file kept %v, foreign file removed %v", names[".entry-123.tmp"], !names["README"])
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
