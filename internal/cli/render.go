@@ -330,15 +330,6 @@ func shrink(widths, words []int, avail int) {
 	}
 }
 
-// columns renders rows as left-aligned columns, with no width limit, one line per row.
-func columns(rows [][]string, colourise func(row, col int, cell string) string) []string {
-	var out []string
-	for _, lines := range (style{}).tableLines(0, rows, colourise) {
-		out = append(out, lines...)
-	}
-	return out
-}
-
 // writeFindings prints findings, one block each: severity, code and interface, then the
 // message and the fix, indented.
 func writeFindings(w io.Writer, st style, findings []card.Finding) {

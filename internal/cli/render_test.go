@@ -75,7 +75,7 @@ func TestTableShrinksToWidth(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tableLines at 50 columns (-want +got):\n%s", diff)
 	}
-	// Unlimited: one line per row, as columns() renders.
+	// Unlimited: one line per row.
 	if got := (style{}).tableLines(0, rows, nil); len(got[1]) != 1 {
 		t.Errorf("no width: row 1 has %d lines, want 1", len(got[1]))
 	}
