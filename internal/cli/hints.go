@@ -56,9 +56,17 @@ func hintFor(err error, hc hintContext) string {
 		return `the card endpoint wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`
 	case errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone):
 		if base, ok := strings.CutSuffix(se.URL, card.WellKnownPath); ok {
-			return fmt.Sprintf("%s was read as the agent's base URL, and no card is at %s. Agents older than A2A 0.3 serve "+
-				"/.well-known/agent.json: try a2abind %s %s/.well-known/agent.json. If you have the card's own URL, give that",
-				hc.target, se.URL, hc.command, base)
+			read := ""
+			if hc.target != se.URL {
+				read = hc.target + " was read as the agent's base URL, and "
+			}
+			legacy := base + card.LegacyWellKnownPath
+			if strings.Contains(err.Error(), "also tried "+legacy) {
+				return fmt.Sprintf("%sno card is at %s, nor at %s (where agents older than A2A 0.3 serve it). "+
+					"If you have the card's own URL, give that", read, se.URL, legacy)
+			}
+			return fmt.Sprintf("%sno card is at %s. Agents older than A2A 0.3 serve %s: try a2abind %s %s",
+				read, se.URL, card.LegacyWellKnownPath, hc.command, legacy)
 		}
 		return fmt.Sprintf("no card at %s: give the agent's base URL (a2abind looks under %s) or the card document's full URL",
 			se.URL, card.WellKnownPath)

@@ -40,9 +40,12 @@ func TestErrorsSayWhatToDoNext(t *testing.T) {
 		code int
 		hint string
 	}{
-		{"404 at a base URL: try agent.json", []string{"lint", notFound}, ExitUsage,
+		{"404 at a base URL, agent.json tried too", []string{"lint", notFound}, ExitUsage,
 			"hint: " + notFound + " was read as the agent's base URL, and no card is at " + notFound + card.WellKnownPath +
-				". Agents older than A2A 0.3 serve /.well-known/agent.json: try a2abind lint " + notFound + "/.well-known/agent.json"},
+				", nor at " + notFound + "/.well-known/agent.json (where agents older than A2A 0.3 serve it). If you have the card's own URL, give that"},
+		{"404 at the well-known card URL: try agent.json", []string{"probe", notFound + card.WellKnownPath}, ExitUsage,
+			"hint: no card is at " + notFound + card.WellKnownPath + ". Agents older than A2A 0.3 serve /.well-known/agent.json: try a2abind probe " +
+				notFound + "/.well-known/agent.json"},
 		{"404 at a card URL", []string{"probe", notFound + "/cards/x.json"}, ExitUsage,
 			"hint: no card at " + notFound + "/cards/x.json: give the agent's base URL"},
 		{"401 on the card, no -H", []string{"probe", unauthorized}, ExitUsage, `hint: the card endpoint wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`},
