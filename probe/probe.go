@@ -187,6 +187,9 @@ func (r *run) run(ctx context.Context) Result {
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
 		}
+		if note := mediaTypeNote(r.binding, first.ev); note != "" {
+			notes = append(notes, note)
+		}
 	case AuthRequired:
 		notes = append(notes, "credentials are needed to confirm the binding (pass them with --header)")
 	case HandlerMissing, VersionMismatch:
