@@ -37,6 +37,7 @@ type cacheEntry struct {
 	expires  time.Time
 	answered string               // card.Interface.Key() of the interface that answered last
 	failed   map[string]time.Time // interface key -> end of its cooldown
+	saved    time.Time            // when it was last written to disk (WithCacheDir)
 }
 
 // CacheOption configures NewCache.
@@ -160,7 +161,16 @@ func (c *Cache) record(cd *card.Card, key string, iface card.Interface, ok bool)
 		c.insert(e)
 	}
 	if c.dir != "" {
-		defer c.saveDisk(e) // still under c.mu: e is not changed while it is written
+		// Written when it changed, or to push its expiry on once a quarter of the TTL
+		// has passed: a steady success costs no write per call. Still under c.mu, so e
+		// does not change while it is written.
+		answered, failed := e.answered, len(e.failed)
+		defer func() {
+			if e.answered != answered || len(e.failed) != failed || !ok || now.Sub(e.saved) > c.ttl/4 {
+				e.saved = now
+				c.saveDisk(e)
+			}
+		}()
 	}
 	e.expires = now.Add(c.ttl)
 	k := iface.Key()

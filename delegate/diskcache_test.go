@@ -241,3 +241,38 @@ func TestDiskCacheStaysBounded(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestDiskCacheWritesOnChange: a steady success does not rewrite the file on every call;
+// a change, or a quarter of the TTL, does.
+func TestDiskCacheWritesOnChange(t *testing.T) {
+	dir := t.TempDir()
+	clock := &fakeClock{t: time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)}
+	cache := NewCache(WithCacheDir(dir), withCacheClock(clock.now))
+	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
+	key := agentKey(agent)
+	a := card.Interface{URL: "a", Binding: "GRPC", ProtocolVersion: "1.0"}
+	b := card.Interface{URL: "b", Binding: "JSONRPC", ProtocolVersion: "1.0"}
+	path := cache.diskPath(key)
+	written := func() string { data, _ := os.ReadFile(path); return string(data) }
+
+	cache.record(agent, key, b, true)
+	first := written()
+	if first == "" {
+		t.Fatal("the first record wrote nothing")
+	}
+	clock.t = clock.t.Add(time.Minute)
+	cache.record(agent, key, b, true)
+	if written() != first {
+		t.Errorf("the same success a minute later rewrote the file")
+	}
+	cache.record(agent, key, a, false)
+	if written() == first {
+		t.Errorf("a failure was not written")
+	}
+	changed := written()
+	clock.t = clock.t.Add(DefaultCacheTTL/4 + time.Second)
+	cache.record(agent, key, b, true)
+	if written() == changed {
+		t.Errorf("after a quarter of the TTL the expiry was not pushed on disk")
+	}
+}
