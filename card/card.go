@@ -5,6 +5,7 @@
 package card
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -99,6 +100,16 @@ type Card struct {
 
 	doc      *document
 	declared []Interface // before de-duplication, for lint
+}
+
+// MarshalJSON writes the card with "interfaces" always a list ([] when there is none).
+func (c Card) MarshalJSON() ([]byte, error) {
+	type fields Card // the same fields without this method
+	f := fields(c)
+	if f.Interfaces == nil {
+		f.Interfaces = []Interface{}
+	}
+	return json.Marshal(f)
 }
 
 // Preferred returns the interfaces marked preferred (at most one per shape).

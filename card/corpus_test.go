@@ -280,15 +280,15 @@ var corpus = []struct {
 		findings:   []f{{"no-interfaces", ""}},
 	},
 	{
-		file:  "empty-object.json",
-		shape: card.ShapeNone,
-		findings: []f{
-			{"no-interfaces", ""},
-			{"required-field-missing", ""}, {"required-field-missing", ""}, {"required-field-missing", ""},
-			{"required-field-missing", ""}, {"required-field-missing", ""}, {"required-field-missing", ""},
-			{"required-field-missing", ""},
+		file:  "a2a-go-cli-echo.json", // what a2a-go v2.3.1's `a2a serve --echo` publishes: three REQUIRED lists are null
+		shape: card.ShapeV1,
+		interfaces: []card.Interface{
+			{URL: "http://127.0.0.1:36167", Binding: httpjson, ProtocolVersion: "1.0", Source: "supportedInterfaces[0]", Preferred: true},
 		},
+		findings: []f{{"field-null", ""}, {"field-null", ""}, {"field-null", ""}},
 	},
+	{file: "empty-object.json", errSubstr: "not an AgentCard: an empty JSON object {}"},
+	{file: "not-a-card-status.json", errSubstr: `not an AgentCard: a JSON object with keys "status", but no name, no supportedInterfaces and no url (a health or status answer)`},
 	{file: "truncated.json", errSubstr: "truncated JSON: the document ends at line 8, column 77"},
 	{file: "wrong-types.json", errSubstr: `field "supportedInterfaces.url" at line 6, column 16: expected a string, found JSON number`},
 	{file: "html-error-page.json", errSubstr: `expected a JSON object, document starts with "<!DOCTYPE html>`},

@@ -103,6 +103,10 @@ var rules = []rule{
 		"a field the specification marks REQUIRED is absent or empty",
 		"add the field with a non-empty value"},
 		(*linter).requiredFields},
+	{Rule{"field-null", SeverityWarning,
+		"a list or object field is null: read as empty, as the proto3 JSON mapping says, but clients that validate the card against the schema may reject it",
+		"write the field's value (a list or object), or leave the field out"},
+		(*linter).nullFields},
 	{Rule{"supported-interfaces-missing", SeverityWarning,
 		"a v0.3-only card: v1.0 clients (a2a-go, a2a-js, a2a-java default resolvers) find no interface in it",
 		"add supportedInterfaces listing the same interfaces (a union card serves v0.3 and v1.0 clients)"},
@@ -290,12 +294,23 @@ func (l *linter) requiredFields() []hit {
 	text("name", d.Name)
 	text("description", d.Description)
 	text("version", d.Version)
-	if d.Capabilities == nil {
+	// A null list or object is reported once, by field-null, not here as well.
+	null := func(field string) bool { return slices.Contains(d.NullFields, field) }
+	if d.Capabilities == nil && !null("capabilities") {
 		missing("capabilities", "absent")
 	}
-	list("defaultInputModes", len(d.DefaultInputModes), d.DefaultInputModes != nil)
-	list("defaultOutputModes", len(d.DefaultOutputModes), d.DefaultOutputModes != nil)
-	list("skills", len(d.Skills), d.Skills != nil)
+	for _, f := range []struct {
+		name string
+		n    int
+	}{
+		{"defaultInputModes", len(d.DefaultInputModes)},
+		{"defaultOutputModes", len(d.DefaultOutputModes)},
+		{"skills", len(d.Skills)},
+	} {
+		if !null(f.name) {
+			list(f.name, f.n, f.n > 0 || presentList(d, f.name))
+		}
+	}
 	if l.c.Shape == ShapeV03 {
 		if d.URL == nil {
 			missing("url", "absent (a v0.3 card names its primary endpoint in url)")
@@ -303,6 +318,40 @@ func (l *linter) requiredFields() []hit {
 		if d.ProtocolVersion == nil {
 			missing("protocolVersion", "absent (a v0.3 card states its protocol version, e.g. \"0.3.0\")")
 		}
+	}
+	return out
+}
+
+// presentList reports whether a REQUIRED list field of the document is present (even empty).
+func presentList(d *document, field string) bool {
+	switch field {
+	case "defaultInputModes":
+		return d.DefaultInputModes != nil
+	case "defaultOutputModes":
+		return d.DefaultOutputModes != nil
+	default:
+		return d.Skills != nil
+	}
+}
+
+// nullFixes are field-null's fixes for the fields whose remedy is not "leave it out".
+var nullFixes = map[string]string{
+	"defaultInputModes":  `list at least one media type in defaultInputModes (REQUIRED), e.g. ["text/plain"]`,
+	"defaultOutputModes": `list at least one media type in defaultOutputModes (REQUIRED), e.g. ["text/plain"]`,
+	"skills":             "describe at least one skill in skills (REQUIRED)",
+	"capabilities":       `write capabilities as an object (REQUIRED), e.g. {"streaming": true}`,
+}
+
+// nullFields reports each list or object field written as null.
+func (l *linter) nullFields() []hit {
+	var out []hit
+	for _, f := range l.doc.NullFields {
+		fix, ok := nullFixes[f]
+		if !ok {
+			fix = "write " + f + " as a list or object, or leave it out"
+		}
+		out = append(out, hit{fix: fix, message: f + " is null; a2abind reads it as empty, as the proto3 JSON mapping (and a2a-go) does, " +
+			"but clients that validate the card against the A2A schema may reject the card"})
 	}
 	return out
 }

@@ -74,7 +74,8 @@ func newLoadOptions(opts []Option) *loadOptions {
 }
 
 // Load reads a card from src: "-" for standard input, an http(s) URL (an agent base URL,
-// whose card is at WellKnownPath, or the full URL of a card document), or a file path.
+// whose card is at WellKnownPath, or at LegacyWellKnownPath when WellKnownPath answers
+// 404, or the full URL of a card document), or a file path.
 // Errors wrap ErrUnavailable (the card could not be obtained) or ErrMalformed (it was
 // obtained but is not a readable card); HTTP answers other than 200 are *StatusError.
 func Load(ctx context.Context, src string, opts ...Option) (*Card, error) {
@@ -174,6 +175,13 @@ func fetchAny(ctx context.Context, target string, o *loadOptions) (*Card, error)
 	if err == nil {
 		return c, nil
 	}
+	if legacy, ok := legacyWellKnown(target); ok && isNotFound(err) {
+		c, lerr := fetch(ctx, legacy, o)
+		if lerr != nil {
+			return nil, fmt.Errorf("%w (also tried %s: %v)", err, legacy, lerr)
+		}
+		return c, nil
+	}
 	alt, ok := wellKnownUnder(target)
 	if !ok || !retryUnderBase(err) {
 		return nil, err
@@ -183,6 +191,26 @@ func fetchAny(ctx context.Context, target string, o *loadOptions) (*Card, error)
 		return nil, fmt.Errorf("%w (also tried %s: %v)", err, alt, altErr)
 	}
 	return c, nil
+}
+
+// LegacyWellKnownPath is where agents older than A2A 0.3 serve their card.
+const LegacyWellKnownPath = "/.well-known/agent.json"
+
+// legacyWellKnown returns the pre-0.3 card URL of a base URL with no path; ok is false
+// for any other target.
+func legacyWellKnown(target string) (string, bool) {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	u.Path, u.RawPath = LegacyWellKnownPath, ""
+	return u.String(), true
+}
+
+// isNotFound reports whether a fetch was answered 404: nothing at that path.
+func isNotFound(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusNotFound
 }
 
 // retryUnderBase reports whether a failed fetch says "this URL is not a card document"

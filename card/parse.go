@@ -40,7 +40,24 @@ type document struct {
 	// MiscasedKeys lists the keys encoding/json matched to a field case-insensitively
 	// ("URL" for "url"), with where they are; other SDKs ignore such keys.
 	MiscasedKeys []miscasedKey `json:"-"`
+	// NullFields lists the top-level list and object fields written as null, in
+	// nullableFields order. They are read as empty, as the proto3 JSON mapping says.
+	NullFields []string `json:"-"`
 }
+
+// nullableFields are the card's list and object fields: the proto3 JSON mapping reads
+// null there as the empty value, and so does a2abind (a2a-go v2.3.1's CLI publishes
+// "skills": null).
+var nullableFields = []string{"supportedInterfaces", "additionalInterfaces", "capabilities",
+	"securitySchemes", "defaultInputModes", "defaultOutputModes", "skills"}
+
+// interfaceFields are the keys that make a document a card even without a name: the
+// v1.0 and the v0.3 ways of declaring interfaces.
+var interfaceFields = []string{"supportedInterfaces", "url", "preferredTransport", "additionalInterfaces"}
+
+// ErrNotACard is wrapped (with ErrMalformed) by the error for a JSON object that is no
+// AgentCard at all: it has no name and no interface field of either card shape.
+var ErrNotACard = errors.New("not an AgentCard")
 
 // miscasedKey is a key that matches a card field only case-insensitively.
 type miscasedKey struct {
@@ -87,8 +104,67 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, describeJSONError(data, err)
 	}
-	doc.MiscasedKeys = miscasedKeys(data)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, describeJSONError(data, err) // cannot happen: the document decoded
+	}
+	if doc.Name == nil && !hasAnyKey(top, interfaceFields) {
+		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(top))
+	}
+	doc.MiscasedKeys = miscasedKeys(top)
+	for _, f := range nullableFields {
+		if raw, ok := top[f]; ok && string(bytes.TrimSpace(raw)) == "null" {
+			doc.NullFields = append(doc.NullFields, f)
+		}
+	}
 	return fromDocument(&doc), nil
+}
+
+// hasAnyKey reports whether obj has one of keys, compared case-insensitively (as
+// encoding/json and a2a-go match them).
+func hasAnyKey(obj map[string]json.RawMessage, keys []string) bool {
+	for k := range obj {
+		for _, want := range keys {
+			if strings.EqualFold(k, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lookedLike describes a JSON object that is not a card: its keys, and a guess at what
+// it is when the keys give it away.
+func lookedLike(obj map[string]json.RawMessage) string {
+	if len(obj) == 0 {
+		return "an empty JSON object {} (no name, no supportedInterfaces, no url)"
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	guess := ""
+	switch {
+	case obj["jsonrpc"] != nil:
+		guess = " (a JSON-RPC message: is this an interface URL rather than the card URL?)"
+	case obj["error"] != nil || obj["code"] != nil && obj["message"] != nil:
+		guess = " (an error answer)"
+	case obj["status"] != nil || obj["health"] != nil:
+		guess = " (a health or status answer)"
+	}
+	const shown = 8
+	more := ""
+	if len(keys) > shown {
+		more = fmt.Sprintf(" and %d more", len(keys)-shown)
+		keys = keys[:shown]
+	}
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = strconv.Quote(preview([]byte(k)))
+	}
+	return fmt.Sprintf("a JSON object with keys %s%s, but no name, no supportedInterfaces and no url%s",
+		strings.Join(quoted, ", "), more, guess)
 }
 
 // Field names a2abind reads, per object kind, as the specification spells them.
@@ -111,14 +187,10 @@ func jsonFieldNames(v any) []string {
 	return out
 }
 
-// miscasedKeys finds the keys of the card and of its interface entries that encoding/json
-// (like a2a-go) matches to a field case-insensitively while JavaScript and Python SDKs
-// ignore them. The document has already decoded, so errors here cannot happen.
-func miscasedKeys(data []byte) []miscasedKey {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil {
-		return nil
-	}
+// miscasedKeys finds the keys of the card (top) and of its interface entries that
+// encoding/json (like a2a-go) matches to a field case-insensitively while JavaScript and
+// Python SDKs ignore them.
+func miscasedKeys(top map[string]json.RawMessage) []miscasedKey {
 	var out []miscasedKey
 	check := func(where string, obj map[string]json.RawMessage, fields []string) {
 		keys := make([]string, 0, len(obj))

@@ -27,6 +27,7 @@ type Cache struct {
 	now      func() time.Time
 	lru      *list.List // of *cacheEntry, most recent first
 	byKey    map[string]*list.Element
+	dir      string // "" or where entries are kept on disk too (WithCacheDir)
 }
 
 type cacheEntry struct {
@@ -36,6 +37,7 @@ type cacheEntry struct {
 	expires  time.Time
 	answered string               // card.Interface.Key() of the interface that answered last
 	failed   map[string]time.Time // interface key -> end of its cooldown
+	saved    time.Time            // when it was last written to disk (WithCacheDir)
 }
 
 // CacheOption configures NewCache.
@@ -81,20 +83,45 @@ func agentKey(cd *card.Card) string {
 }
 
 // entry returns the live entry for the card, or nil; stale entries (expired, or for
-// another card version or ETag) are removed. c.mu must be held.
+// another card version or ETag) are removed. An agent not in memory is looked up on
+// disk (WithCacheDir). c.mu must be held.
 func (c *Cache) entry(cd *card.Card, key string) *cacheEntry {
 	el, ok := c.byKey[key]
 	if !ok {
-		return nil
+		if c.dir == "" {
+			return nil
+		}
+		e := c.loadDisk(key)
+		if e == nil || c.stale(cd, e) {
+			return nil
+		}
+		c.insert(e)
+		return e
 	}
 	e := el.Value.(*cacheEntry)
-	if c.now().After(e.expires) || e.version != cd.Version || e.etag != cd.ETag {
+	if c.stale(cd, e) {
 		c.lru.Remove(el)
 		delete(c.byKey, key)
 		return nil
 	}
 	c.lru.MoveToFront(el)
 	return e
+}
+
+// stale reports whether e has expired or was learnt from another version or ETag of the card.
+func (c *Cache) stale(cd *card.Card, e *cacheEntry) bool {
+	return c.now().After(e.expires) || e.version != cd.Version || e.etag != cd.ETag
+}
+
+// insert adds e as the most recent entry and evicts the least recent beyond the size.
+// c.mu must be held.
+func (c *Cache) insert(e *cacheEntry) {
+	c.byKey[e.key] = c.lru.PushFront(e)
+	for c.lru.Len() > c.size {
+		old := c.lru.Back()
+		c.lru.Remove(old)
+		delete(c.byKey, old.Value.(*cacheEntry).key)
+	}
 }
 
 // order returns the candidates with the remembered interface first and the cooling
@@ -131,12 +158,19 @@ func (c *Cache) record(cd *card.Card, key string, iface card.Interface, ok bool)
 	e := c.entry(cd, key)
 	if e == nil {
 		e = &cacheEntry{key: key, version: cd.Version, etag: cd.ETag, failed: map[string]time.Time{}}
-		c.byKey[key] = c.lru.PushFront(e)
-		for c.lru.Len() > c.size {
-			old := c.lru.Back()
-			c.lru.Remove(old)
-			delete(c.byKey, old.Value.(*cacheEntry).key)
-		}
+		c.insert(e)
+	}
+	if c.dir != "" {
+		// Written when it changed, or to push its expiry on once a quarter of the TTL
+		// has passed: a steady success costs no write per call. Still under c.mu, so e
+		// does not change while it is written.
+		answered, failed := e.answered, len(e.failed)
+		defer func() {
+			if e.answered != answered || len(e.failed) != failed || !ok || now.Sub(e.saved) > c.ttl/4 {
+				e.saved = now
+				c.saveDisk(e)
+			}
+		}()
 	}
 	e.expires = now.Add(c.ttl)
 	k := iface.Key()

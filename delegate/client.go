@@ -55,6 +55,9 @@ type Client struct {
 	mu         sync.Mutex
 	closed     bool
 	transports map[string]a2aclient.Transport
+
+	mediaOnce  sync.Once
+	mediaTypes *sync.Map // origins that want application/a2a+json (mediatype.go)
 }
 
 // New loads the card of target (an agent base URL, a card URL, a card file or "-" for
@@ -317,14 +320,14 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		return a2aclient.NewJSONRPCTransport(iface.URL, c.httpClient), nil
 	case a2a.TransportProtocolHTTPJSON:
 		if v03 {
-			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.httpClient})
+			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.restClient()})
 		}
 		a := c.addrs[iface.Key()]
 		u, err := a.URL(c.dialsTLS(a))
 		if err != nil {
 			return nil, err
 		}
-		return a2aclient.NewRESTTransport(u, c.httpClient), nil
+		return a2aclient.NewRESTTransport(u, c.restClient()), nil
 	case a2a.TransportProtocolGRPC:
 		a := c.addrs[iface.Key()]
 		var creds credentials.TransportCredentials = insecure.NewCredentials()

@@ -33,7 +33,12 @@
 //
 // The interface that answered is remembered per agent in a Cache (bounded, with a
 // TTL, invalidated when the card's version or ETag changes; failed interfaces cool
-// down), so a misdeclared card costs one failed attempt, not one per call.
+// down), so a misdeclared card costs one failed attempt, not one per call. With
+// WithCacheDir (DefaultCacheDir for the user cache directory) the Cache also keeps each
+// agent in a file, so the next process starts from what this one learnt.
+//
+// Over HTTP+JSON the client accepts application/a2a+json answers (A2A 1.0.1) and sends
+// application/json, or application/a2a+json to an origin that answered 415 to it.
 //
 // Every request carries the tenant the chosen interface declares (A2A §8.3.2 rule 4),
 // which overrides a tenant set in the request; where none is declared the request's

@@ -82,6 +82,14 @@ func recorderFrom(ctx context.Context) *recorder {
 	return r
 }
 
+// resetAnswer forgets the answer recorded so far, before the same request goes again
+// (mediaTypeTransport after a 415).
+func (r *recorder) resetAnswer() {
+	r.mu.Lock()
+	r.httpStatus, r.contentType, r.body = 0, "", nil
+	r.mu.Unlock()
+}
+
 func (r *recorder) markSent() {
 	r.mu.Lock()
 	r.sent = true

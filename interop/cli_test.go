@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,8 +31,22 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runCLIEnv) == "1" {
 		os.Exit(cli.Execute())
 	}
+	// The a2abind processes remember interfaces in a cache directory of the run's own,
+	// never in the user's. The go command (building a2a-go's cmd/a2a) keeps its build
+	// cache where it was.
+	if os.Getenv("GOCACHE") == "" {
+		if userCache, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(userCache, "go-build"))
+		}
+	}
+	cacheDir, err := os.MkdirTemp("", "a2abind-interop-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cacheDir)
 	code := m.Run()
 	stopJSServers()
+	os.RemoveAll(cacheDir)
 	os.Exit(leakCheck(code))
 }
 

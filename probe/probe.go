@@ -270,6 +270,9 @@ func (r *run) run(ctx context.Context) Result {
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
 		}
+		if note := mediaTypeNote(r.binding, first.ev); note != "" {
+			notes = append(notes, note)
+		}
 	case AuthRequired:
 		notes = append(notes, "credentials are needed to confirm the binding (pass them with --header)")
 	case HandlerMissing, VersionMismatch:
@@ -282,13 +285,13 @@ func (r *run) run(ctx context.Context) Result {
 				res.Outcome = second.outcome
 			}
 			res.ActualBinding, res.ActualVersion = r.binding, other
-			res.Detail += "; " + second.describe()
+			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
 		case first.outcome == HandlerMissing && second.outcome == HandlerMissing:
-			res.Detail += "; " + second.describe()
+			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s answers, but no A2A handler for either protocol version", r.binding))
 		default:
-			res.Detail += "; " + second.describe()
+			res.Detail = joinEvidence(res.Detail, second.describe())
 		}
 	case WrongBinding, NotFound, Malformed, TLSMismatch:
 		res = r.discover(ctx, ep, first, res)
@@ -534,4 +537,14 @@ func randomTaskID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	return "a2abind-probe-" + hex.EncodeToString(b[:])
+}
+
+// joinEvidence appends a second request's evidence to detail, unless it is word for word
+// the evidence already there (two versions' requests can be the same request: HTTP+JSON
+// GET /tasks/{id} is one path for 1.0 and 0.3).
+func joinEvidence(detail, more string) string {
+	if more == "" || detail == more || strings.HasSuffix(detail, "; "+more) {
+		return detail
+	}
+	return detail + "; " + more
 }

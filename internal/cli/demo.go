@@ -86,21 +86,27 @@ func demoJSON(rep *demo.Report) demoOutput {
 // inside the probe step.
 func writeDemo(w io.Writer, rep *demo.Report) {
 	st := newStyle(w)
-	fmt.Fprintln(w, st.bold("a2abind demo: the seed incident of 2026-11-10 and its fix, on loopback"))
+	st.block(w, 0, "a2abind demo: the seed incident of 2026-11-10 and its fix, on loopback", st.bold)
 	fmt.Fprintln(w)
 	for n, s := range rep.Steps {
-		mark := st.good("as recorded")
+		mark := "[as recorded]"
+		paintMark := st.good
 		if !s.OK {
-			mark = st.bad("NOT as recorded")
+			mark, paintMark = "[NOT as recorded]", st.bad
 		}
-		fmt.Fprintf(w, "%s %s  [%s]\n", st.bold(fmt.Sprintf("%d.", n+1)), st.bold(s.Title), mark)
-		fmt.Fprintf(w, "   %s %s\n", st.dim("expected:"), s.Expected)
+		st.block(w, 0, fmt.Sprintf("%d. %s  %s", n+1, s.Title, mark), func(l string) string {
+			if before, ok := strings.CutSuffix(l, mark); ok {
+				return st.bold(before) + paintMark(mark)
+			}
+			return st.bold(l)
+		})
+		st.block(w, 3, "expected: "+s.Expected, verdict(st.dim, "expected:"))
 		if s.Name == demo.StepProbe {
 			fmt.Fprintln(w)
 			writeProbe(&globals{stdout: w}, rep.SeedCard.Location, rep.SeedCard, rep.SeedResults, rep.SeedReport)
 		} else {
 			for _, note := range s.Notes {
-				fmt.Fprintf(w, "   %s\n", note)
+				st.block(w, 3, note, plain)
 			}
 		}
 		if len(s.Calls) > 0 {
@@ -113,10 +119,10 @@ func writeDemo(w io.Writer, rep *demo.Report) {
 		fmt.Fprintln(w)
 	}
 	if rep.OK {
-		fmt.Fprintln(w, st.good("ok")+" every step behaved as the seed record says: the card lied, probe named the causes, delegate recovered once, the guarded server refused the lie and served the truth")
+		st.block(w, 0, "ok every step behaved as the seed record says: the card lied, probe named the causes, delegate recovered once, the guarded server refused the lie and served the truth", verdict(st.good, "ok"))
 		return
 	}
-	fmt.Fprintf(w, "%s step(s) %s did not behave as the record says\n", st.bad("FAIL"), strings.Join(rep.Failed(), ", "))
+	st.block(w, 0, fmt.Sprintf("FAIL step(s) %s did not behave as the record says", strings.Join(rep.Failed(), ", ")), verdict(st.bad, "FAIL"))
 }
 
 func writeCalls(w io.Writer, st style, calls []demo.Call) {
@@ -128,7 +134,7 @@ func writeCalls(w io.Writer, st style, calls []demo.Call) {
 		}
 		rows = append(rows, []string{c.Client, c.Interface.String(), result, string(c.Outcome)})
 	}
-	lines := columns(rows, func(row, col int, cell string) string {
+	st.table(w, 3, rows, func(row, col int, cell string) string {
 		switch {
 		case row == 0:
 			return st.bold(cell)
@@ -138,17 +144,18 @@ func writeCalls(w io.Writer, st style, calls []demo.Call) {
 			return st.bad(cell)
 		}
 		return cell
-	})
-	fmt.Fprintln(w, "   "+lines[0])
-	for i, c := range calls {
-		fmt.Fprintln(w, "   "+lines[i+1])
+	}, func(row int) {
+		if row == 0 {
+			return
+		}
+		c := calls[row-1]
 		if c.Error != "" {
-			fmt.Fprintf(w, "       %s %s\n", st.dim("a2a-go said:"), firstLine(c.Error))
+			st.block(w, 7, "a2a-go said: "+firstLine(c.Error), verdict(st.dim, "a2a-go said:"))
 		}
 		if c.Outcome != probe.Served && c.Outcome != probe.NoInterface {
-			fmt.Fprintf(w, "       %s %s\n", st.dim("really there:"), really(c.Probe))
+			st.block(w, 7, "really there: "+really(c.Probe), verdict(st.dim, "really there:"))
 		}
-	}
+	})
 }
 
 // indent prefixes every line written through it.

@@ -36,7 +36,9 @@ are listed by --rules and documented in docs/lint-rules.md.
 
 CARD is a card file, "-" for standard input, an agent base URL (the card is fetched from
 /.well-known/agent-card.json under it) or the full URL of a card document. v1.0, v0.3 and
-union cards are read alike.
+union cards are read alike; a list or object written as null is read as empty (with a
+field-null warning). Fetching the card is bounded to 10 s (--timeout, when given,
+instead), 1 MiB and 3 redirects.
 
 Exit status: 0 when there is no error finding (warnings do not fail), 1 when there is
 at least one, 2 when the card cannot be obtained or read.`,
@@ -59,7 +61,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 				return cobra.NoArgs(cmd, args)
 			}
 			if len(args) != 1 {
-				return fail(ExitUsage, fmt.Errorf("lint needs one CARD (a file, a URL or -), got %d arguments; see a2abind lint --help", len(args)))
+				return argsError("lint", "one CARD (a file, a URL or -)", len(args))
 			}
 			return nil
 		},
@@ -68,8 +70,8 @@ at least one, 2 when the card cannot be obtained or read.`,
 				return printRules(g)
 			}
 			opts := []card.Option{card.WithStdin(g.stdin)}
-			if g.timeout > 0 {
-				opts = append(opts, card.WithTimeout(g.timeout))
+			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
+				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 			}
 			for _, h := range headers {
 				k, v, ok := strings.Cut(h, ":")
@@ -88,7 +90,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, err)
+				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
 			}
 			findings := card.Lint(c)
 			ok := !card.HasErrors(findings)
@@ -117,11 +119,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 func writeLint(g *globals, target string, c *card.Card, findings []card.Finding) {
 	w := g.stdout
 	st := newStyle(w)
-	name := ""
-	if c.Name != "" {
-		name = fmt.Sprintf(" %q", c.Name)
-	}
-	fmt.Fprintf(w, "%s: %s card%s, %s\n", st.bold(target), c.Shape, name, plural(len(c.Interfaces), "interface"))
+	st.block(w, 0, cardTitle(target, c), st.bold)
 	if len(c.Interfaces) > 0 {
 		rows := [][]string{}
 		for _, i := range c.Interfaces {
@@ -135,14 +133,12 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 			}
 			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source})
 		}
-		for _, line := range columns(rows, func(_, col int, cell string) string {
+		st.table(w, 2, rows, func(_, col int, cell string) string {
 			if col == 4 {
 				return st.dim(cell)
 			}
 			return cell
-		}) {
-			fmt.Fprintln(w, "  "+line)
-		}
+		}, nil)
 	}
 	fmt.Fprintln(w)
 	writeFindings(w, st, findings)
@@ -150,10 +146,20 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 		fmt.Fprintln(w)
 	}
 	if card.HasErrors(findings) {
-		fmt.Fprintf(w, "%s: %s: clients that trust this card as written will fail\n", st.bad("FAIL"), countSeverities(findings))
+		st.block(w, 0, "FAIL: "+countSeverities(findings)+": clients that trust this card as written will fail", verdict(st.bad, "FAIL"))
 		return
 	}
-	fmt.Fprintf(w, "%s: %s\n", st.good("ok"), countSeverities(findings))
+	st.block(w, 0, "ok: "+countSeverities(findings), verdict(st.good, "ok"))
+}
+
+// cardTitle is the first line of a lint or probe report: where the card came from, its
+// shape, name and number of interfaces.
+func cardTitle(target string, c *card.Card) string {
+	name := ""
+	if c.Name != "" {
+		name = " \"" + c.Name + "\""
+	}
+	return fmt.Sprintf("%s: %s card%s, %s", target, c.Shape, name, plural(len(c.Interfaces), "interface"))
 }
 
 func printRules(g *globals) error {
@@ -176,13 +182,11 @@ func printRules(g *globals) error {
 	for i, r := range rules {
 		rows[i] = []string{r.Code, string(r.Severity), r.Summary}
 	}
-	for _, line := range columns(rows, func(row, col int, cell string) string {
+	st.table(g.stdout, 0, rows, func(row, col int, cell string) string {
 		if col == 1 {
 			return strings.TrimRight(st.severity(rules[row].Severity), " ")
 		}
 		return cell
-	}) {
-		fmt.Fprintln(g.stdout, line)
-	}
+	}, nil)
 	return nil
 }

@@ -180,10 +180,10 @@ func TestLintURL(t *testing.T) {
 }
 
 func TestColumnsAndStyle(t *testing.T) {
-	got := columns([][]string{{"a", "bbb", "c"}, {"dddd", "e", "f"}}, nil)
-	want := []string{"a     bbb  c", "dddd  e    f"}
+	got := style{}.tableLines(0, [][]string{{"a", "bbb", "c"}, {"dddd", "e", "f"}}, nil)
+	want := [][]string{{"a     bbb  c"}, {"dddd  e    f"}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("columns() (-want +got):\n%s", diff)
+		t.Errorf("tableLines() (-want +got):\n%s", diff)
 	}
 	// A regular file is not a terminal: no colour.
 	f, err := os.CreateTemp(t.TempDir(), "out")

@@ -75,7 +75,9 @@ TARGET is an agent base URL (the card is fetched from /.well-known/agent-card.js
 the URL of a card document, a card file, or "-" for standard input.
 
 A bare host:port gRPC address is tried in plaintext, then over TLS; certificates are
-verified unless --insecure. --timeout bounds the whole command, card fetch included.
+verified unless --insecure. --timeout bounds the whole command; the card fetch is
+bounded to 10 s unless --timeout is given. A card whose lists are null (as a2a-go
+v2.3.1's "a2a serve --echo" publishes) is read leniently: a field-null warning.
 
 Headers given with --header go to the card fetch and to the interfaces on the card's
 origin (the scheme, host and port of TARGET as given, before any redirect), and to the
@@ -96,7 +98,7 @@ obtained or the command line is wrong.`,
   a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return fail(ExitUsage, fmt.Errorf("probe needs one TARGET (a base URL, a card URL, a file or -), got %d arguments; see a2abind probe --help", len(args)))
+				return argsError("probe", "one TARGET (a base URL, a card URL, a file or -)", len(args))
 			}
 			return nil
 		},
@@ -109,7 +111,9 @@ obtained or the command line is wrong.`,
 			}
 			probeOpts := append(addr.probeOptions(policy), probe.WithCredentialHosts(credentialHosts...))
 			if g.timeout > 0 {
-				cardOpts = append(cardOpts, card.WithTimeout(g.timeout))
+				if cmd.Flags().Changed("timeout") {
+					cardOpts = append(cardOpts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
+				}
 				probeOpts = append(probeOpts, probe.WithTimeout(g.timeout))
 			}
 			for _, h := range headers {
@@ -148,9 +152,6 @@ obtained or the command line is wrong.`,
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			c, err := card.Load(ctx, target, cardOpts...)
-			if err != nil && strings.Contains(err.Error(), "x509: ") && !insecure {
-				err = fmt.Errorf("%w (trust the agent's CA with --cacert, or pass --insecure)", err)
-			}
 			if err != nil {
 				if g.json() {
 					out := probeOutput{Target: target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
@@ -159,7 +160,7 @@ obtained or the command line is wrong.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, err)
+				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(headers) > 0, tlsFlags: true}))
 			}
 			results := probe.Card(ctx, c, probeOpts...)
 			if n := probe.Skipped(c, probeOpts...); n > 0 {
@@ -215,11 +216,8 @@ func millis(d time.Duration) float64 {
 func writeProbe(g *globals, target string, c *card.Card, results []probe.Result, rep probe.Report) {
 	w := g.stdout
 	st := newStyle(w)
-	name := ""
-	if c.Name != "" {
-		name = fmt.Sprintf(" %q", c.Name)
-	}
-	fmt.Fprintf(w, "%s: %s card%s, %s\n\n", st.bold(target), c.Shape, name, plural(len(c.Interfaces), "interface"))
+	st.block(w, 0, cardTitle(target, c), st.bold)
+	fmt.Fprintln(w)
 
 	rows := [][]string{{"INTERFACE", "DECLARED", "OUTCOME", "REALLY THERE", "LATENCY"}}
 	for _, r := range results {
@@ -230,7 +228,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		rows = append(rows, []string{r.Interface.Source, fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
 			string(r.Outcome), really(r), latency(r.Latency)})
 	}
-	lines := columns(rows, func(row, col int, cell string) string {
+	st.table(w, 2, rows, func(row, col int, cell string) string {
 		switch {
 		case row == 0:
 			return st.bold(cell)
@@ -242,12 +240,11 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 			return st.bad(cell)
 		}
 		return cell
+	}, func(row int) {
+		if row > 0 {
+			st.block(w, 6, results[row-1].Detail, st.dim)
+		}
 	})
-	fmt.Fprintln(w, "  "+lines[0])
-	for i, r := range results {
-		fmt.Fprintln(w, "  "+lines[i+1])
-		fmt.Fprintln(w, "      "+st.dim(r.Detail))
-	}
 	fmt.Fprintln(w)
 
 	if len(rep.Findings) > 0 {
@@ -269,7 +266,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		}
 		crow = append(crow, []string{ci.Profile, picks, string(ci.Outcome), verdict})
 	}
-	clines := columns(crow, func(row, col int, cell string) string {
+	st.table(w, 2, crow, func(row, col int, cell string) string {
 		switch {
 		case row == 0:
 			return st.bold(cell)
@@ -279,12 +276,11 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 			return st.bad(cell)
 		}
 		return cell
+	}, func(row int) {
+		if row > 0 {
+			st.block(w, 6, rep.Clients[row-1].Note, st.dim)
+		}
 	})
-	fmt.Fprintln(w, "  "+clines[0])
-	for i, ci := range rep.Clients {
-		fmt.Fprintln(w, "  "+clines[i+1])
-		fmt.Fprintln(w, "      "+st.dim(ci.Note))
-	}
 	fmt.Fprintln(w)
 
 	failing := 0
@@ -293,11 +289,12 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 			failing++
 		}
 	}
+	summary := fmt.Sprintf(" %s; %d of %d client profiles fail", countSeverities(rep.Findings), failing, len(rep.Clients))
 	if !rep.OK() {
-		fmt.Fprintf(w, "%s %s; %d of %d client profiles fail\n", st.bad("FAIL"), countSeverities(rep.Findings), failing, len(rep.Clients))
+		st.block(w, 0, "FAIL"+summary, verdict(st.bad, "FAIL"))
 		return
 	}
-	fmt.Fprintf(w, "%s %s; %d of %d client profiles fail\n", st.good("ok"), countSeverities(rep.Findings), failing, len(rep.Clients))
+	st.block(w, 0, "ok"+summary, verdict(st.good, "ok"))
 }
 
 // really says what the probe found at an interface's address.

@@ -2,20 +2,29 @@ package cli
 
 // Text rendering shared by the commands (lint, probe, send, demo).
 //
-// A style decides once, from the stream it writes to, whether to colour: only when the
-// stream is a terminal, NO_COLOR is unset (https://no-color.org) and TERM is not "dumb".
-// Tests write to buffers and so always get plain text. Colour never carries meaning on
-// its own: every coloured word is also spelt out ("error", "ok", ...).
+// A style decides once, from the stream it writes to, whether to colour and how wide a
+// line may be. Colour: only when the stream is a terminal, NO_COLOR is unset
+// (https://no-color.org) and TERM is not "dumb". Width: the terminal's, else $COLUMNS,
+// else none (no wrapping, as when piped). Tests write to buffers and so get plain text
+// at the width they set in $COLUMNS. Colour never carries meaning on its own: every
+// coloured word is also spelt out ("error", "ok", ...).
+//
+// Everything that came from a card or the network (names, URLs, evidence, error text)
+// goes through escape before it reaches the terminal, so a card cannot move the cursor,
+// clear the screen or hide text. The table and block helpers escape what they print;
+// callers hand them raw strings.
 //
 //	st := newStyle(g.stdout)
-//	fmt.Fprintln(g.stdout, st.bad("FAIL"), "2 errors")
+//	st.block(g.stdout, 0, "FAIL 2 errors", verdict(st.bad, "FAIL"))
 //	writeFindings(g.stdout, st, findings)
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -23,16 +32,45 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-// style renders text with or without ANSI colour.
-type style struct{ color bool }
+// style renders text with or without ANSI colour, wrapped to width columns (0: no limit).
+type style struct {
+	color bool
+	width int
+}
 
-// newStyle returns the style for w: coloured only on a terminal.
+// newStyle returns the style for w: coloured only on a terminal, as wide as the terminal
+// (else $COLUMNS, else unlimited). Writing through an indent narrows the width by its prefix.
 func newStyle(w io.Writer) style {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return style{}
+	if in, ok := w.(indent); ok {
+		st := newStyle(in.w)
+		if st.width > 0 {
+			st.width = max(st.width-utf8.RuneCountInString(in.prefix), minWidth)
+		}
+		return st
 	}
-	return style{color: term.IsTerminal(int(f.Fd()))}
+	st := style{width: envWidth()}
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return st
+	}
+	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+		st.width = max(cols, minWidth)
+	}
+	st.color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	return st
+}
+
+// minWidth is the narrowest width text is wrapped to; a narrower terminal gets lines of
+// this length rather than one character per line.
+const minWidth = 40
+
+// envWidth reads $COLUMNS; 0 when unset or not a positive number.
+func envWidth() int {
+	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS")))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return max(n, minWidth)
 }
 
 func (s style) paint(sgr, text string) string {
@@ -49,6 +87,19 @@ func (s style) bad(t string) string    { return s.paint("1;31", t) } // bold red
 func (s style) warn(t string) string   { return s.paint("33", t) }   // yellow
 func (s style) notice(t string) string { return s.paint("36", t) }   // cyan
 
+// plain paints nothing.
+func plain(t string) string { return t }
+
+// verdict returns a painter that styles word where a line starts with it.
+func verdict(paint func(string) string, word string) func(string) string {
+	return func(l string) string {
+		if rest, ok := strings.CutPrefix(l, word); ok {
+			return paint(word) + rest
+		}
+		return l
+	}
+}
+
 // severity renders a severity word padded to a fixed width (padding outside the colour,
 // so columns line up either way).
 func (s style) severity(sev card.Severity) string {
@@ -63,6 +114,44 @@ func (s style) severity(sev card.Severity) string {
 	}
 }
 
+// escape makes text safe to print on a terminal: control characters (C0 such as ESC,
+// NUL, CR, LF and TAB, DEL, C1), Unicode format characters (bidirectional overrides,
+// zero-width characters), line and paragraph separators and invalid UTF-8 are written
+// as Go escapes (\x1b, \r, \u202e, \xff). Printable text, spaces included, is
+// unchanged. It is the one escaping function of the text renderers.
+func escape(text string) string {
+	clean := true
+	for _, r := range text {
+		if needsEscape(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, text[i])
+		case needsEscape(r):
+			q := strconv.QuoteRune(r) // e.g. '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(text[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
+		r == '\u2028' || r == '\u2029'
+}
+
 // pad right-pads text with spaces to width runes.
 func pad(text string, width int) string {
 	if n := utf8.RuneCountInString(text); n < width {
@@ -71,37 +160,174 @@ func pad(text string, width int) string {
 	return text
 }
 
-// columns renders rows as left-aligned columns separated by two spaces; colourise, if
-// not nil, styles a cell after padding (so escape codes do not break alignment).
-func columns(rows [][]string, colourise func(row, col int, cell string) string) []string {
-	var widths []int
-	for _, r := range rows {
-		for i, cell := range r {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+// wrap breaks text into lines of at most width runes, on spaces where it can and inside a
+// word only when the word alone is longer than a line. width <= 0 means one line.
+func wrap(text string, width int) []string {
+	if width <= 0 || utf8.RuneCountInString(text) <= width {
+		return []string{text}
+	}
+	var lines []string
+	var cur []rune
+	flush := func() {
+		lines = append(lines, strings.TrimRight(string(cur), " "))
+		cur = cur[:0]
+	}
+	for _, word := range strings.Split(text, " ") {
+		wr := []rune(word)
+		switch {
+		case len(cur) > 0 && len(cur)+1+len(wr) <= width:
+			cur = append(append(cur, ' '), wr...)
+			continue
+		case len(cur) > 0:
+			flush()
+		}
+		for len(wr) > width {
+			cut := breakAt(wr, width)
+			lines = append(lines, string(wr[:cut]))
+			wr = wr[cut:]
+		}
+		cur = append(cur, wr...)
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}
+
+// breakAt returns where to cut a word longer than width: after the last URL or
+// identifier separator in its first width runes, if that keeps a fifth of a line,
+// else at width.
+func breakAt(word []rune, width int) int {
+	for i := width; i > width/5; i-- {
+		if strings.ContainsRune("/+-_.:?&=,;", word[i-1]) {
+			return i
 		}
 	}
-	out := make([]string, len(rows))
-	for ri, r := range rows {
-		var b strings.Builder
-		for ci, cell := range r {
-			text := cell
-			if ci < len(r)-1 {
-				text = pad(cell, widths[ci])
-			}
-			if colourise != nil {
-				text = colourise(ri, ci, cell) + text[len(cell):]
-			}
-			if ci > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(text)
+	return width
+}
+
+// block prints text (escaped) wrapped to the style's width: the first line after indent
+// spaces, the following ones two spaces further in. paint styles each line's text.
+func (s style) block(w io.Writer, indent int, text string, paint func(string) string) {
+	width := 0
+	if s.width > 0 {
+		width = max(s.width-indent-2, minWidth/2)
+	}
+	for i, l := range wrap(escape(text), width) {
+		lead := indent
+		if i > 0 {
+			lead += 2
 		}
-		out[ri] = strings.TrimRight(b.String(), " ")
+		fmt.Fprintln(w, strings.Repeat(" ", lead)+paint(l))
+	}
+}
+
+// table prints rows as left-aligned columns separated by two spaces, each line after
+// indent spaces. Cells are escaped. When the table is wider than the style's width, the
+// widest columns shrink and their cells wrap onto continuation lines, so no line is
+// longer than the width. colourise, if not nil, styles a piece of a cell before padding
+// (so escape codes do not break alignment); after, if not nil, runs after each row's
+// lines (for the evidence printed under a row).
+func (s style) table(w io.Writer, indent int, rows [][]string, colourise func(row, col int, cell string) string, after func(row int)) {
+	for ri, lines := range s.tableLines(indent, rows, colourise) {
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+		if after != nil {
+			after(ri)
+		}
+	}
+}
+
+// tableLines renders table's lines, grouped per row.
+func (s style) tableLines(indent int, rows [][]string, colourise func(row, col int, cell string) string) [][]string {
+	cells := make([][]string, len(rows))
+	var widths, words []int
+	for ri, r := range rows {
+		cells[ri] = make([]string, len(r))
+		for ci, cell := range r {
+			cells[ri][ci] = escape(cell)
+			if ci >= len(widths) {
+				widths, words = append(widths, 0), append(words, 0)
+			}
+			widths[ci] = max(widths[ci], utf8.RuneCountInString(cells[ri][ci]))
+			for _, word := range strings.Fields(cells[ri][ci]) {
+				words[ci] = max(words[ci], utf8.RuneCountInString(word))
+			}
+		}
+	}
+	if s.width > 0 && len(widths) > 0 {
+		shrink(widths, words, s.width-indent-2*(len(widths)-1))
+	}
+	lead := strings.Repeat(" ", indent)
+	out := make([][]string, len(rows))
+	for ri, r := range cells {
+		pieces := make([][]string, len(r))
+		height := 1
+		for ci, cell := range r {
+			pieces[ci] = wrap(cell, widths[ci])
+			height = max(height, len(pieces[ci]))
+		}
+		for li := range height {
+			var b strings.Builder
+			b.WriteString(lead)
+			for ci := range r {
+				piece := ""
+				if li < len(pieces[ci]) {
+					piece = pieces[ci][li]
+				}
+				text := piece
+				if ci < len(r)-1 {
+					text = pad(piece, widths[ci])
+				}
+				if colourise != nil && piece != "" {
+					text = colourise(ri, ci, piece) + text[len(piece):]
+				}
+				if ci > 0 {
+					b.WriteString("  ")
+				}
+				b.WriteString(text)
+			}
+			out[ri] = append(out[ri], strings.TrimRight(b.String(), " "))
+		}
 	}
 	return out
+}
+
+// shrink narrows columns until they fit in avail. First the columns wider than their
+// longest word, widest first, so cells wrap between words (a word longer than half the
+// width, such as a long URL, is not kept whole); then, if that is not enough, the widest
+// columns whatever their words (no column goes below 4 runes, so a very narrow width
+// leaves the table at that minimum). words[i] is column i's longest word.
+func shrink(widths, words []int, avail int) {
+	const narrowest = 4
+	total := 0
+	for _, w := range widths {
+		total += w
+	}
+	for _, floor := range []func(i int) int{
+		func(i int) int {
+			if words[i] > avail/2 {
+				return narrowest
+			}
+			return max(words[i], narrowest)
+		},
+		func(int) int { return narrowest },
+	} {
+		for total > avail {
+			widest := -1
+			for i, w := range widths {
+				if w > floor(i) && (widest < 0 || w > widths[widest]) {
+					widest = i
+				}
+			}
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
+			total--
+		}
+	}
 }
 
 // writeFindings prints findings, one block each: severity, code and interface, then the
@@ -110,12 +336,12 @@ func writeFindings(w io.Writer, st style, findings []card.Finding) {
 	for _, f := range findings {
 		where := ""
 		if f.Interface != "" {
-			where = " " + st.dim("("+f.Interface+")")
+			where = " " + st.dim("("+escape(f.Interface)+")")
 		}
-		fmt.Fprintf(w, "%s %s%s\n", st.severity(f.Severity), st.bold(f.Code), where)
-		fmt.Fprintf(w, "        %s\n", f.Message)
+		fmt.Fprintf(w, "%s %s%s\n", st.severity(f.Severity), st.bold(escape(f.Code)), where)
+		st.block(w, 8, f.Message, plain)
 		if f.Fix != "" {
-			fmt.Fprintf(w, "        %s %s\n", st.dim("fix:"), f.Fix)
+			st.block(w, 8, "fix: "+f.Fix, verdict(st.dim, "fix:"))
 		}
 	}
 }

@@ -127,11 +127,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "a2abind:", ee.err)
+			writeText(stderr, "a2abind: "+ee.err.Error())
 		}
 		return ee.code
 	}
 	// cobra's own errors: unknown command, wrong number of arguments.
-	fmt.Fprintln(stderr, "a2abind:", err)
+	writeText(stderr, "a2abind: "+err.Error())
 	return ExitUsage
 }

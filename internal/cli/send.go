@@ -48,6 +48,8 @@ type sendFlags struct {
 	resend          bool
 	attemptTimeout  time.Duration
 	addr            addressFlags
+	noCache         bool
+	cacheDir        string
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -68,6 +70,11 @@ PERMISSION_DENIED (naming the security schemes the card declares) and on an A2A 
 from the agent. After an ambiguous failure (timeout or reset after the message was sent,
 5xx) the message is not resent, unless --resend allows resending the same messageId.
 A stream falls back only before its first event.
+
+The interface that answered is remembered across runs, on disk under the user cache
+directory (--cache-dir to choose another, --no-cache for none), per card URL and card
+version/ETag, for 10 minutes; an interface that failed is tried last for 30 seconds. So
+a misdeclared card costs one failed attempt, not one per run.
 
 Credentials given with --header go only to interfaces on the card's own origin (the
 scheme, host and port of TARGET as given, before any redirect; for a card file, its
@@ -98,7 +105,7 @@ cannot be obtained or used, or the command line is wrong.`,
   a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return fail(ExitUsage, fmt.Errorf("send needs TARGET and TEXT, got %d arguments; see a2abind send --help", len(args)))
+				return argsError("send", "TARGET and TEXT", len(args))
 			}
 			return nil
 		},
@@ -118,6 +125,8 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
 	f.addr.register(fl)
+	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
 	return cmd
 }
 
@@ -168,6 +177,18 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 	if f.attemptTimeout > 0 {
 		opts = append(opts, delegate.WithAttemptTimeout(f.attemptTimeout))
 	}
+	if f.noCache && f.cacheDir != "" {
+		return nil, fmt.Errorf("--no-cache and --cache-dir exclude each other")
+	}
+	if !f.noCache {
+		dir := f.cacheDir
+		if dir == "" {
+			dir, _ = delegate.DefaultCacheDir() // no user cache directory: remember within this run only
+		}
+		if dir != "" {
+			opts = append(opts, delegate.WithCache(delegate.NewCache(delegate.WithCacheSize(8), delegate.WithCacheDir(dir))))
+		}
+	}
 	return opts, nil
 }
 
@@ -179,9 +200,10 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	ctx, cancel := g.context(cmd.Context())
 	defer cancel()
 
+	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		return sendFailed(g, nil, nil, ExitUsage, err)
+		return sendFailed(g, nil, nil, ExitUsage, withHint(err, hc))
 	}
 	defer client.Close()
 
@@ -195,7 +217,7 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 			writeAttempts(g.stderr, tr.Attempts())
 		}
 		if err != nil {
-			return sendFailed(g, tr.Attempts(), nil, ExitFailed, err)
+			return sendFailed(g, tr.Attempts(), nil, ExitFailed, withHint(err, hc))
 		}
 		if g.json() {
 			return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: a2a.StreamResponse{Event: res}})
@@ -210,7 +232,7 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 			if f.verbose {
 				writeAttempts(g.stderr, tr.Attempts())
 			}
-			return sendFailed(g, tr.Attempts(), events, ExitFailed, err)
+			return sendFailed(g, tr.Attempts(), events, ExitFailed, withHint(err, hc))
 		}
 		if f.verbose && len(events) == 0 {
 			writeAttempts(g.stderr, tr.Attempts())
@@ -278,13 +300,19 @@ func sendAttempts(attempts []delegate.Attempt) []sendAttempt {
 func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 	st := newStyle(w)
 	for i, a := range attempts {
-		outcome := string(a.Outcome)
+		paint := st.bad
 		if a.Outcome == probe.Served {
-			outcome = st.good(outcome)
-		} else {
-			outcome = st.bad(outcome)
+			paint = st.good
 		}
-		fmt.Fprintf(w, "attempt %d: %s: %s (%s) %s\n", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+		outcome := string(a.Outcome)
+		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+		st.block(w, 0, line, func(l string) string {
+			// colour the outcome where it stands on the first line
+			if before, after, ok := strings.Cut(l, ": "+outcome+" ("); ok && strings.HasPrefix(l, "attempt ") {
+				return before + ": " + paint(outcome) + " (" + after
+			}
+			return l
+		})
 	}
 }
 
@@ -306,10 +334,10 @@ func texts(parts []*a2a.Part) []string {
 func writeAnswer(w io.Writer, res a2a.SendMessageResult) {
 	switch v := res.(type) {
 	case *a2a.Task:
-		fmt.Fprintf(w, "task %s: %s\n", v.ID, stateName(v.Status.State))
+		fmt.Fprintf(w, "task %s: %s\n", escape(string(v.ID)), escape(stateName(v.Status.State)))
 		if v.Status.Message != nil {
 			for _, t := range texts(v.Status.Message.Parts) {
-				fmt.Fprintln(w, t)
+				writeText(w, t)
 			}
 		}
 		for _, art := range v.Artifacts {
@@ -317,12 +345,12 @@ func writeAnswer(w io.Writer, res a2a.SendMessageResult) {
 				continue
 			}
 			for _, t := range texts(art.Parts) {
-				fmt.Fprintln(w, t)
+				writeText(w, t)
 			}
 		}
 	case *a2a.Message:
 		for _, t := range texts(v.Parts) {
-			fmt.Fprintln(w, t)
+			writeText(w, t)
 		}
 	}
 }
@@ -333,18 +361,27 @@ func writeEvent(w io.Writer, ev a2a.Event) {
 	case *a2a.Task, *a2a.Message:
 		writeAnswer(w, v.(a2a.SendMessageResult))
 	case *a2a.TaskStatusUpdateEvent:
-		fmt.Fprintf(w, "status: %s\n", stateName(v.Status.State))
+		fmt.Fprintf(w, "status: %s\n", escape(stateName(v.Status.State)))
 		if v.Status.Message != nil {
 			for _, t := range texts(v.Status.Message.Parts) {
-				fmt.Fprintln(w, t)
+				writeText(w, t)
 			}
 		}
 	case *a2a.TaskArtifactUpdateEvent:
 		if v.Artifact != nil {
 			for _, t := range texts(v.Artifact.Parts) {
-				fmt.Fprintln(w, "artifact: "+t)
+				writeText(w, "artifact: "+t)
 			}
 		}
+	}
+}
+
+// writeText prints an agent's text as it wrote it, line by line, each line escaped: the
+// agent's own line breaks stay, its control characters do not reach the terminal.
+func writeText(w io.Writer, text string) {
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		l = strings.ReplaceAll(strings.TrimSuffix(l, "\r"), "\t", "    ")
+		fmt.Fprintln(w, escape(l))
 	}
 }
 

@@ -78,7 +78,8 @@ func TestSendCmd_Seed(t *testing.T) {
 				t.Errorf("result = %v, want the echoed task", doc["result"])
 			}
 
-			code, stdout, stderr = sendCLI(t, a.BaseURL, "hello text", "-v")
+			// --no-cache: the first run's interface is remembered on disk otherwise.
+			code, stdout, stderr = sendCLI(t, a.BaseURL, "hello text", "-v", "--no-cache")
 			if code != ExitOK {
 				t.Fatalf("send -v exit = %d, want 0; stderr: %s", code, stderr)
 			}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/delegate"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// hintContext is what a hint needs to know about the command that failed.
+type hintContext struct {
+	command  string // "lint", "probe", "send"
+	target   string // as the user gave it
+	headers  bool   // -H was given
+	tlsFlags bool   // the command has --cacert and --insecure
+}
+
+// withHint returns err with a line saying what to do next appended, when there is one.
+func withHint(err error, hc hintContext) error {
+	h := hintFor(err, hc)
+	if h == "" {
+		return err
+	}
+	return &hinted{err: err, hint: h}
+}
+
+// hinted is an error followed by a hint line; errors.Is and errors.As see the error.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + "\nhint: " + h.hint }
+func (h *hinted) Unwrap() error { return h.err }
+
+// hintFor says what to do next about err, "" when a2abind has nothing to add. The cases,
+// in order: the card answered with a status (401/403, 404/410), the agent refused the
+// credentials of a call, a TLS certificate was not trusted, the wait ran out, nothing
+// listened.
+func hintFor(err error, hc hintContext) string {
+	var se *card.StatusError
+	var de *delegate.Error
+	switch {
+	case errors.As(err, &se) && (se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden):
+		if hc.headers {
+			return "the card endpoint refused the credentials given with -H: check the token, and the header the agent expects"
+		}
+		return `the card endpoint wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`
+	case errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone):
+		if base, ok := strings.CutSuffix(se.URL, card.WellKnownPath); ok {
+			read := ""
+			if hc.target != se.URL {
+				read = hc.target + " was read as the agent's base URL, and "
+			}
+			legacy := base + card.LegacyWellKnownPath
+			if strings.Contains(err.Error(), "also tried "+legacy) {
+				return fmt.Sprintf("%sno card is at %s, nor at %s (where agents older than A2A 0.3 serve it). "+
+					"If you have the card's own URL, give that", read, se.URL, legacy)
+			}
+			return fmt.Sprintf("%sno card is at %s. Agents older than A2A 0.3 serve %s: try a2abind %s %s",
+				read, se.URL, card.LegacyWellKnownPath, hc.command, legacy)
+		}
+		return fmt.Sprintf("no card at %s: give the agent's base URL (a2abind looks under %s) or the card document's full URL",
+			se.URL, card.WellKnownPath)
+	case errors.As(err, &de) && errors.Is(err, delegate.ErrAuth):
+		if hc.headers {
+			return "the agent refused the credentials given with -H: check them (they go only to the card's origin and to --credential-host hosts)"
+		}
+		return `the agent wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`
+	case untrustedCert(err) || lastOutcome(err) == probe.TLSMismatch && strings.Contains(err.Error(), "certificate"):
+		if hc.tlsFlags {
+			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
+		}
+		return fmt.Sprintf("the agent's certificate is not trusted, and %s has no TLS options: fetch the card yourself and "+
+			"pipe it in, e.g. curl --cacert ca.pem %s | a2abind %s -", hc.command, card.CardURL(hc.target), hc.command)
+	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == probe.Timeout:
+		return "no answer in time: allow longer with --timeout (e.g. --timeout 60s), or check that the agent is up"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens there: is the agent running, and are the host and port right?"
+	}
+	return ""
+}
+
+// untrustedCert reports whether err is a certificate verification failure.
+func untrustedCert(err error) bool {
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		verify   *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify)
+}
+
+// lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.
+func lastOutcome(err error) probe.Outcome {
+	var de *delegate.Error
+	if !errors.As(err, &de) || len(de.Attempts) == 0 {
+		return ""
+	}
+	return de.Attempts[len(de.Attempts)-1].Outcome
+}
+
+// argsError is the usage error for a wrong number of arguments.
+func argsError(command, want string, got int) error {
+	return fail(ExitUsage, fmt.Errorf("%s needs %s, got %s; see a2abind %s --help", command, want, plural(got, "argument"), command))
+}
