@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -194,22 +193,22 @@ func (o *options) tlsConfig(serverName string, alpn ...string) *tls.Config {
 	}
 }
 
-// httpClient returns a client for one probe request: no keep-alive (no socket outlives
-// the probe), no redirects followed, bounded headers, TLS as the options say.
-func (o *options) httpClient(serverName string) *http.Client {
-	tr := &http.Transport{
+// transport is the keep-alive HTTP transport of one TLS setting of an Engine: its
+// connections are reused from probe to probe and closed after the Engine's idle
+// timeout (or by Engine.Close); headers are bounded, TLS is as the options say, and
+// every connection is dialled by the Engine (its dial control, its count) with reads
+// held until the first write.
+func (e *Engine) transport(o *options) *http.Transport {
+	return &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
-		TLSClientConfig:        o.tlsConfig(serverName),
-		DisableKeepAlives:      true,
+		TLSClientConfig:        o.tlsConfig(""), // the transport fills in each host's name
 		ForceAttemptHTTP2:      true,
 		MaxResponseHeaderBytes: maxBody,
 		TLSHandshakeTimeout:    DefaultTimeout,
-		DialContext:            dialWriteFirst,
-		IdleConnTimeout:        time.Second,
-	}
-	return &http.Client{
-		Transport:     tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		DialContext:            e.dialWriteFirst,
+		MaxIdleConns:           e.cfg.maxIdle,
+		MaxIdleConnsPerHost:    e.cfg.maxPerHost,
+		IdleConnTimeout:        e.cfg.idle,
 	}
 }
 
@@ -217,8 +216,8 @@ func (o *options) httpClient(serverName string) *http.Client {
 // that speaks first (an h2c gRPC server sends its SETTINGS frame on accept) then has
 // its bytes read as the answer to the probe's request, instead of net/http logging
 // "Unsolicited response received on idle HTTP channel" on the process's stderr.
-func dialWriteFirst(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{KeepAlive: -1}).DialContext(ctx, network, addr)
+func (e *Engine) dialWriteFirst(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := e.dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

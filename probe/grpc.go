@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -62,32 +62,36 @@ func probeGRPC(ctx context.Context, req request) attempt {
 	return plain
 }
 
-// callGRPC makes one GetTask call over a fresh connection and closes it.
+// callGRPC makes one GetTask call on the Engine's channel for the address and TLS
+// mode, under the Engine's request caps. The channel is kept for the next probe only
+// when a gRPC server answered on it.
 func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	method := grpcMethods[req.version]
 	mode := "plaintext"
-	creds := insecure.NewCredentials()
 	if useTLS {
 		mode = "TLS"
-		creds = credentials.NewTLS(req.o.tlsConfig(req.ep.host()))
 	}
 	a := attempt{
 		sent: fmt.Sprintf("gRPC %s %s (%s)", method, req.ep.hostport, mode),
 		tls:  useTLS,
 		ev:   Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
-	conn, err := grpc.NewClient("passthrough:///"+req.ep.hostport,
-		grpc.WithTransportCredentials(creds),
-		grpc.WithUserAgent("a2abind-probe"),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
-		grpc.WithMaxHeaderListSize(maxBody),
-	)
+	e := req.o.engine
+	release, err := e.gate.acquire(ctx, req.ep.hostport)
 	if err != nil {
 		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
 	}
-	defer conn.Close()
+	defer release()
+	ch, err := e.grpc.get(grpcKey{addr: req.ep.hostport, tls: useTLS, tlsKey: req.o.tlsKey()}, req.o)
+	if err != nil {
+		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
+		a.seen = err.Error()
+		return a
+	}
+	defer func() { e.grpc.put(ch, a.answered) }()
+	e.reqs.Add(1)
 
 	md := metadata.MD{}
 	for k, vs := range req.o.header {
@@ -100,7 +104,11 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	} else {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
-	err = conn.Invoke(metadata.NewOutgoingContext(ctx, md), method, in, out)
+	var p peer.Peer
+	err = ch.conn.Invoke(metadata.NewOutgoingContext(ctx, md), method, in, out, grpc.Peer(&p))
+	if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+		a.certExpiry = earliestExpiry(info.State.PeerCertificates)
+	}
 	st := status.Convert(err)
 	a.ev.GRPCCode, a.ev.GRPCMessage, a.message = st.Code(), st.Message(), st.Message()
 	for _, d := range st.Details() {

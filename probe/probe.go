@@ -55,6 +55,9 @@ type Result struct {
 	Detail string
 	// Latency is how long the request to the declared binding and version took.
 	Latency time.Duration
+	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
+	// to the request of the declared binding; zero when it did not answer over TLS.
+	CertExpiry time.Time
 }
 
 // Option configures Interface and Card.
@@ -66,6 +69,7 @@ type options struct {
 	roots    *x509.CertPool
 	timeout  time.Duration
 	siblings []string // other URLs the card declares, where to look for what is really served
+	engine   *Engine  // whose connections and caps the requests use
 }
 
 // WithHeader adds a header to every probe request (HTTP header, gRPC metadata), for
@@ -106,47 +110,24 @@ func newOptions(opts []Option) *options {
 }
 
 // Card probes every interface of c in parallel and returns the results in card order.
-// ctx bounds the whole run; WithTimeout bounds each interface.
+// ctx bounds the whole run; WithTimeout bounds each interface. It runs on a fresh
+// Engine closed before it returns, so no connection outlives the call; Engine.Card
+// probes on a long-lived Engine's warm connections.
 func Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
-	if c == nil {
-		return nil
-	}
-	urls := make([]string, 0, len(c.Interfaces))
-	for _, i := range c.Interfaces {
-		urls = append(urls, i.URL)
-	}
-	opts = append(append([]Option(nil), opts...), withSiblings(urls))
-	results := make([]Result, len(c.Interfaces))
-	sem := make(chan struct{}, maxParallel)
-	var wg sync.WaitGroup
-	for n, iface := range c.Interfaces {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-				results[n] = Interface(ctx, iface, opts...)
-			case <-ctx.Done():
-				results[n] = Result{Interface: iface, Outcome: Timeout,
-					Detail: "not probed: " + context.Cause(ctx).Error()}
-			}
-		}()
-	}
-	wg.Wait()
-	return results
+	e := NewEngine()
+	defer e.Close()
+	return e.Card(ctx, c, opts...)
 }
 
 // Interface probes one declared interface: it looks up a random task id with the
 // declared binding and version and classifies the answer. When the interface is not
 // served it probes the same address with the other version and the other bindings, to
 // report what is really there (ActualBinding, ActualVersion) and to tell a missing
-// handler from a version mismatch.
+// handler from a version mismatch. Like Card, it runs on a fresh Engine.
 func Interface(ctx context.Context, iface card.Interface, opts ...Option) Result {
-	o := newOptions(opts)
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	return newRun(iface, o).run(ctx)
+	e := NewEngine()
+	defer e.Close()
+	return e.Interface(ctx, iface, opts...)
 }
 
 // run is one interface's probe.
@@ -179,6 +160,7 @@ func (r *run) run(ctx context.Context) Result {
 	first := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
 	res := r.result(first.outcome, first.describe(), first.latency)
 	res.ActualBinding = first.answeredBinding()
+	res.CertExpiry = first.certExpiry
 	notes := ep.notes(r.binding)
 
 	switch first.outcome {
@@ -377,6 +359,8 @@ type attempt struct {
 	latency  time.Duration
 	extra    []string // notes from the prober (TLS attempts of a bare host:port, ...)
 	message  string   // the A2A error message of the answer, if any
+
+	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
 }
 
 func (a attempt) describe() string {
