@@ -70,6 +70,9 @@ type options struct {
 	timeout  time.Duration
 	siblings []string // other URLs the card declares, where to look for what is really served
 	engine   *Engine  // whose connections and caps the requests use
+
+	concurrency int           // Engine.Targets: targets at once
+	cardOpts    []card.Option // Engine.Targets: card.Load options
 }
 
 // WithHeader adds a header to every probe request (HTTP header, gRPC metadata), for
