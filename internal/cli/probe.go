@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -47,13 +45,9 @@ type probeFinding struct {
 }
 
 func newProbeCmd(g *globals) *cobra.Command {
-	var (
-		headers  []string
-		insecure bool
-		caFile   string
-	)
+	var f probeFlags
 	cmd := &cobra.Command{
-		Use:   "probe TARGET",
+		Use:   "probe TARGET | --targets FILE",
 		Short: "Open every interface a card declares and say what is really served there",
 		Long: `Probe loads an AgentCard and opens each declared interface (url, binding, protocol
 version) on the wire with a side-effect-free lookup of a random task id: JSON-RPC
@@ -75,8 +69,20 @@ the URL of a card document, a card file, or "-" for standard input.
 A bare host:port gRPC address is tried in plaintext, then over TLS; certificates are
 verified unless --insecure. --timeout bounds the whole command, card fetch included.
 
+With --targets FILE, every target listed in FILE (one per line, "-" for standard
+input, blank lines and lines starting with "#" skipped) is probed, --concurrency at
+once, over connections reused from target to target. The text output is a summary
+table (one row per target: verdict, interfaces served/declared, findings) followed by
+the full report of each failing target; a progress bar is drawn on standard error when
+it is a terminal. -o json prints JSON Lines: one single-target report per target as it
+finishes, its "target" the line as given, or {"target","ok":false,"error"} when its
+card cannot be obtained. --timeout bounds the whole run; each card fetch and each
+interface gets at most 10 s of it.
+
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
-obtained or the command line is wrong.`,
+obtained or the command line is wrong. With --targets: 0 when every target is fine, 1
+when any target fails or its card cannot be obtained, 2 when the command line or FILE
+is wrong.`,
 		Example: `  # the seed incident's agent: names both defects and the clients that fail
   a2abind probe http://127.0.0.1:8443
 
@@ -84,60 +90,45 @@ obtained or the command line is wrong.`,
   a2abind probe https://agent.example.com -H "Authorization: Bearer $TOKEN"
 
   # a self-signed test agent, machine-readable
-  a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s`,
+  a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s
+
+  # a fleet: one target per line, JSON Lines out as each target finishes
+  a2abind probe --targets agents.txt --concurrency 32 -o json --timeout 5m`,
 		Args: func(_ *cobra.Command, args []string) error {
+			if f.targets != "" {
+				if len(args) != 0 {
+					return fail(ExitUsage, fmt.Errorf("probe --targets takes no TARGET argument, got %d; put every target in the file", len(args)))
+				}
+				return nil
+			}
 			if len(args) != 1 {
-				return fail(ExitUsage, fmt.Errorf("probe needs one TARGET (a base URL, a card URL, a file or -), got %d arguments; see a2abind probe --help", len(args)))
+				return fail(ExitUsage, fmt.Errorf("probe needs one TARGET (a base URL, a card URL, a file or -) or --targets FILE, got %d arguments; see a2abind probe --help", len(args)))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cardOpts, probeOpts, err := f.options()
+			if err != nil {
+				return err
+			}
+			if f.targets != "" {
+				return runTargets(cmd, g, f, cardOpts, probeOpts)
+			}
 			target := args[0]
-			cardOpts := []card.Option{card.WithStdin(g.stdin)}
-			var probeOpts []probe.Option
+			cardOpts = append(cardOpts, card.WithStdin(g.stdin))
 			if g.timeout > 0 {
 				cardOpts = append(cardOpts, card.WithTimeout(g.timeout))
 				probeOpts = append(probeOpts, probe.WithTimeout(g.timeout))
 			}
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, ":")
-				k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-				if !ok || k == "" {
-					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-				}
-				cardOpts = append(cardOpts, card.WithHeader(k, v))
-				probeOpts = append(probeOpts, probe.WithHeader(k, v))
-			}
-			tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
-			if caFile != "" {
-				pem, err := os.ReadFile(caFile)
-				if err != nil {
-					return fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-				}
-				pool := x509.NewCertPool()
-				if !pool.AppendCertsFromPEM(pem) {
-					return fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", caFile))
-				}
-				tlsCfg.RootCAs = pool
-				probeOpts = append(probeOpts, probe.WithRootCAs(pool))
-			}
-			if insecure {
-				tlsCfg.InsecureSkipVerify = true //nolint:gosec // asked for with --insecure
-				probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
-			}
-			cardTransport := &http.Transport{
-				Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true,
-			}
-			defer cardTransport.CloseIdleConnections()
-			cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: cardTransport}))
+			e := probe.NewEngine()
+			defer e.Close()
+			cardOpts = append(cardOpts, card.WithHTTPClient(e.HTTPClient(probeOpts...)))
 
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			c, err := card.Load(ctx, target, cardOpts...)
-			if err != nil && strings.Contains(err.Error(), "x509: ") && !insecure {
-				err = fmt.Errorf("%w (trust the agent's CA with --cacert, or pass --insecure)", err)
-			}
 			if err != nil {
+				err = f.explain(err)
 				if g.json() {
 					out := probeOutput{Target: target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
 						Clients: []probe.ClientImpact{}, Error: err.Error()}
@@ -147,7 +138,7 @@ obtained or the command line is wrong.`,
 				}
 				return fail(ExitUsage, err)
 			}
-			results := probe.Card(ctx, c, probeOpts...)
+			results := e.Card(ctx, c, probeOpts...)
 			rep := probe.Diagnose(c, results)
 			if g.json() {
 				if err := g.writeJSON(probeJSON(target, results, rep)); err != nil {
@@ -162,10 +153,59 @@ obtained or the command line is wrong.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
-	cmd.Flags().BoolVar(&insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	cmd.Flags().StringVar(&caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
+	cmd.Flags().StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	cmd.Flags().StringVar(&f.targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
+	cmd.Flags().IntVar(&f.concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
 	return cmd
+}
+
+// probeFlags are the probe command's own flags.
+type probeFlags struct {
+	headers     []string
+	insecure    bool
+	caFile      string
+	targets     string
+	concurrency int
+}
+
+// options turns the credential and TLS flags into card and probe options.
+func (f probeFlags) options() ([]card.Option, []probe.Option, error) {
+	var cardOpts []card.Option
+	var probeOpts []probe.Option
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return nil, nil, fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
+		}
+		cardOpts = append(cardOpts, card.WithHeader(k, v))
+		probeOpts = append(probeOpts, probe.WithHeader(k, v))
+	}
+	if f.caFile != "" {
+		pem, err := os.ReadFile(f.caFile)
+		if err != nil {
+			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile))
+		}
+		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
+	}
+	if f.insecure {
+		probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
+	}
+	return cardOpts, probeOpts, nil
+}
+
+// explain adds what to do next to a card fetch error about an untrusted certificate.
+func (f probeFlags) explain(err error) error {
+	if strings.Contains(err.Error(), "x509: ") && !f.insecure {
+		return fmt.Errorf("%w (trust the agent's CA with --cacert, or pass --insecure)", err)
+	}
+	return err
 }
 
 func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {
