@@ -58,7 +58,10 @@ func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Op
 
 	ctx, cancel := g.context(cmd.Context())
 	defer cancel()
-	e := probe.NewEngine()
+	// Each target is visited once: connections are reused within a target (the card
+	// fetch and the bindings on one origin), and only the most recent few are kept idle,
+	// so open sockets and goroutines grow with the concurrency, not with the targets.
+	e := probe.NewEngine(probe.WithMaxIdle(4 * f.concurrency))
 	defer e.Close()
 
 	bar := newProgress(g.stderr, len(targets))
