@@ -1,0 +1,128 @@
+package probe_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// BenchmarkProbeCardWarmEngine probes the healthy three-interface agent with
+// Engine.Card on an engine kept from one iteration to the next, as a fleet loop or the
+// exporter runs it: the connections are warm.
+func BenchmarkProbeCardWarmEngine(b *testing.B) {
+	c := healthyCard(b, 0)
+	e := probe.NewEngine()
+	defer e.Close()
+	ctx := context.Background()
+	e.Card(ctx, c) // warm
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range e.Card(ctx, c, probe.WithTimeout(5*time.Second)) {
+			if r.Outcome != probe.Served {
+				b.Fatalf("%s: %s (%s)", r.Interface, r.Outcome, r.Detail)
+			}
+		}
+	}
+}
+
+// BenchmarkWarmRoundTrip is one warm HTTP round trip to the same agent: the JSON-RPC
+// GetTask POST an interface's probe sends, on a keep-alive connection, its answer read.
+// It is the floor a probe of one interface cannot go below.
+func BenchmarkWarmRoundTrip(b *testing.B) {
+	a := labtest.Start(b, lab.Healthy()...)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	body := `{"jsonrpc":"2.0","id":"1","method":"GetTask","params":{"id":"a2abind-bench-no-such-task"}}`
+	post := func() {
+		req, err := http.NewRequest(http.MethodPost, a.URL(lab.PathJSONRPC), strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", card.V1)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || !strings.Contains(string(data), "-32001") {
+			b.Fatalf("answer %q, %v", data, err)
+		}
+	}
+	post()
+	b.ReportAllocs()
+	for b.Loop() {
+		post()
+	}
+}
+
+// BenchmarkFleet runs the fleet loop over 100 and 500 healthy lab agents: each
+// iteration is one round of Engine.Targets (card fetch and three interface probes per
+// agent, 32 agents at once) on an engine kept across rounds. It reports interface
+// probes per second, CPU per interface probe (the process's user and system time: the
+// lab agents run in the same process, so their side of each request is counted too),
+// and TCP connections opened per interface probe after the first round.
+func BenchmarkFleet(b *testing.B) {
+	for _, n := range []int{100, 500} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchFleet(b, n) })
+	}
+}
+
+func benchFleet(b *testing.B, n int) {
+	targets := make([]string, n)
+	for i := range targets {
+		targets[i] = labtest.Start(b, lab.Healthy()...).BaseURL
+	}
+	e := probe.NewEngine()
+	defer e.Close()
+	ctx := context.Background()
+	round := func() int {
+		probes := 0
+		for r := range e.Targets(ctx, targets, probe.WithConcurrency(32), probe.WithTimeout(10*time.Second)) {
+			if r.Err != nil {
+				b.Fatalf("%s: %v", r.Target, r.Err)
+			}
+			for _, res := range r.Results {
+				if res.Outcome != probe.Served {
+					b.Fatalf("%s: %s (%s)", res.Interface, res.Outcome, res.Detail)
+				}
+			}
+			probes += len(r.Results)
+		}
+		return probes
+	}
+	round() // warm: the first round opens the connections
+	dials := e.Stats().Dials
+	cpu := cpuTime()
+	probes := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		probes += round()
+	}
+	b.StopTimer()
+	elapsed := b.Elapsed()
+	b.ReportMetric(float64(probes)/elapsed.Seconds(), "probes/s")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Microsecond)/float64(probes), "cpu-µs/probe")
+	b.ReportMetric(float64(e.Stats().Dials-dials)/float64(probes), "conns/probe")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
