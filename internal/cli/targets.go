@@ -51,8 +51,7 @@ func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Op
 	if g.timeout > 0 {
 		budget = min(budget, g.timeout)
 	}
-	// Targets are URLs or files: "-" (standard input) is refused by readTargets.
-	cardOpts = append(cardOpts, card.WithTimeout(budget), card.WithStdin(strings.NewReader("")))
+	cardOpts = append(cardOpts, card.WithTimeout(budget))
 	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithConcurrency(f.concurrency),
 		probe.WithCardOptions(cardOpts...))
 
