@@ -140,15 +140,6 @@ func (e endpoint) httpURL(mode tlsMode) string {
 	return s
 }
 
-// host is the host part, for TLS server names.
-func (e endpoint) host() string {
-	h, _, err := net.SplitHostPort(e.hostport)
-	if err != nil {
-		return e.hostport
-	}
-	return h
-}
-
 // siblings returns the other declared HTTP URLs on the same host:port, where a binding
 // declared here may really be mounted.
 func (e endpoint) siblings(urls []string) []endpoint {
