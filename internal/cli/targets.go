@@ -237,32 +237,57 @@ func writeTargets(g *globals, targets []string, rows map[string][]targetRow) {
 }
 
 // progress is the --targets progress bar: drawn on standard error only when it is a
-// terminal, a no-op otherwise.
-type progress struct{ bar *progressbar.ProgressBar }
-
-func newProgress(w io.Writer, n int) progress {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return progress{}
-	}
-	return progress{bar: progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription("probing"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)}
+// terminal, a no-op otherwise. It is redrawn every quarter second as well as on each
+// target done, so the count and the elapsed time stay true while slow targets run.
+type progress struct {
+	bar  *progressbar.ProgressBar
+	stop chan struct{}
+	done chan struct{}
 }
 
-func (p progress) add() {
+func newProgress(w io.Writer, n int) *progress {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{}
+	}
+	p := &progress{
+		bar: progressbar.NewOptions(n,
+			progressbar.OptionSetWriter(f),
+			progressbar.OptionSetDescription("probing"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+				_ = p.bar.Add(0) // redraw
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) add() {
 	if p.bar != nil {
 		_ = p.bar.Add(1)
 	}
 }
 
-func (p progress) finish() {
+func (p *progress) finish() {
 	if p.bar != nil {
+		close(p.stop)
+		<-p.done
 		_ = p.bar.Finish()
 	}
 }
