@@ -35,8 +35,9 @@ func prometheusBinary(t *testing.T) string {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
+	wait := []string{"-o", "DPkg::Lock::Timeout=300"} // another apt run may hold the lock for a while
 	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "prometheus"}} {
-		cmd := exec.CommandContext(ctx, "apt-get", args...)
+		cmd := exec.CommandContext(ctx, "apt-get", append(wait, args...)...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("installing Debian's prometheus package: apt-get %s: %v\n%s\n"+
