@@ -7,7 +7,8 @@
 #   probe     naive a2a-go check (one client per interface, sequential) / probe.Card;
 #             probe.Card on a warm engine against the naive check and one warm round trip
 #   fleet     100 and 500 lab agents probed in rounds on one engine: interface probes/s,
-#             CPU per probe, TCP connections opened per probe after the first round
+#             CPU per probe, TCP connections opened per probe after the first round,
+#             TIME_WAIT sockets left per round
 #   server    guarded / bare a2a-go handlers, SendMessage per binding; start-to-ready
 #   delegate  delegate / plain a2a-go client; misdeclared (seed) agent / healthy agent,
 #             first call and steady state
@@ -64,7 +65,7 @@ done
 
 echo
 echo "fleet: rounds of Engine.Targets over N healthy lab agents, 32 at once (medians over $count runs)"
-for unit in probes/s cpu-µs/probe conns/probe; do
+for unit in probes/s cpu-µs/probe conns/probe time-wait/round; do
 	medians "$unit" | sort | awk -v u="$unit" '{ printf "  %-44s %9.4g   %s\n", $1, $2, u }'
 done
 

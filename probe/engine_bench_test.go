@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,7 +75,8 @@ func BenchmarkWarmRoundTrip(b *testing.B) {
 // agent, 32 agents at once) on an engine kept across rounds. It reports interface
 // probes per second, CPU per interface probe (the process's user and system time: the
 // lab agents run in the same process, so their side of each request is counted too),
-// and TCP connections opened per interface probe after the first round.
+// TCP connections opened per interface probe after the first round, and the TIME_WAIT
+// sockets (connections closed) each round leaves on the agents' ports.
 func BenchmarkFleet(b *testing.B) {
 	for _, n := range []int{100, 500} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) { benchFleet(b, n) })
@@ -81,8 +85,15 @@ func BenchmarkFleet(b *testing.B) {
 
 func benchFleet(b *testing.B, n int) {
 	targets := make([]string, n)
+	ports := map[string]bool{} // the agents' listening ports, as /proc/net/tcp spells them
 	for i := range targets {
-		targets[i] = labtest.Start(b, lab.Healthy()...).BaseURL
+		a := labtest.Start(b, lab.Healthy()...)
+		targets[i] = a.BaseURL
+		for _, addr := range []string{a.HTTPAddr, a.GRPCAddr} {
+			_, port, _ := net.SplitHostPort(addr)
+			p, _ := strconv.Atoi(port)
+			ports[fmt.Sprintf("%04X", p)] = true
+		}
 	}
 	e := probe.NewEngine()
 	defer e.Close()
@@ -104,6 +115,7 @@ func benchFleet(b *testing.B, n int) {
 	}
 	round() // warm: the first round opens the connections
 	dials := e.Stats().Dials
+	timeWait := timeWaits(ports)
 	cpu := cpuTime()
 	probes := 0
 	b.ReportAllocs()
@@ -116,6 +128,29 @@ func benchFleet(b *testing.B, n int) {
 	b.ReportMetric(float64(probes)/elapsed.Seconds(), "probes/s")
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Microsecond)/float64(probes), "cpu-µs/probe")
 	b.ReportMetric(float64(e.Stats().Dials-dials)/float64(probes), "conns/probe")
+	b.ReportMetric(float64(timeWaits(ports)-timeWait)/float64(b.N), "time-wait/round")
+}
+
+// timeWaits counts the loopback TCP sockets in TIME_WAIT with one end on one of ports
+// (hexadecimal, as /proc/net/tcp has them): the connections closed recently.
+func timeWaits(ports map[string]bool) int {
+	data, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[3] != "06" { // 06: TIME_WAIT
+			continue
+		}
+		_, local, _ := strings.Cut(f[1], ":")
+		_, remote, _ := strings.Cut(f[2], ":")
+		if ports[local] || ports[remote] {
+			n++
+		}
+	}
+	return n
 }
 
 // cpuTime is the process's user and system CPU time so far.
