@@ -59,6 +59,8 @@ echo "probe engine: probe.Card on a warm engine (connections kept from probe to 
 ratio "naive a2a-go (warm) / warm engine, goal >= 2"  BenchmarkNaiveA2AGo           BenchmarkProbeCardWarmEngine
 ratio "warm engine / one warm round trip, goal <= 3" BenchmarkProbeCardWarmEngine  BenchmarkWarmRoundTrip
 ratio "probe.Card (fresh engine) / warm engine"      BenchmarkProbeCard            BenchmarkProbeCardWarmEngine
+ratio "warm engine / its 3 lookups raw, in parallel" BenchmarkProbeCardWarmEngine  BenchmarkWarmRoundTrips3
+ratio "3 raw lookups in parallel / one round trip"   BenchmarkWarmRoundTrips3      BenchmarkWarmRoundTrip
 for unit in B/op allocs/op; do
 	medians "$unit" | awk -v u="$unit" '$1 == "BenchmarkProbeCardWarmEngine" { printf "  %-44s %9.0f   %s per card (3 interfaces)\n", "warm engine", $2, u }'
 done

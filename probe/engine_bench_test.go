@@ -9,9 +9,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	grpcgo "google.golang.org/grpc"
+	grpccodes "google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
@@ -43,30 +51,83 @@ func BenchmarkProbeCardWarmEngine(b *testing.B) {
 // It is the floor a probe of one interface cannot go below.
 func BenchmarkWarmRoundTrip(b *testing.B) {
 	a := labtest.Start(b, lab.Healthy()...)
-	client := &http.Client{Transport: &http.Transport{}}
-	defer client.CloseIdleConnections()
-	body := `{"jsonrpc":"2.0","id":"1","method":"GetTask","params":{"id":"a2abind-bench-no-such-task"}}`
-	post := func() {
-		req, err := http.NewRequest(http.MethodPost, a.URL(lab.PathJSONRPC), strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("A2A-Version", card.V1)
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || !strings.Contains(string(data), "-32001") {
-			b.Fatalf("answer %q, %v", data, err)
-		}
-	}
-	post()
+	l := rawLookups(b, a)
+	l.jsonrpc()
 	b.ReportAllocs()
 	for b.Loop() {
-		post()
+		l.jsonrpc()
+	}
+}
+
+// BenchmarkWarmRoundTrips3 makes the three lookups a probe of the healthy agent makes,
+// raw and in parallel on warm connections: JSON-RPC POST, HTTP+JSON GET, gRPC GetTask.
+// probe.Card on a warm engine against it is the probe's own overhead.
+func BenchmarkWarmRoundTrips3(b *testing.B) {
+	a := labtest.Start(b, lab.Healthy()...)
+	l := rawLookups(b, a)
+	lookups := []func(){l.jsonrpc, l.rest, l.grpc}
+	for _, f := range lookups {
+		f()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for _, f := range lookups {
+			wg.Go(f)
+		}
+		wg.Wait()
+	}
+}
+
+// lookups are raw task lookups on one agent's warm connections.
+type lookups struct {
+	b      *testing.B
+	a      *lab.Agent
+	client *http.Client
+	conn   *grpcgo.ClientConn
+}
+
+func rawLookups(b *testing.B, a *lab.Agent) *lookups {
+	client := &http.Client{Transport: &http.Transport{}}
+	b.Cleanup(client.CloseIdleConnections)
+	conn, err := grpcgo.NewClient("passthrough:///"+a.GRPCAddr, grpcgo.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = conn.Close() })
+	return &lookups{b: b, a: a, client: client, conn: conn}
+}
+
+func (l *lookups) do(req *http.Request, want string) {
+	req.Header.Set("A2A-Version", card.V1)
+	resp, err := l.client.Do(req)
+	if err != nil {
+		l.b.Fatal(err)
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(data), want) {
+		l.b.Fatalf("answer %q, %v", data, err)
+	}
+}
+
+func (l *lookups) jsonrpc() {
+	body := `{"jsonrpc":"2.0","id":"1","method":"GetTask","params":{"id":"a2abind-bench-no-such-task"}}`
+	req, _ := http.NewRequest(http.MethodPost, l.a.URL(lab.PathJSONRPC), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	l.do(req, "-32001")
+}
+
+func (l *lookups) rest() {
+	req, _ := http.NewRequest(http.MethodGet, l.a.URL(lab.PathREST)+"/tasks/a2abind-bench-no-such-task", nil)
+	l.do(req, "TASK_NOT_FOUND")
+}
+
+func (l *lookups) grpc() {
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "a2a-version", card.V1)
+	err := l.conn.Invoke(ctx, a2apb.A2AService_GetTask_FullMethodName, &a2apb.GetTaskRequest{Id: "a2abind-bench-no-such-task"}, &a2apb.Task{})
+	if status.Code(err) != grpccodes.NotFound {
+		l.b.Fatalf("gRPC GetTask: %v", err)
 	}
 }
 
