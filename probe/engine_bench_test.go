@@ -189,17 +189,24 @@ func benchFleet(b *testing.B, n int) {
 	b.ReportMetric(float64(probes)/elapsed.Seconds(), "probes/s")
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Microsecond)/float64(probes), "cpu-µs/probe")
 	b.ReportMetric(float64(e.Stats().Dials-dials)/float64(probes), "conns/probe")
-	b.ReportMetric(float64(timeWaits(ports)-timeWait)/float64(b.N), "time-wait/round")
+	left := 0
+	for s := range timeWaits(ports) {
+		if !timeWait[s] {
+			left++
+		}
+	}
+	b.ReportMetric(float64(left)/float64(b.N), "time-wait/round")
 }
 
-// timeWaits counts the loopback TCP sockets in TIME_WAIT with one end on one of ports
-// (hexadecimal, as /proc/net/tcp has them): the connections closed recently.
-func timeWaits(ports map[string]bool) int {
+// timeWaits returns the loopback TCP sockets (local and remote address) in TIME_WAIT
+// with one end on one of ports (hexadecimal, as /proc/net/tcp has them): connections
+// closed in the last minute.
+func timeWaits(ports map[string]bool) map[string]bool {
+	out := map[string]bool{}
 	data, err := os.ReadFile("/proc/net/tcp")
 	if err != nil {
-		return 0
+		return out
 	}
-	n := 0
 	for _, line := range strings.Split(string(data), "\n")[1:] {
 		f := strings.Fields(line)
 		if len(f) < 4 || f[3] != "06" { // 06: TIME_WAIT
@@ -208,10 +215,10 @@ func timeWaits(ports map[string]bool) int {
 		_, local, _ := strings.Cut(f[1], ":")
 		_, remote, _ := strings.Cut(f[2], ":")
 		if ports[local] || ports[remote] {
-			n++
+			out[f[1]+" "+f[2]] = true
 		}
 	}
-	return n
+	return out
 }
 
 // cpuTime is the process's user and system CPU time so far.
