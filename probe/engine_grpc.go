@@ -97,6 +97,7 @@ func (p *grpcPool) dial(key grpcKey, o *options) (*grpc.ClientConn, error) {
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			return p.e.dial(ctx, "tcp", addr)
 		}),
+		grpc.WithStatsHandler(channelStats{}),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
 		grpc.WithMaxHeaderListSize(maxBody),
