@@ -51,7 +51,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	result := resultSuccess
 	switch {
 	case r.Context().Err() != nil:
-		result = resultBusy
+		result = resultCanceled
 	case p.fetchErr != nil:
 		result = resultNoCard
 		x.log.Info("card not obtainable", "target", target, "module", name, "err", p.fetchErr)

@@ -9,11 +9,11 @@ import (
 
 // Probe results counted in a2abind_exporter_probes_total.
 const (
-	resultSuccess = "success"  // probe_success 1
-	resultFailure = "failure"  // the card was obtained, a finding is an error
-	resultNoCard  = "no_card"  // the card could not be obtained
-	resultRefused = "refused"  // the request was refused (bad target, module, policy)
-	resultBusy    = "canceled" // the scraper went away before the probe ended
+	resultSuccess  = "success"  // probe_success 1
+	resultFailure  = "failure"  // the card was obtained, a finding is an error
+	resultNoCard   = "no_card"  // the card could not be obtained
+	resultRefused  = "refused"  // the request was refused (bad target, module, policy)
+	resultCanceled = "canceled" // the scraper went away before the probe ended
 )
 
 // selfMetrics are the exporter's own series, on /metrics.
