@@ -6,7 +6,10 @@
 // There is one file per binding (jsonrpc.go, grpc.go, httpjson.go), each speaking
 // A2A 1.0 and 0.3 behind one signature; Classify (classify.go) is the one table that
 // turns what a request saw into an Outcome; Diagnose turns a card's results into
-// findings and a client-impact table.
+// findings and a client-impact table. An Engine (engine*.go) carries the requests:
+// keep-alive connections and gRPC channels reused from probe to probe, and caps on the
+// requests in flight. Card uses a fresh one per call; a fleet loop or the exporter
+// keeps one and calls Engine.Card or Engine.Targets.
 //
 //	c, _ := card.Load(ctx, "https://agent.example.com")
 //	results := probe.Card(ctx, c, probe.WithTimeout(5*time.Second))
