@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Runs a2abind's benchmarks on loopback and prints every result as a ratio against a
 # baseline measured in the same run (never as an absolute time to compare across
-# machines). Usage: ./bench.sh [count] [benchtime]   (defaults: 3 runs, 300x)
+# machines). Usage: ./bench.sh [count] [benchtime] [fleet rounds]
+# (defaults: 3 runs, 300x, 20x)
 #
-#   probe     naive a2a-go check (one client per interface, sequential) / probe.Card
+#   probe     naive a2a-go check (one client per interface, sequential) / probe.Card;
+#             probe.Card on a warm engine against the naive check and one warm round trip
+#   fleet     100 and 500 lab agents probed in rounds on one engine: interface probes/s,
+#             CPU per probe, TCP connections opened per probe after the first round,
+#             TIME_WAIT sockets left per round
 #   server    guarded / bare a2a-go handlers, SendMessage per binding; start-to-ready;
 #             bounded task store / a2a-go in-memory store, one SendMessage's store calls
 #   delegate  delegate / plain a2a-go client; misdeclared (seed) agent / healthy agent,
@@ -12,11 +17,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 count=${1:-3}
 benchtime=${2:-300x}
+rounds=${3:-20x}
 out=.cache/bench.txt
 mkdir -p .cache
 
-echo "== go test -bench (count $count, benchtime $benchtime); raw output in $out"
-go test -run '^$' -bench . -benchtime "$benchtime" -count "$count" ./probe ./server ./delegate | tee "$out" >/dev/null
+echo "== go test -bench (count $count, benchtime $benchtime; fleet rounds $rounds); raw output in $out"
+go test -run '^$' -bench . -skip BenchmarkFleet -benchtime "$benchtime" -count "$count" ./probe ./server ./delegate | tee "$out" >/dev/null
+go test -run '^$' -bench BenchmarkFleet -benchtime "$rounds" -count "$count" ./probe | tee -a "$out" >/dev/null
 
 # median VALUE of metric UNIT for each benchmark name, over the -count runs
 medians() {
@@ -47,6 +54,23 @@ ratio "loopback, warm connections"  BenchmarkNaiveA2AGo            BenchmarkProb
 ratio "loopback, fresh connections" BenchmarkNaiveA2AGoColdConns   BenchmarkProbeCard
 ratio "4 ms round trip, warm"       BenchmarkNaiveA2AGoWAN         BenchmarkProbeCardWAN
 ratio "4 ms round trip, fresh"      BenchmarkNaiveA2AGoColdConnsWAN BenchmarkProbeCardWAN
+
+echo
+echo "probe engine: probe.Card on a warm engine (connections kept from probe to probe)"
+ratio "naive a2a-go (warm) / warm engine, goal >= 2"  BenchmarkNaiveA2AGo           BenchmarkProbeCardWarmEngine
+ratio "warm engine / one warm round trip, goal <= 3" BenchmarkProbeCardWarmEngine  BenchmarkWarmRoundTrip
+ratio "probe.Card (fresh engine) / warm engine"      BenchmarkProbeCard            BenchmarkProbeCardWarmEngine
+ratio "warm engine / its 3 lookups raw, in parallel" BenchmarkProbeCardWarmEngine  BenchmarkWarmRoundTrips3
+ratio "3 raw lookups in parallel / one round trip"   BenchmarkWarmRoundTrips3      BenchmarkWarmRoundTrip
+for unit in B/op allocs/op; do
+	medians "$unit" | awk -v u="$unit" '$1 == "BenchmarkProbeCardWarmEngine" { printf "  %-44s %9.0f   %s per card (3 interfaces)\n", "warm engine", $2, u }'
+done
+
+echo
+echo "fleet: rounds of Engine.Targets over N healthy lab agents, 32 at once (medians over $count runs)"
+for unit in probes/s cpu-µs/probe conns/probe time-wait/round; do
+	medians "$unit" | sort | awk -v u="$unit" '{ printf "  %-44s %9.4g   %s\n", $1, $2, u }'
+done
 
 echo
 echo "server and delegate: ratios reported by the benchmarks (medians over $count runs)"

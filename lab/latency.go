@@ -73,5 +73,12 @@ func pipe(dst, src net.Conn, oneWay time.Duration) {
 	<-done
 }
 
+// Accepted is the number of client connections the proxy accepted so far: how many
+// TCP connections a client opened to the target through it.
+func (d *Delay) Accepted() int64 { return d.srv.accepted.Load() }
+
+// Open is the number of client connections through the proxy not yet closed.
+func (d *Delay) Open() int64 { return d.srv.serving.Load() }
+
 // Close stops the proxy, closes every connection through it and waits.
 func (d *Delay) Close() error { return d.srv.close() }

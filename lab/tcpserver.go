@@ -3,6 +3,7 @@ package lab
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // tcpServer is a loopback TCP listener that tracks its connections, so that closing it
@@ -13,6 +14,9 @@ type tcpServer struct {
 	mu    sync.Mutex
 	conns map[net.Conn]struct{} // nil once closed
 	wg    sync.WaitGroup
+
+	accepted atomic.Int64 // connections accepted so far
+	serving  atomic.Int64 // accepted connections whose handler still runs
 }
 
 // listenTCP opens a tcpServer on 127.0.0.1 with a free port.
@@ -73,7 +77,10 @@ func (s *tcpServer) serve(handle func(net.Conn)) {
 			if !s.track(c) {
 				return
 			}
+			s.accepted.Add(1)
+			s.serving.Add(1)
 			s.spawn(func() {
+				defer s.serving.Add(-1)
 				defer s.untrack(c)
 				handle(c)
 			})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -24,26 +24,13 @@ import (
 // lab.Delay proxies that add that latency each way, as a network would.
 func healthyCard(b *testing.B, oneWay time.Duration) *card.Card {
 	b.Helper()
-	a, err := lab.Start(lab.Healthy()...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = a.Close() })
+	a := labtest.Start(b, lab.Healthy()...)
 	c, err := card.Parse(a.CardJSON)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if oneWay > 0 {
-		for _, addr := range []string{a.HTTPAddr, a.GRPCAddr} {
-			d, err := lab.NewDelay(addr, oneWay)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = d.Close() })
-			for n := range c.Interfaces {
-				c.Interfaces[n].URL = strings.Replace(c.Interfaces[n].URL, addr, d.Addr, 1)
-			}
-		}
+		labtest.Behind(b, c, oneWay, a.HTTPAddr, a.GRPCAddr)
 	}
 	return c
 }
@@ -52,7 +39,8 @@ func healthyCard(b *testing.B, oneWay time.Duration) *card.Card {
 const wan = 2 * time.Millisecond
 
 // BenchmarkProbeCard probes the healthy three-interface agent with probe.Card: the
-// interfaces in parallel, one raw lookup each.
+// interfaces in parallel, one raw lookup each, on a fresh engine per call (connections
+// opened and closed within the call, as a one-shot CLI run has them).
 func BenchmarkProbeCard(b *testing.B) { benchProbe(b, 0) }
 
 // BenchmarkProbeCardWAN is BenchmarkProbeCard across a 4 ms round trip.
@@ -77,7 +65,7 @@ func benchProbe(b *testing.B, oneWay time.Duration) {
 func BenchmarkNaiveA2AGo(b *testing.B) { benchNaive(b, false, 0) }
 
 // BenchmarkNaiveA2AGoColdConns is the naive way with fresh HTTP connections each time,
-// as a one-shot check (a CLI run) has them; probe.Card never reuses connections.
+// as a one-shot check (a CLI run) has them.
 func BenchmarkNaiveA2AGoColdConns(b *testing.B) { benchNaive(b, true, 0) }
 
 // BenchmarkNaiveA2AGoWAN is BenchmarkNaiveA2AGo across a 4 ms round trip.

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -86,9 +85,6 @@ func (e endpoint) secure(mode tlsMode) bool {
 // for a bare address, with the scheme the TLS mode asks for.
 func (e endpoint) httpURL(mode tlsMode) string { return e.addr.HTTPURL(e.secure(mode)) }
 
-// host is the host part, for TLS server names.
-func (e endpoint) host() string { return e.addr.Host }
-
 // siblings returns the other declared HTTP URLs on the same host:port, where a binding
 // declared here may really be mounted.
 func (e endpoint) siblings(urls []string) []endpoint {
@@ -125,22 +121,24 @@ func (o *options) tlsConfig(serverName string, alpn ...string) *tls.Config {
 	}
 }
 
-// httpClient returns a client for one probe request: no keep-alive (no socket outlives
-// the probe), no redirects followed, bounded headers, TLS as the options say.
-func (o *options) httpClient(serverName string) *http.Client {
-	tr := &http.Transport{
+// transport is the keep-alive HTTP transport of one TLS setting of an Engine: its
+// connections are reused from probe to probe and closed after the Engine's idle
+// timeout (or by Engine.Close); headers are bounded, TLS is as the options say, and
+// every connection is dialled by the Engine (its dial control, its count) with reads
+// held until the first write.
+func (e *Engine) transport(o *options) *http.Transport {
+	return &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
-		TLSClientConfig:        o.tlsConfig(serverName),
-		DisableKeepAlives:      true,
+		TLSClientConfig:        o.tlsConfig(""), // the transport fills in each host's name
 		ForceAttemptHTTP2:      true,
 		MaxResponseHeaderBytes: maxBody,
 		TLSHandshakeTimeout:    DefaultTimeout,
-		DialContext:            o.dialWriteFirst,
-		IdleConnTimeout:        time.Second,
-	}
-	return &http.Client{
-		Transport:     tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return e.dialWriteFirst(ctx, network, addr, o.dial)
+		},
+		MaxIdleConns:        e.cfg.maxIdle,
+		MaxIdleConnsPerHost: e.cfg.maxPerHost,
+		IdleConnTimeout:     e.cfg.idle,
 	}
 }
 
@@ -148,13 +146,8 @@ func (o *options) httpClient(serverName string) *http.Client {
 // that speaks first (an h2c gRPC server sends its SETTINGS frame on accept) then has
 // its bytes read as the answer to the probe's request, instead of net/http logging
 // "Unsolicited response received on idle HTTP channel" on the process's stderr.
-//
-// Every dial goes through the dial policy's Control: a name that resolves to a refused
-// address (169.254.169.254, say) is refused at connect time.
-func (o *options) dialWriteFirst(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := o.dial.Dialer()
-	d.KeepAlive = -1
-	c, err := d.DialContext(ctx, network, addr)
+func (e *Engine) dialWriteFirst(ctx context.Context, network, addr string, policy *card.DialPolicy) (net.Conn, error) {
+	c, err := e.dial(ctx, network, addr, policy)
 	if err != nil {
 		return nil, err
 	}

@@ -195,7 +195,10 @@ func FuzzHTTPAnswers(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	e := NewEngine()
+	f.Cleanup(func() { _ = e.Close() })
 	o := newOptions(nil)
+	o.engine = e
 	f.Fuzz(func(t *testing.T, s int, ct string, b []byte) {
 		if s < 200 || s > 599 || strings.ContainsAny(ct, "\r\n\x00") {
 			t.Skip()

@@ -2,11 +2,8 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -16,8 +13,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -67,46 +64,36 @@ func probeGRPC(ctx context.Context, req request) attempt {
 	return plain
 }
 
-// callGRPC makes one GetTask call over a fresh connection and closes it.
+// callGRPC makes one GetTask call on the Engine's channel for the address and TLS
+// mode, under the Engine's request caps. The channel is kept for the next probe only
+// when a gRPC server answered on it.
 func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	method := grpcMethods[req.version]
 	mode := "plaintext"
-	creds := insecure.NewCredentials()
 	if useTLS {
 		mode = "TLS"
-		creds = credentials.NewTLS(req.o.tlsConfig(req.ep.host()))
 	}
 	a := attempt{
 		sent: fmt.Sprintf("gRPC %s %s (%s)", method, req.ep.hostport, mode),
 		tls:  useTLS,
 		ev:   Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
-	var refused error // the dial policy's refusal, which grpc-go turns into UNAVAILABLE text
-	var refusedMu sync.Mutex
-	dialer := req.o.dial.Dialer()
-	wire := &wireStats{}
-	conn, err := grpc.NewClient("passthrough:///"+req.ep.hostport,
-		grpc.WithTransportCredentials(creds),
-		grpc.WithStatsHandler(wire),
-		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, "tcp", addr)
-			if errors.Is(err, card.ErrRefusedAddress) {
-				refusedMu.Lock()
-				refused = err
-				refusedMu.Unlock()
-			}
-			return c, err
-		}),
-		grpc.WithUserAgent("a2abind-probe"),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
-		grpc.WithMaxHeaderListSize(maxBody),
-	)
+	e := req.o.engine
+	release, err := e.gate.acquire(ctx, req.ep.hostport)
 	if err != nil {
 		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
 	}
-	defer conn.Close()
+	defer release()
+	ch, err := e.grpc.get(grpcKey{addr: req.ep.hostport, tls: useTLS, connKey: req.o.connKey()}, req.o)
+	if err != nil {
+		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
+		a.seen = err.Error()
+		return a
+	}
+	defer func() { e.grpc.put(ch, a.answered) }()
+	e.reqs.Add(1)
 
 	md := metadata.MD{}
 	if req.o.credentialsFor(req.ep, useTLS) {
@@ -123,11 +110,16 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	} else {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
-	err = conn.Invoke(metadata.NewOutgoingContext(ctx, md), method, in, out)
-	refusedMu.Lock()
-	blocked := refused
-	refusedMu.Unlock()
-	if blocked != nil {
+	var p peer.Peer
+	wire := &wireStats{} // this call's, on a channel other calls share
+	ctx = context.WithValue(metadata.NewOutgoingContext(ctx, md), wireStatsKey{}, wire)
+	err = ch.conn.Invoke(ctx, method, in, out, grpc.Peer(&p))
+	if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+		a.certExpiry = earliestExpiry(info.State.PeerCertificates)
+	}
+	if blocked := ch.refusal(); err != nil && blocked != nil && !wire.answered.Load() {
+		// The dial policy refused the address it resolved to; grpc-go would only say
+		// UNAVAILABLE with the refusal in its text.
 		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: blocked}
 		a.seen = blocked.Error()
 		return a
@@ -157,16 +149,28 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 // request headers went out on a live connection (Sent), and response headers or
 // trailers came back from a gRPC server (Answered; grpc-go emits neither for statuses
 // it makes up itself, nor for an HTTP answer that is not gRPC). delegate records the
-// same with the same events.
+// same with the same events. A pooled channel's stats handler (channelStats) finds
+// each call's recorder in the call's context.
 type wireStats struct {
 	sent, answered atomic.Bool
 }
 
+// wireStatsKey is the context key of a call's *wireStats.
+type wireStatsKey struct{}
+
+// channelStats is the stats handler of the Engine's gRPC channels: it hands each event
+// to the recorder of the call it belongs to.
+type channelStats struct{}
+
 // TagRPC implements stats.Handler.
-func (*wireStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+func (channelStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
 
 // HandleRPC implements stats.Handler.
-func (w *wireStats) HandleRPC(_ context.Context, s stats.RPCStats) {
+func (channelStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	w, ok := ctx.Value(wireStatsKey{}).(*wireStats)
+	if !ok {
+		return
+	}
 	switch s.(type) {
 	case *stats.OutHeader:
 		w.sent.Store(true)
@@ -176,7 +180,7 @@ func (w *wireStats) HandleRPC(_ context.Context, s stats.RPCStats) {
 }
 
 // TagConn implements stats.Handler.
-func (*wireStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (channelStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 
 // HandleConn implements stats.Handler.
-func (*wireStats) HandleConn(context.Context, stats.ConnStats) {}
+func (channelStats) HandleConn(context.Context, stats.ConnStats) {}

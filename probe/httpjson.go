@@ -71,7 +71,8 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 
 func getTask(ctx context.Context, req request, target string, h http.Header) attempt {
 	ans := doHTTP(ctx, req, http.MethodGet, target, nil, h)
-	a := attempt{sent: "HTTP+JSON GET " + target, tls: ans.tls, answered: ans.status != 0}
+	a := attempt{sent: "HTTP+JSON GET " + target, tls: ans.tls, answered: ans.status != 0,
+		certExpiry: ans.certExpiry}
 	a.ev = Evidence{Binding: a2a.TransportProtocolHTTPJSON, Version: req.version}
 	ans.evidence(&a.ev)
 	a.seen = ans.seen()

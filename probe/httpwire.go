@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // httpAnswer is what one HTTP request of a probe saw, raw.
@@ -22,6 +24,7 @@ type httpAnswer struct {
 	wwwAuth     string
 	location    string
 	tls         bool
+	certExpiry  time.Time // earliest NotAfter of the certificates presented over TLS
 	err         error
 	truncated   bool  // the body was longer than maxBody: the rest was not read
 	cut         error // reading the body failed (a deadline, a reset) after the status arrived
@@ -29,8 +32,9 @@ type httpAnswer struct {
 	sent        bool  // the request was fully written
 }
 
-// doHTTP sends one request with the probe's headers, reads at most maxBody bytes of the
-// answer, and closes everything before returning.
+// doHTTP sends one request with the probe's headers over the Engine's keep-alive
+// connections, reads at most maxBody bytes of the answer and closes the body before
+// returning (a longer body is not drained: its connection is closed, not reused).
 func doHTTP(ctx context.Context, req request, method, target string, body []byte, header http.Header) httpAnswer {
 	var rd io.Reader
 	if body != nil {
@@ -51,13 +55,15 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	for k, vs := range header {
 		hr.Header[k] = vs
 	}
-	client := req.o.httpClient(req.ep.host())
-	defer client.CloseIdleConnections()
+	// Every probe request is a side-effect-free lookup: net/http may resend it when a
+	// reused keep-alive connection turns out closed by the server before any answer
+	// (the key, with no value, is not sent).
+	hr.Header["Idempotency-Key"] = nil
 	var wrote atomic.Bool // the request was fully written, as delegate records it
 	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
 	}))
-	resp, err := client.Do(hr)
+	resp, err := req.o.engine.client(req.o).Do(hr)
 	if err != nil {
 		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", withheld: withheld, sent: wrote.Load()}
 	}
@@ -68,6 +74,9 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
 		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
 		tls: resp.TLS != nil, cut: rerr, withheld: withheld, sent: true,
+	}
+	if resp.TLS != nil {
+		a.certExpiry = earliestExpiry(resp.TLS.PeerCertificates)
 	}
 	if len(data) > maxBody {
 		a.body, a.truncated = data[:maxBody], true
@@ -252,4 +261,15 @@ func trim(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// earliestExpiry is the earliest NotAfter among certs, zero when there are none.
+func earliestExpiry(certs []*x509.Certificate) time.Time {
+	var t time.Time
+	for _, c := range certs {
+		if t.IsZero() || c.NotAfter.Before(t) {
+			t = c.NotAfter
+		}
+	}
+	return t
 }

@@ -39,7 +39,8 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 	target := req.ep.httpURL(req.mode)
 	ans := doHTTP(ctx, req, http.MethodPost, target, body, h)
 
-	a := attempt{sent: fmt.Sprintf("JSON-RPC %s POST %s", method, target), tls: ans.tls, answered: ans.status != 0}
+	a := attempt{sent: fmt.Sprintf("JSON-RPC %s POST %s", method, target), tls: ans.tls, answered: ans.status != 0,
+		certExpiry: ans.certExpiry}
 	a.ev = Evidence{Binding: a2a.TransportProtocolJSONRPC, Version: req.version}
 	ans.evidence(&a.ev)
 	a.seen = ans.seen()

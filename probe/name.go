@@ -13,12 +13,16 @@ import (
 // version is looked up (the call's own answer stands for the declared one): the result
 // is version_mismatch when it answers there, else handler_missing. Any other outcome
 // gets Interface's full probe. The delegate names its failed attempts with it, so that
-// send and probe give an interface the same outcome name.
+// send and probe give an interface the same outcome name. Like Interface, it runs on a
+// fresh Engine closed before it returns.
 func Name(ctx context.Context, iface card.Interface, o Outcome, opts ...Option) Result {
+	e := NewEngine()
+	defer e.Close()
 	if o != HandlerMissing {
-		return Interface(ctx, iface, opts...)
+		return e.Interface(ctx, iface, opts...)
 	}
 	op := newOptions(opts)
+	op.engine = e
 	ctx, cancel := context.WithTimeout(ctx, op.timeout)
 	defer cancel()
 	r := newRun(iface, op)

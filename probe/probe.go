@@ -6,7 +6,10 @@
 // There is one file per binding (jsonrpc.go, grpc.go, httpjson.go), each speaking
 // A2A 1.0 and 0.3 behind one signature; Classify (classify.go) is the one table that
 // turns what a request saw into an Outcome; Diagnose turns a card's results into
-// findings and a client-impact table.
+// findings and a client-impact table. An Engine (engine*.go) carries the requests:
+// keep-alive connections and gRPC channels reused from probe to probe, and caps on the
+// requests in flight. Card uses a fresh one per call; a fleet loop or the exporter
+// keeps one and calls Engine.Card or Engine.Targets.
 //
 //	c, _ := card.Load(ctx, "https://agent.example.com")
 //	results := probe.Card(ctx, c, probe.WithTimeout(5*time.Second))
@@ -61,6 +64,9 @@ type Result struct {
 	// (a 5xx, an answer cut or garbled after the request was written), which Outcome
 	// reads as malformed or timeout.
 	Lookup Outcome
+	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
+	// to the request of the declared binding; zero when it did not answer over TLS.
+	CertExpiry time.Time
 }
 
 // Option configures Interface and Card.
@@ -76,6 +82,10 @@ type options struct {
 	creds     *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
 	credHosts []string
 	maxIfaces int
+	engine    *Engine // whose connections and caps the requests use
+
+	concurrency int           // Engine.Targets: targets at once
+	cardOpts    []card.Option // Engine.Targets: card.Load options
 }
 
 // DefaultMaxInterfaces bounds how many interfaces Card probes per card unless
@@ -165,60 +175,24 @@ func Skipped(c *card.Card, opts ...Option) int {
 	return max(0, len(c.Interfaces)-newOptions(opts).maxIfaces)
 }
 
-// Card probes the interfaces of c in parallel and returns the results in card order:
-// the first DefaultMaxInterfaces (WithMaxInterfaces) only, so a result list may be
-// shorter than c.Interfaces (Skipped says how many were left out). ctx bounds the whole
-// run; WithTimeout bounds each interface. The headers of WithHeader go only to the
-// card's origin and the WithCredentialHosts hosts.
+// Card probes the interfaces of c in parallel, as Engine.Card does, on a fresh Engine
+// closed before it returns, so no connection outlives the call; Engine.Card probes on
+// a long-lived Engine's warm connections.
 func Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
-	if c == nil {
-		return nil
-	}
-	o := newOptions(opts)
-	ifaces := c.Interfaces
-	if len(ifaces) > o.maxIfaces {
-		ifaces = ifaces[:o.maxIfaces]
-	}
-	urls := make([]string, 0, len(ifaces))
-	for _, i := range ifaces {
-		urls = append(urls, i.URL)
-	}
-	opts = append(append([]Option(nil), opts...), withSiblings(urls))
-	if o.creds == nil {
-		p := card.CardCredentials(c, o.credHosts...)
-		opts = append(opts, WithCredentialPolicy(p))
-	}
-	results := make([]Result, len(ifaces))
-	sem := make(chan struct{}, maxParallel)
-	var wg sync.WaitGroup
-	for n, iface := range ifaces {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-				results[n] = Interface(ctx, iface, opts...)
-			case <-ctx.Done():
-				results[n] = Result{Interface: iface, Outcome: Timeout,
-					Detail: "not probed: " + context.Cause(ctx).Error()}
-			}
-		}()
-	}
-	wg.Wait()
-	return results
+	e := NewEngine()
+	defer e.Close()
+	return e.Card(ctx, c, opts...)
 }
 
 // Interface probes one declared interface: it looks up a random task id with the
 // declared binding and version and classifies the answer. When the interface is not
 // served it probes the same address with the other version and the other bindings, to
 // report what is really there (ActualBinding, ActualVersion) and to tell a missing
-// handler from a version mismatch.
+// handler from a version mismatch. Like Card, it runs on a fresh Engine.
 func Interface(ctx context.Context, iface card.Interface, opts ...Option) Result {
-	o := newOptions(opts)
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	return newRun(iface, o).run(ctx)
+	e := NewEngine()
+	defer e.Close()
+	return e.Interface(ctx, iface, opts...)
 }
 
 // run is one interface's probe.
@@ -262,6 +236,7 @@ func (r *run) run(ctx context.Context) Result {
 	res := r.result(first.outcome, first.describe(), first.latency)
 	res.Lookup = first.classified
 	res.ActualBinding = first.answeredBinding()
+	res.CertExpiry = first.certExpiry
 	notes := ep.notes(r.binding)
 
 	switch first.outcome {
@@ -482,9 +457,10 @@ type attempt struct {
 	tls        bool   // the answer came over TLS
 	answered   bool   // something answered at the protocol level (status line, gRPC status)
 	latency    time.Duration
-	extra      []string // notes from the prober (TLS attempts of a bare host:port, ...)
-	url        string   // the URL search probed, as declared
-	message    string   // the A2A error message of the answer, if any
+	extra      []string  // notes from the prober (TLS attempts of a bare host:port, ...)
+	url        string    // the URL search probed, as declared
+	message    string    // the A2A error message of the answer, if any
+	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
 }
 
 func (a attempt) describe() string {

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -47,15 +45,9 @@ type probeFinding struct {
 }
 
 func newProbeCmd(g *globals) *cobra.Command {
-	var (
-		headers         []string
-		insecure        bool
-		caFile          string
-		credentialHosts []string
-		addr            addressFlags
-	)
+	var f probeFlags
 	cmd := &cobra.Command{
-		Use:   "probe TARGET",
+		Use:   "probe TARGET | --targets FILE",
 		Short: "Open every interface a card declares and say what is really served there",
 		Long: `Probe loads an AgentCard and opens each declared interface (url, binding, protocol
 version) on the wire with a side-effect-free lookup of a random task id: JSON-RPC
@@ -86,8 +78,20 @@ detail says so). A redirect to another origin is followed without them.
 
 ` + addressHelp + `
 
+With --targets FILE, every target listed in FILE (one per line, "-" for standard
+input, blank lines and lines starting with "#" skipped) is probed, --concurrency at
+once, over connections reused from target to target. The text output is a summary
+table (one row per target: verdict, interfaces served/declared, findings) followed by
+the full report of each failing target; a progress bar is drawn on standard error when
+it is a terminal. -o json prints JSON Lines: one single-target report per target as it
+finishes, its "target" the line as given, or {"target","ok":false,"error"} when its
+card cannot be obtained. --timeout bounds the whole run; each card fetch and each
+interface gets at most 10 s of it.
+
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
-obtained or the command line is wrong.`,
+obtained or the command line is wrong. With --targets: 0 when every target is fine, 1
+when any target fails or its card cannot be obtained, 2 when the command line or FILE
+is wrong.`,
 		Example: `  # the seed incident's agent: names both defects and the clients that fail
   a2abind probe http://127.0.0.1:8443
 
@@ -95,59 +99,41 @@ obtained or the command line is wrong.`,
   a2abind probe https://agent.example.com -H "Authorization: Bearer $TOKEN"
 
   # a self-signed test agent, machine-readable
-  a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s`,
+  a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s
+
+  # a fleet: one target per line, JSON Lines out as each target finishes
+  a2abind probe --targets agents.txt --concurrency 32 -o json --timeout 5m`,
 		Args: func(_ *cobra.Command, args []string) error {
+			if f.targets != "" {
+				if len(args) != 0 {
+					return fail(ExitUsage, fmt.Errorf("probe --targets takes no TARGET argument, got %d; put every target in the file", len(args)))
+				}
+				return nil
+			}
 			if len(args) != 1 {
-				return argsError("probe", "one TARGET (a base URL, a card URL, a file or -)", len(args))
+				return argsError("probe", "one TARGET (a base URL, a card URL, a file or -) or --targets FILE", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			target := args[0]
-			cardOpts := []card.Option{card.WithStdin(g.stdin)}
-			policy, err := addr.policy()
+			cardOpts, probeOpts, err := f.options()
 			if err != nil {
-				return fail(ExitUsage, err)
+				return err
 			}
-			probeOpts := append(addr.probeOptions(policy), probe.WithCredentialHosts(credentialHosts...))
+			if f.targets != "" {
+				return runTargets(cmd, g, f, cardOpts, probeOpts)
+			}
+			target := args[0]
+			cardOpts = append(cardOpts, card.WithStdin(g.stdin))
 			if g.timeout > 0 {
 				if cmd.Flags().Changed("timeout") {
 					cardOpts = append(cardOpts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 				}
 				probeOpts = append(probeOpts, probe.WithTimeout(g.timeout))
 			}
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, ":")
-				k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-				if !ok || k == "" {
-					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-				}
-				cardOpts = append(cardOpts, card.WithHeader(k, v))
-				probeOpts = append(probeOpts, probe.WithHeader(k, v))
-			}
-			tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
-			if caFile != "" {
-				pem, err := os.ReadFile(caFile)
-				if err != nil {
-					return fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-				}
-				pool := x509.NewCertPool()
-				if !pool.AppendCertsFromPEM(pem) {
-					return fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", caFile))
-				}
-				tlsCfg.RootCAs = pool
-				probeOpts = append(probeOpts, probe.WithRootCAs(pool))
-			}
-			if insecure {
-				tlsCfg.InsecureSkipVerify = true //nolint:gosec // asked for with --insecure
-				probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
-			}
-			cardTransport := &http.Transport{
-				Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true,
-				DialContext: policy.Dialer().DialContext,
-			}
-			defer cardTransport.CloseIdleConnections()
-			cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: cardTransport}))
+			e := probe.NewEngine()
+			defer e.Close()
+			cardOpts = append(cardOpts, card.WithHTTPClient(e.HTTPClient(probeOpts...)))
 
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
@@ -160,9 +146,9 @@ obtained or the command line is wrong.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(headers) > 0, tlsFlags: true}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.headers) > 0, tlsFlags: true}))
 			}
-			results := probe.Card(ctx, c, probeOpts...)
+			results := e.Card(ctx, c, probeOpts...)
 			if n := probe.Skipped(c, probeOpts...); n > 0 {
 				fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
 			}
@@ -180,12 +166,61 @@ obtained or the command line is wrong.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
-	cmd.Flags().BoolVar(&insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	cmd.Flags().StringVar(&caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
-	cmd.Flags().StringArrayVar(&credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	addr.register(cmd.Flags())
+	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
+	cmd.Flags().StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	cmd.Flags().StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
+	f.addr.register(cmd.Flags())
+	cmd.Flags().StringVar(&f.targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
+	cmd.Flags().IntVar(&f.concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
 	return cmd
+}
+
+// probeFlags are the probe command's own flags.
+type probeFlags struct {
+	headers         []string
+	insecure        bool
+	caFile          string
+	credentialHosts []string
+	addr            addressFlags
+	targets         string
+	concurrency     int
+}
+
+// options turns the credential and TLS flags into card and probe options.
+func (f probeFlags) options() ([]card.Option, []probe.Option, error) {
+	var cardOpts []card.Option
+	var probeOpts []probe.Option
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return nil, nil, fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
+		}
+		cardOpts = append(cardOpts, card.WithHeader(k, v))
+		probeOpts = append(probeOpts, probe.WithHeader(k, v))
+	}
+	if f.caFile != "" {
+		pem, err := os.ReadFile(f.caFile)
+		if err != nil {
+			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile))
+		}
+		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
+	}
+	if f.insecure {
+		probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
+	}
+	policy, err := f.addr.policy()
+	if err != nil {
+		return nil, nil, fail(ExitUsage, err)
+	}
+	probeOpts = append(probeOpts, f.addr.probeOptions(policy)...)
+	probeOpts = append(probeOpts, probe.WithCredentialHosts(f.credentialHosts...))
+	return cardOpts, probeOpts, nil
 }
 
 func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {

@@ -5,11 +5,14 @@ package labtest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 )
 
@@ -42,4 +45,24 @@ func SendText(ctx context.Context, ep *a2a.AgentInterface, opts ...a2aclient.Fac
 		return "", errors.New("no artifact in the result")
 	}
 	return task.Artifacts[0].Parts[0].Text(), nil
+}
+
+// Behind starts a lab.Delay proxy adding oneWay latency (zero for none) in front of each
+// of addrs and rewrites c's interface URLs to go through them; the proxies, keyed by the
+// address they front, count the connections clients open, and close in tb's cleanup.
+func Behind(tb testing.TB, c *card.Card, oneWay time.Duration, addrs ...string) map[string]*lab.Delay {
+	tb.Helper()
+	proxies := map[string]*lab.Delay{}
+	for _, addr := range addrs {
+		d, err := lab.NewDelay(addr, oneWay)
+		if err != nil {
+			tb.Fatalf("lab.NewDelay(%s) error = %v", addr, err)
+		}
+		tb.Cleanup(func() { _ = d.Close() })
+		proxies[addr] = d
+		for n := range c.Interfaces {
+			c.Interfaces[n].URL = strings.Replace(c.Interfaces[n].URL, addr, d.Addr, 1)
+		}
+	}
+	return proxies
 }

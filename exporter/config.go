@@ -1,0 +1,249 @@
+package exporter
+
+import (
+	"bytes"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultModule is the module a /probe request without ?module= uses. A config that
+// defines no module named so gets one with the defaults.
+const DefaultModule = "default"
+
+// DefaultTimeout is a module's probe budget when its config sets none. A scrape timeout
+// shorter than it (X-Prometheus-Scrape-Timeout-Seconds) wins.
+const DefaultTimeout = 10 * time.Second
+
+// DefaultMaxInterfaces bounds how many of a card's interfaces are probed and exported
+// when a module sets no max_interfaces: a card is input from the network, and every
+// interface costs requests and series.
+const DefaultMaxInterfaces = 32
+
+// maxConfigBytes and maxSecretBytes bound the config file and each credential file.
+const (
+	maxConfigBytes = 1 << 20
+	maxSecretBytes = 64 << 10
+)
+
+// Config is the exporter's configuration file (YAML).
+//
+//	allowed_targets: ['https://[a-z0-9-]+\.agents\.example\.com(/.*)?']
+//	modules:
+//	  default:
+//	    timeout: 5s
+//	    headers:
+//	      Authorization: {file: /run/secrets/a2a-token, prefix: "Bearer "}
+//	    tls: {ca_file: /etc/a2abind/ca.pem}
+type Config struct {
+	// AllowedTargets are regular expressions, anchored at both ends, that a /probe
+	// target must match; none means any http(s) target. Link-local and metadata
+	// addresses are refused whatever they say, unless AllowLinkLocal.
+	AllowedTargets []string `yaml:"allowed_targets"`
+	// AllowLinkLocal lets probes dial link-local addresses (169.254.0.0/16, fe80::/10,
+	// cloud metadata endpoints among them). Off by default: /probe makes the exporter dial
+	// whatever a request or a card names.
+	AllowLinkLocal bool `yaml:"allow_link_local"`
+	// Modules are the probe settings a /probe request picks with ?module=NAME.
+	Modules map[string]Module `yaml:"modules"`
+
+	allowed []*regexp.Regexp
+}
+
+// Module is one set of probe settings.
+type Module struct {
+	// Timeout bounds the whole probe (card fetch and interfaces); DefaultTimeout when 0.
+	Timeout time.Duration `yaml:"timeout"`
+	// Headers are sent with the card fetch and every probe request (gRPC metadata too),
+	// each value read from a file or the environment at every probe, or given inline.
+	Headers map[string]Secret `yaml:"headers"`
+	// TLS configures certificate verification.
+	TLS TLS `yaml:"tls"`
+	// MaxInterfaces bounds the interfaces probed per card (DefaultMaxInterfaces when 0).
+	MaxInterfaces int `yaml:"max_interfaces"`
+
+	roots *x509.CertPool
+}
+
+// Secret is a header value: exactly one of File, Env or Value, with an optional Prefix
+// (for example "Bearer ") put before it. A file's trailing newline is dropped.
+type Secret struct {
+	File   string `yaml:"file"`
+	Env    string `yaml:"env"`
+	Value  string `yaml:"value"`
+	Prefix string `yaml:"prefix"`
+}
+
+// TLS is a module's certificate verification.
+type TLS struct {
+	// InsecureSkipVerify accepts any certificate.
+	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
+	// CAFile is a PEM file of the CAs to trust instead of the system roots.
+	CAFile string `yaml:"ca_file"`
+}
+
+// LoadConfig reads and checks a config file.
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("exporter config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("exporter config %s: %w", path, err)
+	}
+	if len(data) > maxConfigBytes {
+		return nil, fmt.Errorf("exporter config %s: over %d bytes", path, maxConfigBytes)
+	}
+	c, err := ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("exporter config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig reads and checks a config document. Unknown keys are errors, so a
+// misspelt setting is not silently ignored.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// DefaultConfig is the configuration without a file: one default module, any http(s)
+// target, link-local addresses refused.
+func DefaultConfig() *Config {
+	c := &Config{}
+	_ = c.check() // cannot fail: nothing to check
+	return c
+}
+
+// check validates c and compiles what it needs.
+func (c *Config) check() error {
+	c.allowed = c.allowed[:0]
+	for _, p := range c.AllowedTargets {
+		re, err := regexp.Compile("^(?:" + p + ")$")
+		if err != nil {
+			return fmt.Errorf("allowed_targets %q: %w", p, err)
+		}
+		c.allowed = append(c.allowed, re)
+	}
+	if c.Modules == nil {
+		c.Modules = map[string]Module{}
+	}
+	if _, ok := c.Modules[DefaultModule]; !ok {
+		c.Modules[DefaultModule] = Module{}
+	}
+	for name, m := range c.Modules {
+		if err := m.check(); err != nil {
+			return fmt.Errorf("module %q: %w", name, err)
+		}
+		c.Modules[name] = m
+	}
+	return nil
+}
+
+func (m *Module) check() error {
+	if m.Timeout < 0 {
+		return fmt.Errorf("timeout %s is negative", m.Timeout)
+	}
+	if m.Timeout == 0 {
+		m.Timeout = DefaultTimeout
+	}
+	if m.MaxInterfaces < 0 {
+		return fmt.Errorf("max_interfaces %d is negative", m.MaxInterfaces)
+	}
+	if m.MaxInterfaces == 0 {
+		m.MaxInterfaces = DefaultMaxInterfaces
+	}
+	for name, s := range m.Headers {
+		if name == "" || strings.ContainsAny(name, " :\r\n") {
+			return fmt.Errorf("header name %q is not valid", name)
+		}
+		if _, err := s.read(); err != nil {
+			return fmt.Errorf("header %s: %w", name, err)
+		}
+	}
+	if m.TLS.CAFile != "" {
+		pem, err := os.ReadFile(m.TLS.CAFile)
+		if err != nil {
+			return fmt.Errorf("tls.ca_file: %w", err)
+		}
+		m.roots = x509.NewCertPool()
+		if !m.roots.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("tls.ca_file %s: no PEM certificate in it", m.TLS.CAFile)
+		}
+	}
+	return nil
+}
+
+// read returns the header value, read now from its file or environment variable.
+func (s Secret) read() (string, error) {
+	set := 0
+	for _, v := range []string{s.File, s.Env, s.Value} {
+		if v != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		return "", errors.New("set exactly one of file, env and value")
+	}
+	var v string
+	switch {
+	case s.File != "":
+		f, err := os.Open(s.File)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxSecretBytes+1))
+		if err != nil {
+			return "", err
+		}
+		if len(b) > maxSecretBytes {
+			return "", fmt.Errorf("%s is over %d bytes", s.File, maxSecretBytes)
+		}
+		v = strings.TrimRight(string(b), "\r\n")
+	case s.Env != "":
+		var ok bool
+		if v, ok = os.LookupEnv(s.Env); !ok {
+			return "", fmt.Errorf("environment variable %s is not set", s.Env)
+		}
+	default:
+		v = s.Value
+	}
+	v = s.Prefix + v
+	if strings.ContainsAny(v, "\r\n\x00") {
+		return "", errors.New("the value holds a line break or NUL")
+	}
+	return v, nil
+}
+
+// headers reads every header of m now.
+func (m Module) headers() (http.Header, error) {
+	h := http.Header{}
+	for name, s := range m.Headers {
+		v, err := s.read()
+		if err != nil {
+			return nil, fmt.Errorf("header %s: %w", name, err)
+		}
+		h.Add(name, v)
+	}
+	return h, nil
+}

@@ -1,0 +1,73 @@
+package exporter
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/a2abind/a2abind/probe"
+)
+
+// Exporter is the multi-target exporter: an http.Handler serving /probe, /metrics and
+// a landing page, on one probe engine whose connections stay warm from scrape to
+// scrape. Close it when done.
+type Exporter struct {
+	cfg    *Config
+	engine *probe.Engine
+	self   *selfMetrics
+	log    *slog.Logger
+	mux    *http.ServeMux
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	log    *slog.Logger
+	engine []probe.EngineOption
+}
+
+// WithLogger logs refused and failed probes to l (the default discards them).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithEngineOptions adds options to the probe engine (caps, idle timeout). The
+// exporter's address policy is always applied.
+func WithEngineOptions(opts ...probe.EngineOption) Option {
+	return func(o *options) { o.engine = append(o.engine, opts...) }
+}
+
+// New returns an Exporter for cfg (DefaultConfig when nil).
+func New(cfg *Config, opts ...Option) *Exporter {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	o := options{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	engineOpts := append(append([]probe.EngineOption(nil), o.engine...), probe.WithDialControl(cfg.dialControl()))
+	x := &Exporter{cfg: cfg, engine: probe.NewEngine(engineOpts...), log: o.log, mux: http.NewServeMux()}
+	x.self = newSelfMetrics(x.engine)
+	x.mux.HandleFunc("GET /probe", x.serveProbe)
+	x.mux.Handle("GET /metrics", promhttp.HandlerFor(x.self.reg, promhttp.HandlerOpts{}))
+	x.mux.HandleFunc("GET /{$}", x.serveIndex)
+	return x
+}
+
+// ServeHTTP serves /probe, /metrics and the landing page.
+func (x *Exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) { x.mux.ServeHTTP(w, r) }
+
+// Close closes the probe engine's connections.
+func (x *Exporter) Close() error { return x.engine.Close() }
+
+func (x *Exporter) serveIndex(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, `<!doctype html><title>a2abind exporter</title><h1>a2abind exporter</h1>
+<p>Probe an A2A agent: <code>/probe?target=%s&amp;module=%s</code> (the Prometheus text format).</p>
+<p><a href="/metrics">/metrics</a>: the exporter's own metrics.</p>
+`, html.EscapeString("https://agent.example.com"), html.EscapeString(DefaultModule))
+}

@@ -1,0 +1,121 @@
+package exporter
+
+import (
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// Metric names of a /probe answer. probe_success, probe_duration_seconds,
+// a2abind_interface_up and a2abind_interface_outcome are a stable contract;
+// probe_ssl_earliest_cert_expiry is blackbox_exporter's name, so its alerts carry over.
+const (
+	metricSuccess       = "probe_success"
+	metricDuration      = "probe_duration_seconds"
+	metricCertExpiry    = "probe_ssl_earliest_cert_expiry"
+	metricCardSuccess   = "a2abind_card_fetch_success"
+	metricCardDuration  = "a2abind_card_fetch_duration_seconds"
+	metricDeclared      = "a2abind_card_interfaces"
+	metricUp            = "a2abind_interface_up"
+	metricOutcome       = "a2abind_interface_outcome"
+	metricLatency       = "a2abind_interface_duration_seconds"
+	metricFindings      = "a2abind_findings"
+	metricFindingsCode  = "a2abind_findings_by_code"
+	maxLabelValueLength = 512
+)
+
+// interfaceLabels name a declared interface in the series.
+var interfaceLabels = []string{"url", "binding", "protocol_version"}
+
+// probed is what one /probe did.
+type probed struct {
+	card          *card.Card // nil when the card could not be obtained; bounded to max_interfaces
+	declared      int        // interfaces the card declares
+	results       []probe.Result
+	report        probe.Report
+	fetchErr      error
+	fetchDuration time.Duration
+	duration      time.Duration
+	certExpiry    time.Time // earliest over the card fetch and the interfaces; zero without TLS
+}
+
+// ok is probe_success: the card was obtained and no finding is an error.
+func (p probed) ok() bool { return p.fetchErr == nil && p.report.OK() }
+
+// registry renders p as the series of a /probe answer.
+func (p probed) registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	gauge := func(name, help string, v float64) {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+		g.Set(v)
+		reg.MustRegister(g)
+	}
+	gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no lint error).", boolValue(p.ok()))
+	gauge(metricDuration, "How long the probe took, card fetch included, in seconds.", p.duration.Seconds())
+	gauge(metricCardSuccess, "1 when the agent card was obtained and read.", boolValue(p.fetchErr == nil))
+	gauge(metricCardDuration, "How long fetching the agent card took, in seconds.", p.fetchDuration.Seconds())
+	if !p.certExpiry.IsZero() {
+		gauge(metricCertExpiry, "Earliest expiry of the TLS certificates seen (card and interfaces), as a Unix time.", float64(p.certExpiry.Unix()))
+	}
+	if p.card == nil {
+		return reg
+	}
+	gauge(metricDeclared, "Interfaces the card declares.", float64(p.declared))
+
+	up := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricUp,
+		Help: "1 when the declared interface (url, binding, protocol_version) is served as declared."}, interfaceLabels)
+	outcome := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricOutcome,
+		Help: "1 for the outcome observed at the declared interface, 0 for the others."}, append(interfaceLabels[:3:3], "outcome"))
+	latency := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricLatency,
+		Help: "How long the declared binding's lookup took, in seconds."}, interfaceLabels)
+	seen := map[[3]string]bool{}
+	for _, r := range p.results {
+		l := [3]string{label(r.Interface.URL), label(string(r.Interface.Binding)), label(r.Interface.ProtocolVersion)}
+		if !seen[l] { // a card may declare one interface twice: its state set is set once
+			seen[l] = true
+			for _, o := range probe.Outcomes() {
+				outcome.WithLabelValues(l[0], l[1], l[2], string(o)).Set(0)
+			}
+		}
+		outcome.WithLabelValues(l[0], l[1], l[2], string(r.Outcome)).Set(1)
+		up.WithLabelValues(l[:]...).Set(boolValue(r.Outcome == probe.Served))
+		latency.WithLabelValues(l[:]...).Set(r.Latency.Seconds())
+	}
+	reg.MustRegister(up, outcome, latency)
+
+	findings := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricFindings,
+		Help: "Findings (wire and lint) per severity."}, []string{"severity"})
+	byCode := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricFindingsCode,
+		Help: "Findings per code; the wire codes are always present."}, []string{"code"})
+	for _, s := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
+		findings.WithLabelValues(string(s))
+	}
+	for _, c := range []string{probe.CodePreferredNotServed, probe.CodeInterfaceNotServed} {
+		byCode.WithLabelValues(c)
+	}
+	for _, f := range p.report.Findings {
+		findings.WithLabelValues(label(string(f.Severity))).Inc()
+		byCode.WithLabelValues(label(f.Code)).Inc()
+	}
+	reg.MustRegister(findings, byCode)
+	return reg
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// label makes a card's string a safe label value: valid UTF-8, bounded in length.
+func label(s string) string {
+	if len(s) > maxLabelValueLength {
+		s = s[:maxLabelValueLength] + "..."
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

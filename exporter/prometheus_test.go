@@ -1,0 +1,202 @@
+package exporter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+)
+
+// prometheusBinary finds Debian's prometheus, installing the package when it is
+// missing and the test runs as root (as ./test.sh does in CI); otherwise it fails the
+// test saying what to install.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("prometheus"); err == nil {
+		return p
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("prometheus is not on PATH and the test is not root, so it cannot install it: " +
+			"install Debian's prometheus package (sudo apt-get update && sudo apt-get install -y prometheus), then run ./test.sh again")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	wait := []string{"-o", "DPkg::Lock::Timeout=300"} // another apt run may hold the lock for a while
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "prometheus"}} {
+		cmd := exec.CommandContext(ctx, "apt-get", append(wait, args...)...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("installing Debian's prometheus package: apt-get %s: %v\n%s\n"+
+				"install it by hand (apt-get install -y prometheus) and run ./test.sh again", strings.Join(args, " "), err, tail(out))
+		}
+	}
+	p, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("apt-get installed prometheus but it is not on PATH: %v", err)
+	}
+	return p
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
+
+// freePort returns a loopback port nothing listens on right now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startPrometheus runs Prometheus on loopback with config and returns its address; it
+// is stopped (SIGTERM, then killed) when the test ends.
+func startPrometheus(t *testing.T, config string) string {
+	t.Helper()
+	bin := prometheusBinary(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freePort(t)
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting prometheus: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("prometheus logs:\n%s", tail(logs.Bytes()))
+		}
+	})
+	return addr
+}
+
+// query runs an instant query and returns the value of each series by instance.
+func query(ctx context.Context, promAddr, q string) (map[string]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+promAddr+"/api/v1/query?query="+url.QueryEscape(q), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		return nil, err
+	}
+	if doc.Status != "success" {
+		return nil, errors.New(doc.Error)
+	}
+	out := map[string]string{}
+	for _, r := range doc.Data.Result {
+		v, _ := r.Value[1].(string)
+		out[r.Metric["instance"]] = v
+	}
+	return out, nil
+}
+
+// eventually runs q until check accepts its result or the deadline passes, and returns
+// the last result and error.
+func eventually(t *testing.T, promAddr, q string, check func(map[string]string) bool) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	var last map[string]string
+	var err error
+	for {
+		if last, err = query(ctx, promAddr, q); err == nil && check(last) {
+			return last
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("query %s: last result %v, error %v", q, last, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// TestPrometheusScrapesTheExporter runs a real Prometheus that scrapes the exporter for
+// the healthy lab agent and the seed incident's, relabelled as for blackbox_exporter,
+// and checks through Prometheus's query API that the seed fails and the healthy agent
+// passes, and that the seed's unserved interfaces are down.
+func TestPrometheusScrapesTheExporter(t *testing.T) {
+	t.Parallel()
+	healthy := labtest.Start(t, lab.Healthy()...)
+	seed := labtest.Start(t, lab.Seed()...)
+	base := start(t, nil)
+	exporterAddr := strings.TrimPrefix(base, "http://")
+	promAddr := startPrometheus(t, fmt.Sprintf(`
+global:
+  scrape_interval: 2s
+  scrape_timeout: 2s
+scrape_configs:
+  - job_name: a2a
+    metrics_path: /probe
+    static_configs:
+      - targets: [%q, %q]
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: %q
+`, healthy.BaseURL, seed.BaseURL, exporterAddr))
+
+	eventually(t, promAddr, "probe_success", func(r map[string]string) bool {
+		return r[healthy.BaseURL] == "1" && r[seed.BaseURL] == "0"
+	})
+	// Both GRPC declarations of the seed card are down: at url (where only JSON-RPC is
+	// served) and at the gRPC port with no A2A service.
+	q := fmt.Sprintf(`count(a2abind_interface_up{instance=%q, binding="GRPC"} == 0)`, seed.BaseURL)
+	eventually(t, promAddr, q, func(r map[string]string) bool { return r[""] == "2" })
+	served := fmt.Sprintf(`a2abind_interface_up{instance=%q, binding="JSONRPC"}`, seed.BaseURL)
+	eventually(t, promAddr, served, func(r map[string]string) bool { return r[seed.BaseURL] == "1" })
+	eventually(t, promAddr, `a2abind_findings_by_code{code="preferred-not-served"}`, func(r map[string]string) bool {
+		return r[seed.BaseURL] == "1" && r[healthy.BaseURL] == "0"
+	})
+}

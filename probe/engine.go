@@ -1,0 +1,261 @@
+package probe
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Engine defaults, when no EngineOption says otherwise.
+const (
+	// DefaultMaxInFlight bounds the requests (HTTP requests and gRPC calls) an Engine has
+	// on the wire at once, across every card and interface it probes.
+	DefaultMaxInFlight = 64
+	// DefaultMaxPerHost bounds the requests an Engine has on the wire at once to one
+	// address (host:port).
+	DefaultMaxPerHost = 8
+	// DefaultIdleTimeout is how long an Engine keeps an unused connection (HTTP
+	// keep-alive connection, gRPC channel) open for the next probe.
+	DefaultIdleTimeout = 30 * time.Second
+	// DefaultMaxIdle bounds the idle HTTP connections and, separately, the idle gRPC
+	// channels an Engine keeps; past it the least recently used are closed.
+	DefaultMaxIdle = 1024
+)
+
+// Engine probes cards and interfaces for as long as it lives, reusing connections per
+// origin: one keep-alive HTTP transport per TLS setting, one gRPC channel per address
+// and TLS mode, kept warm for the next probe and closed when idle. A global cap and a
+// per-host cap bound the requests in flight, whatever the number of cards probed at
+// once and the discovery probes of failing interfaces.
+//
+// An Engine is safe for concurrent use. Close it when done: it closes every connection
+// it holds. probe.Card and probe.Interface use a fresh Engine per call and close it
+// before returning, so they leave nothing open; a caller that probes repeatedly (a
+// fleet loop, an exporter) keeps one Engine and calls its methods.
+type Engine struct {
+	cfg   engineOptions
+	gate  *gate
+	grpc  *grpcPool
+	dials atomic.Int64
+	reqs  atomic.Int64
+
+	mu      sync.Mutex
+	clients map[connKey]*http.Client
+	closed  bool
+}
+
+// EngineOption configures NewEngine.
+type EngineOption func(*engineOptions)
+
+type engineOptions struct {
+	maxInFlight int
+	maxPerHost  int
+	idle        time.Duration
+	maxIdle     int
+	control     func(network, address string, c syscall.RawConn) error
+}
+
+// WithMaxInFlight bounds the requests on the wire at once (DefaultMaxInFlight).
+func WithMaxInFlight(n int) EngineOption { return func(o *engineOptions) { o.maxInFlight = n } }
+
+// WithMaxPerHost bounds the requests on the wire at once to one host:port
+// (DefaultMaxPerHost).
+func WithMaxPerHost(n int) EngineOption { return func(o *engineOptions) { o.maxPerHost = n } }
+
+// WithIdleTimeout sets how long unused connections stay open (DefaultIdleTimeout).
+func WithIdleTimeout(d time.Duration) EngineOption { return func(o *engineOptions) { o.idle = d } }
+
+// WithMaxIdle bounds the idle HTTP connections and the idle gRPC channels kept
+// (DefaultMaxIdle each).
+func WithMaxIdle(n int) EngineOption { return func(o *engineOptions) { o.maxIdle = n } }
+
+// WithDialControl runs fn on every connection the Engine opens, after the address is
+// resolved and before the connection is made (net.Dialer.Control): an error refuses the
+// dial. This is where a dial policy (no link-local or metadata addresses) plugs in; the
+// card fetches made through Engine.HTTPClient are covered too.
+func WithDialControl(fn func(network, address string, c syscall.RawConn) error) EngineOption {
+	return func(o *engineOptions) { o.control = fn }
+}
+
+// NewEngine returns an Engine. It opens nothing until it probes.
+func NewEngine(opts ...EngineOption) *Engine {
+	o := engineOptions{maxInFlight: DefaultMaxInFlight, maxPerHost: DefaultMaxPerHost,
+		idle: DefaultIdleTimeout, maxIdle: DefaultMaxIdle}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.maxInFlight <= 0 {
+		o.maxInFlight = DefaultMaxInFlight
+	}
+	if o.maxPerHost <= 0 {
+		o.maxPerHost = DefaultMaxPerHost
+	}
+	if o.idle <= 0 {
+		o.idle = DefaultIdleTimeout
+	}
+	if o.maxIdle <= 0 {
+		o.maxIdle = DefaultMaxIdle
+	}
+	e := &Engine{cfg: o, gate: newGate(o.maxInFlight, o.maxPerHost), clients: map[connKey]*http.Client{}}
+	e.grpc = newGRPCPool(e, o.idle, o.maxIdle)
+	return e
+}
+
+// ErrEngineClosed is the error of a probe request made after Engine.Close.
+var ErrEngineClosed = errors.New("probe engine closed")
+
+// Close closes every connection the Engine holds. Probes still running fail; call it
+// once they returned. It is safe to call more than once.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	clients := e.clients
+	e.clients = nil
+	e.mu.Unlock()
+	for _, c := range clients {
+		c.CloseIdleConnections()
+	}
+	return e.grpc.close()
+}
+
+// Stats are an Engine's counters since it was created.
+type Stats struct {
+	// Dials is the number of TCP connections the Engine opened.
+	Dials int64
+	// Requests is the number of HTTP requests and gRPC calls it made.
+	Requests int64
+}
+
+// Stats returns the Engine's counters.
+func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e.reqs.Load()} }
+
+// Card probes the interfaces of c, in parallel, and returns the results in card order,
+// reusing the Engine's connections: the first DefaultMaxInterfaces (WithMaxInterfaces)
+// only, so a result list may be shorter than c.Interfaces (Skipped says how many were
+// left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
+// of WithHeader go only to the card's origin and the WithCredentialHosts hosts.
+func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
+	if c == nil {
+		return nil
+	}
+	o := newOptions(opts)
+	ifaces := c.Interfaces
+	if len(ifaces) > o.maxIfaces {
+		ifaces = ifaces[:o.maxIfaces]
+	}
+	urls := make([]string, 0, len(ifaces))
+	for _, i := range ifaces {
+		urls = append(urls, i.URL)
+	}
+	opts = append(append([]Option(nil), opts...), withSiblings(urls))
+	if o.creds == nil {
+		opts = append(opts, WithCredentialPolicy(card.CardCredentials(c, o.credHosts...)))
+	}
+	results := make([]Result, len(ifaces))
+	sem := make(chan struct{}, maxParallel)
+	var wg sync.WaitGroup
+	for n, iface := range ifaces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				results[n] = e.Interface(ctx, iface, opts...)
+			case <-ctx.Done():
+				results[n] = Result{Interface: iface, Outcome: Timeout,
+					Detail: "not probed: " + context.Cause(ctx).Error()}
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// Interface probes one declared interface as probe.Interface does, reusing the
+// Engine's connections.
+func (e *Engine) Interface(ctx context.Context, iface card.Interface, opts ...Option) Result {
+	o := newOptions(opts)
+	o.engine = e
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	return newRun(iface, o).run(ctx)
+}
+
+// HTTPClient returns the Engine's keep-alive client for the TLS settings of opts
+// (WithInsecureSkipVerify, WithRootCAs), under the Engine's caps and dial control, for
+// fetching cards over the connections the probes use (card.WithHTTPClient). It follows
+// no redirect on its own; card.Load sets its own redirect policy.
+func (e *Engine) HTTPClient(opts ...Option) *http.Client {
+	return e.client(newOptions(opts))
+}
+
+// connKey tells HTTP transports and gRPC channels with different TLS settings or dial
+// policies apart: a connection is reused only by probes that would have dialled it.
+type connKey struct {
+	insecure bool
+	roots    *x509.CertPool
+	dial     *card.DialPolicy
+}
+
+func (o *options) connKey() connKey {
+	return connKey{insecure: o.insecure, roots: o.roots, dial: o.dial}
+}
+
+// client returns the keep-alive client of o's TLS settings, creating it once.
+func (e *Engine) client(o *options) *http.Client {
+	key := o.connKey()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c := e.clients[key]; c != nil {
+		return c
+	}
+	c := &http.Client{
+		Transport:     &gatedTransport{next: e.transport(o), e: e},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	if e.closed {
+		// Closed: hand out a client that fails, rather than one nobody will close.
+		c.Transport = closedTransport{}
+		return c
+	}
+	e.clients[key] = c
+	return c
+}
+
+// dial opens one TCP connection under the dial policy's Control (a name that resolves
+// to a refused address, 169.254.169.254 say, is refused at connect time) and the
+// Engine's own dial control, and counts it.
+func (e *Engine) dial(ctx context.Context, network, addr string, policy *card.DialPolicy) (net.Conn, error) {
+	d := policy.Dialer()
+	if ctl := e.cfg.control; ctl != nil {
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if err := policy.Control(network, address, c); err != nil {
+				return err
+			}
+			return ctl(network, address, c)
+		}
+	}
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	e.dials.Add(1)
+	return c, nil
+}
+
+type closedTransport struct{}
+
+func (closedTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, ErrEngineClosed }
