@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // DefaultModule is the module a /probe request without ?module= uses. A config that
@@ -49,14 +52,22 @@ type Config struct {
 	// addresses are refused whatever they say, unless AllowLinkLocal.
 	AllowedTargets []string `yaml:"allowed_targets"`
 	// AllowLinkLocal lets probes dial link-local addresses (169.254.0.0/16, fe80::/10,
-	// cloud metadata endpoints among them). Off by default: /probe makes the exporter dial
-	// whatever a request or a card names.
+	// cloud metadata endpoints among them) and the cloud metadata IPs outside those
+	// ranges. Off by default: /probe makes the exporter dial whatever a request or a card
+	// names. Metadata host names (metadata.google.internal, ...) stay refused.
 	AllowLinkLocal bool `yaml:"allow_link_local"`
+	// AllowAddresses lets probes dial these refused hosts, IPs or CIDRs anyway, as the
+	// CLI's --allow-address does (card.NewDialPolicy).
+	AllowAddresses []string `yaml:"allow_addresses"`
 	// Modules are the probe settings a /probe request picks with ?module=NAME.
 	Modules map[string]Module `yaml:"modules"`
 
 	allowed []*regexp.Regexp
+	dial    *card.DialPolicy
 }
+
+// linkLocalAllowed are the dial policy entries allow_link_local stands for.
+var linkLocalAllowed = []string{"169.254.0.0/16", "fe80::/10", "fd00:ec2::254", "100.100.100.200"}
 
 // Module is one set of probe settings.
 type Module struct {
@@ -144,6 +155,15 @@ func (c *Config) check() error {
 		}
 		c.allowed = append(c.allowed, re)
 	}
+	allow := slices.Clone(c.AllowAddresses)
+	if c.AllowLinkLocal {
+		allow = append(allow, linkLocalAllowed...)
+	}
+	dial, err := card.NewDialPolicy(allow...)
+	if err != nil {
+		return fmt.Errorf("allow_addresses: %w", err)
+	}
+	c.dial = dial
 	if c.Modules == nil {
 		c.Modules = map[string]Module{}
 	}

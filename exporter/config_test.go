@@ -71,34 +71,43 @@ modules:
 	}
 }
 
-// TestDeniedAddr: the addresses the exporter never dials, and those it does.
-func TestDeniedAddr(t *testing.T) {
+// TestDialPolicy: the addresses the exporter never dials, and those it does, with and
+// without allow_link_local and allow_addresses (card.DialPolicy decides).
+func TestDialPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		addr      string
 		linkLocal bool
+		allow     []string
 		denied    bool
 	}{
-		{"169.254.169.254", false, true},
-		{"169.254.169.254", true, false},
-		{"::ffff:169.254.169.254", false, true},
-		{"fe80::1", false, true},
-		{"fd00:ec2::254", false, true},
-		{"100.100.100.200", false, true},
-		{"0.0.0.0", true, true},
-		{"::", true, true},
-		{"224.0.0.1", true, true},
-		{"127.0.0.1", false, false},
-		{"::1", false, false},
-		{"10.1.2.3", false, false},
-		{"192.168.1.1", false, false},
-		{"93.184.216.34", false, false},
+		{"169.254.169.254", false, nil, true},
+		{"169.254.169.254", true, nil, false},
+		{"::ffff:169.254.169.254", false, nil, true},
+		{"fe80::1", false, nil, true},
+		{"fd00:ec2::254", false, nil, true},
+		{"fd00:ec2::254", true, nil, false},
+		{"100.100.100.200", false, nil, true},
+		{"0.0.0.0", true, nil, true},
+		{"0.0.0.0", false, []string{"0.0.0.0"}, false},
+		{"::", true, nil, true},
+		{"224.0.0.1", true, nil, true},
+		{"127.0.0.1", false, nil, false},
+		{"::1", false, nil, false},
+		{"10.1.2.3", false, nil, false},
+		{"192.168.1.1", false, nil, false},
+		{"93.184.216.34", false, nil, false},
 	} {
-		if got := deniedAddr(netip.MustParseAddr(tc.addr), tc.linkLocal) != ""; got != tc.denied {
-			t.Errorf("deniedAddr(%s, linkLocal %v) denied = %v, want %v", tc.addr, tc.linkLocal, got, tc.denied)
+		cfg := &Config{AllowLinkLocal: tc.linkLocal, AllowAddresses: tc.allow}
+		if err := cfg.check(); err != nil {
+			t.Fatal(err)
+		}
+		err := cfg.dial.CheckIP(netip.MustParseAddr(tc.addr))
+		if got := err != nil; got != tc.denied {
+			t.Errorf("%s (allow_link_local %v, allow_addresses %v): denied = %v (%v), want %v", tc.addr, tc.linkLocal, tc.allow, got, err, tc.denied)
 		}
 	}
-	if err := DefaultConfig().dialControl()("tcp", "not-an-address", nil); err == nil {
-		t.Error("dialControl accepted an address it cannot read")
+	if _, err := ParseConfig([]byte("allow_addresses: ['not an address']")); err == nil {
+		t.Error("ParseConfig accepted an allow_addresses entry that is no host, IP or CIDR")
 	}
 }
 

@@ -35,7 +35,7 @@ type options struct {
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // WithEngineOptions adds options to the probe engine (caps, idle timeout). The
-// exporter's address policy is always applied.
+// config's dial policy is applied to every probe whatever they say.
 func WithEngineOptions(opts ...probe.EngineOption) Option {
 	return func(o *options) { o.engine = append(o.engine, opts...) }
 }
@@ -49,8 +49,7 @@ func New(cfg *Config, opts ...Option) *Exporter {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	engineOpts := append(append([]probe.EngineOption(nil), o.engine...), probe.WithDialControl(cfg.dialControl()))
-	x := &Exporter{cfg: cfg, engine: probe.NewEngine(engineOpts...), log: o.log, mux: http.NewServeMux()}
+	x := &Exporter{cfg: cfg, engine: probe.NewEngine(o.engine...), log: o.log, mux: http.NewServeMux()}
 	x.self = newSelfMetrics(x.engine)
 	x.mux.HandleFunc("GET /probe", x.serveProbe)
 	x.mux.Handle("GET /metrics", promhttp.HandlerFor(x.self.reg, promhttp.HandlerOpts{}))

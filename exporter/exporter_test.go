@@ -302,7 +302,7 @@ func TestProbe_DeniedAddresses(t *testing.T) {
 		ifaceLabels("0.0.0.0:"+port, "GRPC", "1.0"),
 	} {
 		mustValue(t, f, "a2abind_interface_up", l, 0)
-		l["outcome"] = "unreachable"
+		l["outcome"] = "blocked"
 		mustValue(t, f, "a2abind_interface_outcome", l, 1)
 	}
 	_, _, r := scrape(t, base, probePath(cards.URL+"/redirect"))

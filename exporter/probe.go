@@ -79,7 +79,8 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	if mod.roots != nil {
 		opts = append(opts, probe.WithRootCAs(mod.roots))
 	}
-	opts = append(opts, probe.WithTimeout(mod.Timeout))
+	opts = append(opts, probe.WithTimeout(mod.Timeout), probe.WithDialPolicy(x.cfg.dial),
+		probe.WithMaxInterfaces(mod.MaxInterfaces))
 	certs := &certRecorder{next: x.engine.HTTPClient(opts...).Transport}
 	cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: certs}))
 
@@ -93,11 +94,6 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 		return p
 	}
 	p.declared = len(c.Interfaces)
-	if len(c.Interfaces) > mod.MaxInterfaces {
-		bounded := *c
-		bounded.Interfaces = c.Interfaces[:mod.MaxInterfaces]
-		c = &bounded
-	}
 	p.card = c
 	p.results = x.engine.Card(ctx, c, opts...)
 	p.report = probe.Diagnose(c, p.results)
