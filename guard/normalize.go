@@ -51,8 +51,7 @@ type Normalized struct {
 //     is the preferred entry;
 //   - v0.3: url + preferredTransport stay when served, else they become the first served
 //     additionalInterfaces entry at the same url, else the first served one;
-//     additionalInterfaces keeps its served entries (and the primary, if the upstream
-//     list repeated its primary);
+//     additionalInterfaces keeps its served entries;
 //   - a union card is both; a part with nothing served is removed.
 //
 // An interface counts as served exactly when probe.Diagnose raises no
@@ -202,10 +201,6 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 		}
 		return false, nil
 	}
-	repeated := false
-	for _, i := range n.declaredIn(fieldAdditional) {
-		repeated = repeated || i.Key() == primary.Key()
-	}
 	newPrimary, found := primary, n.isServed(primary)
 	if !found {
 		n.removed = append(n.removed, primary)
@@ -234,23 +229,10 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 		n.obj = n.obj.set(fieldURL, jsonString(newPrimary.URL))
 		n.obj = n.obj.set(fieldPreferred, jsonString(string(newPrimary.Binding)))
 	}
-	if present {
-		if repeated && !containsKey(ifaces, newPrimary.Key()) {
-			entry, _ := json.Marshal(map[string]string{"url": newPrimary.URL, "transport": string(newPrimary.Binding)})
-			kept = append([]json.RawMessage{entry}, kept...)
-		}
+	if present { // a new primary comes from this list, so the list still names it
 		n.obj = n.obj.set(fieldAdditional, marshalList(kept))
 	}
 	return true, nil
-}
-
-func containsKey(ifaces []card.Interface, key string) bool {
-	for _, i := range ifaces {
-		if i.Key() == key {
-			return true
-		}
-	}
-	return false
 }
 
 // dropSignatures removes the signatures (every case spelling: encoding/json, and so
