@@ -90,9 +90,9 @@ func TestNormalize(t *testing.T) {
 			map[string]any{"url": "http://h:1/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}},
 		removed: 2,
 	}, {
-		name:    "auth_required counts as served (credentials decide, not the card)",
-		doc:     `{"name":"a","supportedInterfaces":[{"url":"http://h:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],` + sig + `}`,
-		outcome: func(card.Interface) probe.Outcome { return probe.AuthRequired },
+		name:     "auth_required counts as served (credentials decide, not the card)",
+		doc:      `{"name":"a","supportedInterfaces":[{"url":"http://h:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],` + sig + `}`,
+		outcome:  func(card.Interface) probe.Outcome { return probe.AuthRequired },
 		unchange: true,
 	}, {
 		name:     "a consistent signed card is returned as it is, signatures valid",
