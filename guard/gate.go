@@ -45,6 +45,9 @@ type State struct {
 	Published bool
 	// Round counts the completed rounds (fetch and probe); 0 before the first one ends.
 	Round int
+	// Since is the round from which the card has been published (or withheld) without
+	// a break.
+	Since int
 	// ETag is the published card's strong ETag, empty while withheld.
 	ETag string
 	// Reason says why the card is withheld, empty while published.

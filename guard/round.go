@@ -36,6 +36,10 @@ func (g *Guard) round(ctx context.Context) {
 	if ctx.Err() != nil && g.stopping.Load() {
 		return // shutting down: keep the last state rather than publish a half round
 	}
+	next.Since = next.Round
+	if prev != nil && prev.Published == next.Published {
+		next.Since = prev.Since
+	}
 	if next.Published {
 		next.ETag = etagOf(next.body)
 		next.modified = time.Now().UTC().Truncate(time.Second)
