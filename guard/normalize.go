@@ -24,6 +24,26 @@ const (
 // there is no truthful card to publish.
 var ErrNothingServed = errors.New("no declared interface is served")
 
+// errAmbiguous marks a card whose field names are spelt in another case: clients read it
+// differently (Go clients match names case-insensitively, JavaScript and Python ones do
+// not), so there is no one truth to publish.
+var errAmbiguous = errors.New("clients read the card differently")
+
+// codeFieldNameCase is card's lint code for a key spelt in another case ("URL").
+const codeFieldNameCase = "field-name-case"
+
+// ambiguous returns the lint findings that make c mean different things to different
+// clients; the guard vouches for no such card, in either mode.
+func ambiguous(c *card.Card) []card.Finding {
+	var out []card.Finding
+	for _, f := range card.Lint(c) {
+		if f.Code == codeFieldNameCase {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // errInconsistent marks a normalized document that still names an interface that is not
 // served (a card the normalizer cannot read the way package card does).
 var errInconsistent = errors.New("the normalized card still declares an interface that is not served")
@@ -63,6 +83,9 @@ func Normalize(c *card.Card, results []probe.Result) (Normalized, error) {
 	doc := c.Document()
 	if doc == nil {
 		return Normalized{}, errors.New("normalize: the card has no JSON document (not read by card.Parse or card.Load)")
+	}
+	if f := ambiguous(c); len(f) > 0 {
+		return Normalized{}, fmt.Errorf("normalize: %w: %s", errAmbiguous, f[0].Message)
 	}
 	obj, err := decodeObject(doc)
 	if err != nil {
@@ -199,7 +222,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 		if present {
 			n.obj = n.obj.set(fieldAdditional, marshalList(kept))
 		}
-		return false, nil
+		return len(kept) > 0, nil
 	}
 	newPrimary, found := primary, n.isServed(primary)
 	if !found {

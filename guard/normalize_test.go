@@ -165,3 +165,16 @@ func TestNormalizeNothingServed(t *testing.T) {
 		t.Fatalf("Normalize() = %v, want ErrNothingServed naming the interfaces", err)
 	}
 }
+
+// TestNormalizeRefusesAmbiguousCards: a key spelt in another case ("URL") is read by Go
+// clients and ignored by JavaScript and Python ones; there is no one truth to publish.
+func TestNormalizeRefusesAmbiguousCards(t *testing.T) {
+	t.Parallel()
+	c, err := card.Parse([]byte(`{"name":"a","url":"http://h:1/rpc","URL":"http://h:9/other","preferredTransport":"JSONRPC"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nz, err := guard.Normalize(c, results(c, func(card.Interface) probe.Outcome { return probe.Served })); err == nil {
+		t.Fatalf("Normalize() published an ambiguous card:\n%s", nz.Document)
+	}
+}

@@ -12,11 +12,6 @@ import (
 	"github.com/a2abind/a2abind/probe"
 )
 
-// codeFieldNameCase is card's lint code for a key spelt in another case ("URL"):
-// Go clients read it, JavaScript and Python ones do not, so the card means different
-// things to different clients and the guard cannot vouch for it.
-const codeFieldNameCase = "field-name-case"
-
 // probeTimeout is one interface's budget: WithProbeTimeout, capped by the interval.
 func (g *Guard) probeTimeout() time.Duration { return min(g.o.probeTimeout, g.o.interval) }
 
@@ -58,13 +53,8 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		s.Reason = "the upstream card is not obtainable: " + err.Error()
 		return
 	}
-	for _, f := range card.Lint(c) {
-		if f.Code == codeFieldNameCase {
-			s.Reason = "the card is read differently by different clients: " + f.Message
-			s.Findings = append(s.Findings, f)
-		}
-	}
-	if s.Reason != "" {
+	if f := ambiguous(c); len(f) > 0 {
+		s.Reason, s.Findings = "the card is read differently by different clients: "+f[0].Message, f
 		return
 	}
 	s.Results = g.probe(ctx, c, pt)
