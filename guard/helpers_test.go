@@ -78,19 +78,3 @@ func get(t *testing.T, url string, kv ...string) answer {
 }
 
 func cardOf(g *guard.Guard) string { return g.URL() + card.WellKnownPath }
-
-// waitRound waits (bounded, not a timing assertion) until the guard has completed round n.
-func waitRound(t *testing.T, g *guard.Guard, n int) guard.State {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s := g.State()
-		if s.Round >= n {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("round %d not completed within 60s (at round %d)", n, s.Round)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}

@@ -200,16 +200,6 @@ func (n *normalizer) v1() (bool, error) {
 	return true, nil
 }
 
-func (n *normalizer) declaredIn(field string) []card.Interface {
-	var out []card.Interface
-	for src, i := range n.declared {
-		if strings.HasPrefix(src, field+"[") {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // v03 fixes url + preferredTransport and filters additionalInterfaces; it reports
 // whether a served primary is left.
 func (n *normalizer) v03(c *card.Card) (bool, error) {
