@@ -29,7 +29,8 @@ type Guard struct {
 
 	snap     atomic.Pointer[snapshot]
 	stopping atomic.Bool
-	started  atomic.Bool
+	mu       sync.Mutex // guards started and cancel
+	started  bool
 	cancel   context.CancelFunc
 	loopDone chan struct{}
 	served   chan error
@@ -138,12 +139,15 @@ var ErrStarted = errors.New("guard: already started")
 // Shutdown. The card is withheld until that first round passes; a withheld card is not
 // an error (State says why). ctx bounds the first round only.
 func (g *Guard) Start(ctx context.Context) error {
-	if !g.started.CompareAndSwap(false, true) {
+	g.mu.Lock()
+	if g.started {
+		g.mu.Unlock()
 		return ErrStarted
 	}
-	go func() { g.served <- g.srv.Serve(g.lis) }()
 	loopCtx, cancel := context.WithCancel(context.Background())
-	g.cancel = cancel
+	g.started, g.cancel = true, cancel
+	go func() { g.served <- g.srv.Serve(g.lis) }()
+	g.mu.Unlock()
 	first, stopFirst := context.WithCancel(loopCtx)
 	stop := context.AfterFunc(ctx, stopFirst)
 	g.round(first)
@@ -175,12 +179,16 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 	var err error
 	g.stopOnce.Do(func() {
 		g.stopping.Store(true)
-		if !g.started.Load() {
+		g.mu.Lock()
+		started, cancel := g.started, g.cancel
+		g.started = true // a Start after Shutdown is refused
+		g.mu.Unlock()
+		if !started {
 			err = g.lis.Close()
 			g.transport.CloseIdleConnections()
 			return
 		}
-		g.cancel()
+		cancel()
 		<-g.loopDone
 		sctx, cancel := context.WithTimeout(ctx, g.o.shutdownTimeout)
 		defer cancel()

@@ -80,6 +80,12 @@ type Normalized struct {
 // change the upstream document is returned as it is. The result is parsed again and
 // checked before it is returned. The error wraps ErrNothingServed when nothing is served.
 func Normalize(c *card.Card, results []probe.Result) (Normalized, error) {
+	return normalize(c, results, probe.Diagnose(c, results).Findings)
+}
+
+// normalize is Normalize with the card's findings already computed (probe.Diagnose of c
+// and results), so that a round diagnoses a card once.
+func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (Normalized, error) {
 	doc := c.Document()
 	if doc == nil {
 		return Normalized{}, errors.New("normalize: the card has no JSON document (not read by card.Parse or card.Load)")
@@ -91,7 +97,7 @@ func Normalize(c *card.Card, results []probe.Result) (Normalized, error) {
 	if err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
-	n := normalizer{obj: obj, served: servedKeys(c, results), declared: map[string]card.Interface{}}
+	n := normalizer{obj: obj, served: servedKeys(findings, results), declared: map[string]card.Interface{}}
 	for _, i := range c.Declared() {
 		n.declared[i.Source] = i
 	}
@@ -129,10 +135,11 @@ type normalizer struct {
 	preferred *card.Interface
 }
 
-// servedKeys are the keys of the results probe.Diagnose does not call "not served".
-func servedKeys(c *card.Card, results []probe.Result) map[string]bool {
+// servedKeys are the keys of the results probe.Diagnose's findings do not call "not
+// served".
+func servedKeys(findings []card.Finding, results []probe.Result) map[string]bool {
 	failed := map[string]bool{}
-	for _, f := range probe.Diagnose(c, results).Findings {
+	for _, f := range findings {
 		if f.Code == probe.CodeInterfaceNotServed {
 			failed[f.Interface] = true
 		}

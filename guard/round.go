@@ -58,7 +58,8 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		return
 	}
 	s.Results = g.probe(ctx, c, pt)
-	for _, f := range probe.Diagnose(c, s.Results).Findings {
+	findings := probe.Diagnose(c, s.Results).Findings
+	for _, f := range findings {
 		if f.Code == probe.CodeInterfaceNotServed || f.Code == probe.CodePreferredNotServed {
 			s.Findings = append(s.Findings, f)
 		}
@@ -71,7 +72,7 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		s.Published, s.body = true, c.Document()
 		return
 	}
-	nz, err := Normalize(c, s.Results)
+	nz, err := normalize(c, s.Results, findings)
 	if err != nil {
 		s.Reason = "nothing truthful to publish: " + err.Error()
 		if !errors.Is(err, ErrNothingServed) {
