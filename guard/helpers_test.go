@@ -15,6 +15,12 @@ import (
 // startGuard starts a guard in front of upstream and shuts it down when the test ends.
 func startGuard(t *testing.T, upstream string, opts ...guard.Option) *guard.Guard {
 	t.Helper()
+	return startGuardB(t, upstream, opts...)
+}
+
+// startGuardB is startGuard for tests and benchmarks.
+func startGuardB(t testing.TB, upstream string, opts ...guard.Option) *guard.Guard {
+	t.Helper()
 	g, err := guard.New(upstream, opts...)
 	if err != nil {
 		t.Fatalf("guard.New(%s) = %v", upstream, err)
