@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,7 +24,8 @@ type Guard struct {
 	origin    *url.URL // where requests are proxied
 	lis       net.Listener
 	srv       *http.Server
-	transport *http.Transport
+	transport *http.Transport // HTTP/1.1, and HTTP/2 over TLS
+	h2c       *http.Transport // gRPC to an http:// upstream
 	client    *http.Client
 	proxy     http.Handler
 
@@ -71,15 +73,24 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	}
 	g := &Guard{
 		o: o, upstream: u.String(), origin: &url.URL{Scheme: u.Scheme, Host: u.Host},
-		lis: lis, transport: newTransport(), loopDone: make(chan struct{}), served: make(chan error, 1),
+		lis: lis, transport: newTransport(false), h2c: newTransport(true), loopDone: make(chan struct{}), served: make(chan error, 1),
 	}
 	g.client = &http.Client{Transport: g.transport}
-	g.proxy = newProxy(g.origin, g.transport, o.logger)
+	grpcRT := g.h2c
+	if u.Scheme == "https" {
+		grpcRT = g.transport // HTTP/2 negotiated by ALPN
+	}
+	g.proxy = newProxy(g.origin, g.transport, grpcRT, o.logger)
 	g.srv = &http.Server{
 		Handler:           g.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
+		Protocols:         new(http.Protocols),
+		ErrorLog:          slog.NewLogLogger(o.logger.Handler(), slog.LevelDebug),
 	}
+	// HTTP/1.1 for JSON-RPC, HTTP+JSON and SSE; cleartext HTTP/2 (prior knowledge) for
+	// gRPC clients of an agent that serves gRPC on its HTTP port.
+	g.srv.Protocols.SetHTTP1(true)
+	g.srv.Protocols.SetUnencryptedHTTP2(true)
 	return g, nil
 }
 
@@ -185,7 +196,7 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 		g.mu.Unlock()
 		if !started {
 			err = g.lis.Close()
-			g.transport.CloseIdleConnections()
+			g.closeIdle()
 			return
 		}
 		cancel()
@@ -198,9 +209,14 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 		if serveErr := <-g.served; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 			err = errors.Join(err, serveErr)
 		}
-		g.transport.CloseIdleConnections()
+		g.closeIdle()
 	})
 	return err
+}
+
+func (g *Guard) closeIdle() {
+	g.transport.CloseIdleConnections()
+	g.h2c.CloseIdleConnections()
 }
 
 // cardURL is where the upstream card is read, for messages.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -14,8 +15,10 @@ import (
 const headerHop = "A2abind-Guard-Hop"
 
 // newTransport is the guard's own connection pool to the upstream, closed on Shutdown.
-func newTransport() *http.Transport {
-	return &http.Transport{
+// With h2c it speaks only cleartext HTTP/2 (prior knowledge), for gRPC to an http://
+// upstream.
+func newTransport(h2c bool) *http.Transport {
+	t := &http.Transport{
 		Proxy:                 nil, // a sidecar talks to its upstream directly, never through HTTP_PROXY
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -25,14 +28,42 @@ func newTransport() *http.Transport {
 		TLSHandshakeTimeout:   5 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
+	if h2c {
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetUnencryptedHTTP2(true)
+	}
+	return t
+}
+
+// isGRPC reports whether a request is gRPC over HTTP/2 (content type application/grpc,
+// with or without a +suffix).
+func isGRPC(r *http.Request) bool {
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	return r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;"))
 }
 
 // newProxy forwards a request to the upstream origin, path and query unchanged. Streams
 // are not buffered (FlushInterval -1: every write of the upstream is flushed at once),
 // X-Forwarded-* are set from the client connection (a client's own are dropped), and
-// hop-by-hop headers are removed (httputil.ReverseProxy).
-func newProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) http.Handler {
-	rp := &httputil.ReverseProxy{
+// hop-by-hop headers are removed (httputil.ReverseProxy). gRPC (HTTP/2, trailers kept)
+// goes over grpcRT.
+func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) http.Handler {
+	rp, grpcRP := reverseProxy(origin, rt, log), reverseProxy(origin, grpcRT, log)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(headerHop) != "" {
+			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
+			return
+		}
+		if isGRPC(r) {
+			grpcRP.ServeHTTP(w, r)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})
+}
+
+func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(origin)
 			pr.SetXForwarded()
@@ -49,11 +80,4 @@ func newProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) http.Hand
 			http.Error(w, "a2abind guard: the upstream agent did not answer", http.StatusBadGateway)
 		},
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(headerHop) != "" {
-			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	})
 }

@@ -36,7 +36,7 @@ func newGuardCmd(g *globals) *cobra.Command {
 or on the same host) and enforces the publish-time invariant for it. It serves the card at
 /.well-known/agent-card.json itself (ETag, Last-Modified, Cache-Control), /healthz and
 /readyz, and reverse-proxies every other request to --upstream (JSON-RPC, HTTP+JSON, SSE
-streams unbuffered).
+streams unbuffered, and gRPC over cleartext HTTP/2 for agents serving it on their HTTP port).
 
 At start and every --interval it fetches the upstream card and probes every declared
 interface on the wire, as 'a2abind probe' does; changes upstream (a gRPC service registered
