@@ -66,6 +66,9 @@ type snapshot struct {
 	State
 	body     []byte
 	modified time.Time
+	// public is why the card is withheld, as the 503 tells any client: no upstream
+	// address, no upstream error text (State.Reason and the log have those).
+	public string
 }
 
 func etagOf(body []byte) string {
@@ -125,7 +128,7 @@ func (g *Guard) withheld(s *snapshot) string {
 	case s == nil || s.Round == 0:
 		return "the first check of the declared interfaces has not finished"
 	case !s.Published:
-		return s.Reason
+		return s.public
 	}
 	return ""
 }

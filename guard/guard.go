@@ -84,8 +84,13 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	g.srv = &http.Server{
 		Handler:           g.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
-		Protocols:         new(http.Protocols),
-		ErrorLog:          slog.NewLogLogger(o.logger.Handler(), slog.LevelDebug),
+		// A request (headers and body) must arrive within ReadTimeout, so a client
+		// trickling its body cannot hold a proxied connection; answers (SSE streams,
+		// slow SendMessage) are not bounded by it.
+		ReadTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute,
+		Protocols:   new(http.Protocols),
+		ErrorLog:    slog.NewLogLogger(o.logger.Handler(), slog.LevelDebug),
 	}
 	// HTTP/1.1 for JSON-RPC, HTTP+JSON and SSE; cleartext HTTP/2 (prior knowledge) for
 	// gRPC clients of an agent that serves gRPC on its HTTP port.

@@ -41,8 +41,11 @@ func TestUpstreamDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := startGuard(t, "http://"+addr)
-	if s := g.State(); s.Published || !strings.Contains(s.Reason, "not obtainable") {
-		t.Fatalf("state = published %v, reason %q; want withheld, not obtainable", s.Published, s.Reason)
+	if s := g.State(); s.Published || !strings.Contains(s.Reason, "not obtainable") || !strings.Contains(s.Reason, addr) {
+		t.Fatalf("state = published %v, reason %q; want withheld, not obtainable, naming the upstream", s.Published, s.Reason)
+	}
+	if c := get(t, cardOf(g)); c.status != http.StatusServiceUnavailable || strings.Contains(c.body, addr) || !strings.Contains(c.body, "not obtainable") {
+		t.Errorf("card = %d %q, want 503 saying why without the upstream's address", c.status, c.body)
 	}
 	r := get(t, g.URL()+"/a2a/jsonrpc")
 	if r.status != http.StatusBadGateway || strings.Contains(r.body, addr) || strings.Contains(r.body, "refused") {

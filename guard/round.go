@@ -50,11 +50,13 @@ func (g *Guard) round(ctx context.Context) {
 func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	c, err := card.Load(ctx, g.upstream, card.WithHTTPClient(g.client), card.WithTimeout(pt))
 	if err != nil {
-		s.Reason = "the upstream card is not obtainable: " + err.Error()
+		s.public = "the upstream card is not obtainable"
+		s.Reason = s.public + ": " + err.Error()
 		return
 	}
 	if f := ambiguous(c); len(f) > 0 {
-		s.Reason, s.Findings = "the card is read differently by different clients: "+f[0].Message, f
+		s.public = "the card's field names are spelt in another case (" + codeFieldNameCase + "): clients read it differently"
+		s.Reason, s.Findings = s.public+": "+f[0].Message, f
 		return
 	}
 	s.Results = g.probe(ctx, c, pt)
@@ -67,6 +69,7 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	if !g.o.normalize {
 		if len(s.Findings) > 0 {
 			s.Reason = withheldReason(s.Findings)
+			s.public = s.Reason
 			return
 		}
 		s.Published, s.body = true, c.Document()
@@ -74,10 +77,11 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	}
 	nz, err := normalize(c, s.Results, findings)
 	if err != nil {
-		s.Reason = "nothing truthful to publish: " + err.Error()
+		s.public = "no declared interface is served"
 		if !errors.Is(err, ErrNothingServed) {
-			s.Reason = "the card cannot be normalized: " + err.Error()
+			s.public = "the card cannot be normalized"
 		}
+		s.Reason = s.public + ": " + err.Error()
 		return
 	}
 	s.Published, s.body, s.Normalized = true, nz.Document, &nz
