@@ -92,4 +92,19 @@ func TestStrictServesTheHealthyCardUnchanged(t *testing.T) {
 	if r := get(t, g.URL()+"/readyz"); r.status != http.StatusOK {
 		t.Errorf("/readyz = %d, want 200", r.status)
 	}
+	for _, m := range []struct {
+		method string
+		want   int
+	}{{http.MethodHead, http.StatusOK}, {http.MethodOptions, http.StatusNoContent}, {http.MethodPost, http.StatusMethodNotAllowed}} {
+		req, _ := http.NewRequestWithContext(t.Context(), m.method, cardOf(g), nil)
+		req.Close = true
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != m.want || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s card = %d (CORS %q), want %d with CORS", m.method, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), m.want)
+		}
+	}
 }
