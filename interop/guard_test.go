@@ -2,15 +2,19 @@ package interop
 
 import (
 	"context"
+	"io"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/probe"
 )
 
 // startGuardFor starts a lab agent whose card sends clients through a guard (the card
@@ -29,22 +33,7 @@ func startGuardFor(t *testing.T, build func(front string, a *lab.Agent) any, age
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = agent.Close() })
-	g, err := guard.New(agent.BaseURL, append([]guard.Option{guard.WithListener(lis)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := g.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := g.Shutdown(ctx); err != nil {
-			t.Errorf("guard Shutdown() = %v", err)
-		}
-	})
+	g := startGuardAt(t, agent.BaseURL, append([]guard.Option{guard.WithListener(lis)}, opts...)...)
 	if s := g.State(); !s.Published {
 		t.Fatalf("guard withholds the card: %s %+v", s.Reason, s.Findings)
 	}
@@ -99,4 +88,96 @@ func TestJSClientThroughNormalizingGuard(t *testing.T) {
 		t.Errorf("on the upstream card the client took %s and send ok = %v; want gRPC and a failure (the lying card)\n%s",
 			upstream.Create.Transport, upstream.Ops["send"].OK, upstream.raw)
 	}
+}
+
+// TestGuardInFrontOfJSAgents is the guard's purpose: an agent a2abind did not build (an
+// a2a-js 1.3.0 server) behind `a2abind guard`. Strict withholds the lying cards and
+// serves the honest one byte for byte; --normalize turns every lying card into one that
+// probe passes and on which the delegate succeeds in one attempt.
+func TestGuardInFrontOfJSAgents(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	for _, mode := range []string{modeHonest, modeSeed, modeGRPCAtHTTP, modeGRPCNoService} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			js := startJSServer(t, mode)
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+
+			strict := startGuardAt(t, js.BaseURL)
+			cardURL := strict.URL() + card.WellKnownPath
+			status, body := httpGet(t, cardURL)
+			if mode == modeHonest {
+				_, upstream := httpGet(t, js.CardURL)
+				if status != http.StatusOK || body != upstream {
+					t.Errorf("strict: card = %d, want 200 with the upstream bytes", status)
+				}
+				return
+			}
+			if status != http.StatusServiceUnavailable || strict.State().Published {
+				t.Errorf("strict: card = %d, want 503 (findings %+v)", status, strict.State().Findings)
+			}
+
+			norm := startGuardAt(t, js.BaseURL, guard.WithNormalize())
+			c, err := card.Fetch(ctx, norm.URL())
+			if err != nil {
+				t.Fatalf("normalize: %v (%s)", err, norm.State().Reason)
+			}
+			if rep := probe.Diagnose(c, probe.Card(ctx, c, probe.WithTimeout(5*time.Second))); !rep.OK() {
+				t.Errorf("normalize: probe findings %+v", rep.Findings)
+			}
+			cli, err := delegate.NewFromCard(c, delegate.WithPlaintextGRPC(), delegate.WithAttemptTimeout(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cli.Close()
+			var tr delegate.Trace
+			if _, err := cli.SendMessage(delegate.WithTrace(ctx, &tr), &a2a.SendMessageRequest{
+				Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello interop"))}); err != nil || len(tr.Attempts()) != 1 {
+				t.Errorf("normalize: delegate = %v after %d attempts, want success in 1 (%+v)", err, len(tr.Attempts()), tr.Attempts())
+			}
+		})
+	}
+}
+
+// startGuardAt starts a guard on loopback in front of upstream, stopped when the test ends.
+func startGuardAt(t *testing.T, upstream string, opts ...guard.Option) *guard.Guard {
+	t.Helper()
+	g, err := guard.New(upstream, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := g.Shutdown(ctx); err != nil {
+			t.Errorf("guard Shutdown() = %v", err)
+		}
+	})
+	return g
+}
+
+// httpGet fetches url on a fresh connection and returns the status and body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Close = true
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }
