@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
@@ -26,7 +27,7 @@ func TestGRPCOnTheHTTPPortPassesThrough(t *testing.T) {
 	t.Parallel()
 	lis := listen(t)
 	front := "http://" + lis.Addr().String()
-	srv, err := server.New(server.Echo{}, server.WithHTTPAddr("127.0.0.1:0"), server.WithGRPCOnHTTP(), server.WithPublicURL(front),
+	srv, err := server.New(lab.Echo{}, server.WithHTTPAddr("127.0.0.1:0"), server.WithGRPCOnHTTP(), server.WithPublicURL(front),
 		server.WithAgentInfo("behind-guard", "an a2abind agent behind a guard", "1.0.0"))
 	if err != nil {
 		t.Fatal(err)
