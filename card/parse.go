@@ -43,6 +43,9 @@ type document struct {
 	// NullFields lists the top-level list and object fields written as null, in
 	// nullableFields order. They are read as empty, as the proto3 JSON mapping says.
 	NullFields []string `json:"-"`
+
+	// raw is the document as read (a leading BOM dropped), for Card.Document.
+	raw []byte
 }
 
 // nullableFields are the card's list and object fields: the proto3 JSON mapping reads
@@ -117,6 +120,7 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 			doc.NullFields = append(doc.NullFields, f)
 		}
 	}
+	doc.raw = data
 	return fromDocument(&doc), nil
 }
 

@@ -85,6 +85,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
   probe   open every declared interface on the wire and say what is really there
   send    delegate a message, falling back safely across declared interfaces
   serve   run an agent that cannot publish a card naming a binding it does not serve
+  guard   front any agent: publish its card only while its sockets serve what it declares
   demo    replay the seed incident and its fix on loopback
   exporter  Prometheus metrics of what a fleet's cards declare and their sockets serve`,
 		SilenceUsage:  true,

@@ -1,0 +1,87 @@
+package guard_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// FuzzNormalize: for any card document and any choice of served interfaces, Normalize
+// never panics, and a card it returns declares only served interfaces (as package card
+// reads it) and keeps its name; when it changes nothing it returns the document as is.
+func FuzzNormalize(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"seed","protocolVersion":"0.3.0","url":"http://h:1","preferredTransport":"GRPC","additionalInterfaces":[{"url":"http://h:1","transport":"JSONRPC"},{"url":"h:2","transport":"GRPC"}]}`,
+		`{"name":"v1","supportedInterfaces":[{"url":"http://h:1","protocolBinding":"GRPC","protocolVersion":"1.0"},{"url":"http://h:1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"signatures":[{"protected":"a","signature":"b"}]}`,
+		`{"name":"u","url":"http://h:1/v03","supportedInterfaces":[{"url":"http://h:1/v1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"additionalInterfaces":[null,{"url":"h:2"}]}`,
+		`{"name":"dup","url":"a","url":"b","supportedInterfaces":[],"supportedInterfaces":[{"url":"c","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
+		`{"name":"x","supportedInterfaces":null,"additionalInterfaces":{}}`,
+	} {
+		f.Add([]byte(seed), uint64(0b10))
+		f.Add([]byte(seed), uint64(0xffff))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, mask uint64) {
+		c, err := card.Parse(doc)
+		if err != nil {
+			return
+		}
+		outcome := func(i card.Interface) probe.Outcome {
+			for n, iface := range c.Interfaces {
+				if iface.Key() == i.Key() && mask&(1<<(n%64)) != 0 {
+					return probe.Served
+				}
+			}
+			return probe.Refused
+		}
+		nz, err := guard.Normalize(c, results(c, outcome))
+		if err != nil {
+			if errors.Is(err, guard.ErrNothingServed) && nz.Document != nil && len(nz.Removed) == 0 && len(c.Interfaces) > 0 {
+				t.Fatalf("nothing served, yet nothing removed: %v", err)
+			}
+			return
+		}
+		if !nz.Changed {
+			if string(nz.Document) != string(c.Document()) {
+				t.Fatal("unchanged, yet the document differs")
+			}
+			return
+		}
+		out, err := card.Parse(nz.Document)
+		if err != nil {
+			t.Fatalf("normalized card does not parse: %v\n%s", err, nz.Document)
+		}
+		if out.Name != c.Name {
+			t.Fatalf("name %q became %q", c.Name, out.Name)
+		}
+		for _, i := range out.Declared() {
+			if outcome(i) != probe.Served {
+				t.Fatalf("normalized card declares %s (%s), which is not served\n%s", i, i.Source, nz.Document)
+			}
+		}
+	})
+}
+
+// FuzzParseMapping: any flag value is parsed or refused with ErrMapping, never a panic,
+// and a parsed mapping reads back to itself.
+func FuzzParseMapping(f *testing.F) {
+	for _, s := range []string{"https://agent.example.com=http://127.0.0.1:8080", "agent.example.com:443=127.0.0.1:9090",
+		"[::1]:1=[::1]:2", "http://x=https://y:1", "=", "a=b=c", "unix:///x=http://h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := guard.ParseMapping(s)
+		if err != nil {
+			if !errors.Is(err, guard.ErrMapping) {
+				t.Fatalf("error %v does not wrap ErrMapping", err)
+			}
+			return
+		}
+		again, err := guard.ParseMapping(m.String())
+		if err != nil || again.String() != m.String() {
+			t.Fatalf("%q parsed to %s, which reads back as %s, %v", s, m, again, err)
+		}
+	})
+}

@@ -1,0 +1,160 @@
+package guard
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// Paths the guard answers itself; every other path is proxied to the upstream.
+const (
+	// PathHealthz answers 200 while the guard serves HTTP (liveness).
+	PathHealthz = "/healthz"
+	// PathReadyz answers 200 while the card is published, 503 otherwise (readiness).
+	PathReadyz = "/readyz"
+	// pathLegacyCard is the card path before A2A 0.3; some clients still try it, so it
+	// is gated too rather than proxied to the upstream's unchecked card.
+	pathLegacyCard = "/.well-known/agent.json"
+)
+
+// Response headers of a normalized card.
+const (
+	// HeaderNormalized says the card served is not the upstream's: its value is the
+	// number of declared entries removed because they are not served.
+	HeaderNormalized = "A2abind-Card-Normalized"
+	// HeaderSignaturesDropped says the upstream card was signed and its signatures were
+	// dropped because the card was rewritten; its value is how many.
+	HeaderSignaturesDropped = "A2abind-Signatures-Dropped"
+)
+
+// State is what the guard publishes after its last round.
+type State struct {
+	// Published reports that the card endpoint answers 200 and /readyz is ready.
+	Published bool
+	// Round counts the completed rounds (fetch and probe); 0 before the first one ends.
+	Round int
+	// Since is the round from which the card has been published (or withheld) without
+	// a break.
+	Since int
+	// ETag is the published card's strong ETag, empty while withheld.
+	ETag string
+	// Reason says why the card is withheld, empty while published.
+	Reason string
+	// Findings are the wire findings of the last round (interface-not-served,
+	// preferred-not-served), each naming an interface and its cause.
+	Findings []card.Finding
+	// Results are the last round's probe results, in card order.
+	Results []probe.Result
+	// Normalized is what the normalizer did to the published card (WithNormalize only).
+	Normalized *Normalized
+}
+
+// snapshot is the state a request sees: replaced whole after each round.
+type snapshot struct {
+	State
+	body     []byte
+	modified time.Time
+	// public is why the card is withheld, as the 503 tells any client: no upstream
+	// address, no upstream error text (State.Reason and the log have those).
+	public string
+}
+
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+// isCardPath reports whether a request path names a card document, in any case
+// (some servers route case-insensitively) and after cleaning ("//", "/./", a trailing
+// slash), so that no spelling reaches the upstream's unchecked card.
+func isCardPath(p string) bool {
+	p = path.Clean("/" + p)
+	return strings.EqualFold(p, card.WellKnownPath) || strings.EqualFold(p, pathLegacyCard)
+}
+
+// serveCard publishes the card of the last round, or 503 with Retry-After.
+func (g *Guard) serveCard(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, "+a2a.SvcParamVersion)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	s := g.snap.Load()
+	if why := g.withheld(s); why != "" {
+		h.Set("Retry-After", g.retryAfter())
+		h.Set("Cache-Control", "no-store")
+		http.Error(w, "agent card withheld by a2abind guard: "+why, http.StatusServiceUnavailable)
+		return
+	}
+	h.Set("Cache-Control", g.cacheControl())
+	h.Set("ETag", s.ETag)
+	h.Set("Content-Type", "application/json")
+	if nz := s.Normalized; nz != nil && nz.Changed {
+		h.Set(HeaderNormalized, strconv.Itoa(len(nz.Removed)))
+		if nz.SignaturesDropped > 0 {
+			h.Set(HeaderSignaturesDropped, strconv.Itoa(nz.SignaturesDropped))
+		}
+	}
+	// ServeContent answers If-None-Match / If-Modified-Since with 304, and HEAD.
+	http.ServeContent(w, r, "", s.modified, bytes.NewReader(s.body))
+}
+
+// withheld says why the card is not published ("" when it is).
+func (g *Guard) withheld(s *snapshot) string {
+	switch {
+	case g.stopping.Load():
+		return "the guard is shutting down"
+	case s == nil || s.Round == 0:
+		return "the first check of the declared interfaces has not finished"
+	case !s.Published:
+		return s.public
+	}
+	return ""
+}
+
+func (g *Guard) serveReadyz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if why := g.withheld(g.snap.Load()); why != "" {
+		w.Header().Set("Retry-After", g.retryAfter())
+		http.Error(w, "not ready: "+why, http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = io.WriteString(w, "ready\n")
+}
+
+func serveHealthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+// retryAfter is the next round's distance in whole seconds (at least 1).
+func (g *Guard) retryAfter() string {
+	return strconv.Itoa(max(1, int((g.o.interval+time.Second-1)/time.Second)))
+}
+
+// cacheControl lets caches keep the card for one interval: the guard may withdraw it
+// at the next round.
+func (g *Guard) cacheControl() string {
+	return fmt.Sprintf("public, max-age=%d", int(g.o.interval/time.Second))
+}

@@ -1,0 +1,58 @@
+package guard_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/server"
+)
+
+// TestGRPCOnTheHTTPPortPassesThrough: an agent serving gRPC on its HTTP port (h2c),
+// behind the guard, its card naming the guard. The guard probes the card through its
+// own proxy (JSON-RPC and HTTP+JSON over HTTP/1.1, gRPC over cleartext HTTP/2 with
+// trailers), publishes it, and a real a2a-go gRPC client gets its answer through the
+// guard.
+func TestGRPCOnTheHTTPPortPassesThrough(t *testing.T) {
+	t.Parallel()
+	lis := listen(t)
+	front := "http://" + lis.Addr().String()
+	srv, err := server.New(lab.Echo{}, server.WithHTTPAddr("127.0.0.1:0"), server.WithGRPCOnHTTP(), server.WithPublicURL(front),
+		server.WithAgentInfo("behind-guard", "an a2abind agent behind a guard", "1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	g := startGuard(t, "http://"+srv.HTTPAddr(), guard.WithListener(lis))
+	s := g.State()
+	if !s.Published {
+		t.Fatalf("card withheld: %s %+v", s.Reason, s.Findings)
+	}
+	grpcSeen := false
+	for _, r := range s.Results {
+		grpcSeen = grpcSeen || (r.Interface.Binding == a2a.TransportProtocolGRPC && r.Outcome == probe.Served)
+	}
+	if !grpcSeen {
+		t.Fatalf("no gRPC interface probed served through the guard: %+v", s.Results)
+	}
+	got, err := labtest.SendText(ctx, &a2a.AgentInterface{URL: lis.Addr().String(), ProtocolBinding: a2a.TransportProtocolGRPC,
+		ProtocolVersion: a2a.ProtocolVersion(card.V1)}, a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	if err != nil || got != "ping" {
+		t.Errorf("gRPC SendMessage through the guard = %q, %v; want the echo", got, err)
+	}
+}

@@ -1,0 +1,228 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Guard is a running front for one upstream agent. Create it with New, then Start;
+// Shutdown stops it.
+type Guard struct {
+	o         options
+	upstream  string   // what card.Load reads: the base URL or the card URL given
+	origin    *url.URL // where requests are proxied
+	lis       net.Listener
+	srv       *http.Server
+	transport *http.Transport // HTTP/1.1, and HTTP/2 over TLS
+	h2c       *http.Transport // gRPC to an http:// upstream
+	client    *http.Client
+	proxy     http.Handler
+
+	snap     atomic.Pointer[snapshot]
+	stopping atomic.Bool
+	mu       sync.Mutex // guards started and cancel
+	started  bool
+	cancel   context.CancelFunc
+	loopDone chan struct{}
+	served   chan error
+	stopOnce sync.Once
+}
+
+// New checks the upstream URL (the agent's base URL, or its card URL) and opens the
+// listener. Nothing is fetched or probed before Start.
+func New(upstream string, opts ...Option) (*Guard, error) {
+	o := newOptions(opts)
+	g, err := newGuard(upstream, o)
+	if err != nil {
+		if o.listener != nil {
+			_ = o.listener.Close()
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+func newGuard(upstream string, o options) (*Guard, error) {
+	u, err := url.Parse(strings.TrimSpace(upstream))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, fmt.Errorf("guard: upstream %q must be the agent's http:// or https:// base URL (or its card URL)", upstream)
+	}
+	if o.interval <= 0 {
+		return nil, fmt.Errorf("guard: interval %s must be positive", o.interval)
+	}
+	lis := o.listener
+	if lis == nil {
+		if lis, err = net.Listen("tcp", o.listenAddr); err != nil {
+			return nil, fmt.Errorf("guard: listen on %s: %w", o.listenAddr, err)
+		}
+	}
+	if sameSocket(lis.Addr(), u) {
+		_ = lis.Close()
+		return nil, fmt.Errorf("guard: upstream %s is the guard's own listen address %s", upstream, lis.Addr())
+	}
+	g := &Guard{
+		o: o, upstream: u.String(), origin: &url.URL{Scheme: u.Scheme, Host: u.Host},
+		lis: lis, transport: newTransport(false), h2c: newTransport(true), loopDone: make(chan struct{}), served: make(chan error, 1),
+	}
+	g.client = &http.Client{Transport: g.transport}
+	grpcRT := g.h2c
+	if u.Scheme == "https" {
+		grpcRT = g.transport // HTTP/2 negotiated by ALPN
+	}
+	g.proxy = newProxy(g.origin, g.transport, grpcRT, o.logger)
+	g.srv = &http.Server{
+		Handler:           g.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// A request (headers and body) must arrive within ReadTimeout, so a client
+		// trickling its body cannot hold a proxied connection; answers (SSE streams,
+		// slow SendMessage) are not bounded by it.
+		ReadTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute,
+		Protocols:   new(http.Protocols),
+		ErrorLog:    slog.NewLogLogger(o.logger.Handler(), slog.LevelDebug),
+	}
+	// HTTP/1.1 for JSON-RPC, HTTP+JSON and SSE; cleartext HTTP/2 (prior knowledge) for
+	// gRPC clients of an agent that serves gRPC on its HTTP port.
+	g.srv.Protocols.SetHTTP1(true)
+	g.srv.Protocols.SetUnencryptedHTTP2(true)
+	return g, nil
+}
+
+// sameSocket reports whether the upstream URL names the listener itself.
+func sameSocket(addr net.Addr, u *url.URL) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil && strings.EqualFold(u.Hostname(), "localhost") {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return ip != nil && port == fmt.Sprint(ta.Port) && (ta.IP.Equal(ip) || ta.IP.IsUnspecified() && ip.IsLoopback())
+}
+
+// Handler routes the guard's own paths (the card in every spelling, /healthz,
+// /readyz) and proxies the rest to the upstream.
+func (g *Guard) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case isCardPath(p):
+			g.serveCard(w, r)
+		case p == PathHealthz:
+			serveHealthz(w, r)
+		case p == PathReadyz:
+			g.serveReadyz(w, r)
+		default:
+			g.proxy.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Addr is the guard's listen address (host:port).
+func (g *Guard) Addr() string { return g.lis.Addr().String() }
+
+// URL is the guard's base URL (the card is at URL + card.WellKnownPath).
+func (g *Guard) URL() string { return "http://" + g.Addr() }
+
+// State returns what the guard publishes after its last round.
+func (g *Guard) State() State {
+	if s := g.snap.Load(); s != nil {
+		return s.State
+	}
+	return State{Reason: "the first check of the declared interfaces has not finished"}
+}
+
+// ErrStarted is returned by Start when the guard was started already.
+var ErrStarted = errors.New("guard: already started")
+
+// Start serves the listener, runs the first round (fetch the upstream card, probe it,
+// publish or withhold) before it returns, and then a round every interval until
+// Shutdown. The card is withheld until that first round passes; a withheld card is not
+// an error (State says why). ctx bounds the first round only.
+func (g *Guard) Start(ctx context.Context) error {
+	g.mu.Lock()
+	if g.started {
+		g.mu.Unlock()
+		return ErrStarted
+	}
+	loopCtx, cancel := context.WithCancel(context.Background())
+	g.started, g.cancel = true, cancel
+	go func() { g.served <- g.srv.Serve(g.lis) }()
+	g.mu.Unlock()
+	first, stopFirst := context.WithCancel(loopCtx)
+	stop := context.AfterFunc(ctx, stopFirst)
+	g.round(first)
+	stop()
+	stopFirst()
+	go g.loop(loopCtx)
+	return nil
+}
+
+// loop runs a round every interval until ctx ends.
+func (g *Guard) loop(ctx context.Context) {
+	defer close(g.loopDone)
+	t := time.NewTicker(g.o.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			g.round(ctx)
+		}
+	}
+}
+
+// Shutdown withdraws the card and readiness first, stops the rounds, then lets
+// proxied requests drain (bounded by ctx and WithShutdownTimeout) before it closes
+// every connection.
+func (g *Guard) Shutdown(ctx context.Context) error {
+	var err error
+	g.stopOnce.Do(func() {
+		g.stopping.Store(true)
+		g.mu.Lock()
+		started, cancel := g.started, g.cancel
+		g.started = true // a Start after Shutdown is refused
+		g.mu.Unlock()
+		if !started {
+			err = g.lis.Close()
+			g.closeIdle()
+			return
+		}
+		cancel()
+		<-g.loopDone
+		sctx, cancel := context.WithTimeout(ctx, g.o.shutdownTimeout)
+		defer cancel()
+		if err = g.srv.Shutdown(sctx); err != nil {
+			err = errors.Join(err, g.srv.Close())
+		}
+		if serveErr := <-g.served; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+			err = errors.Join(err, serveErr)
+		}
+		g.closeIdle()
+	})
+	return err
+}
+
+func (g *Guard) closeIdle() {
+	g.transport.CloseIdleConnections()
+	g.h2c.CloseIdleConnections()
+}
+
+// cardURL is where the upstream card is read, for messages.
+func (g *Guard) cardURL() string { return card.CardURL(g.upstream) }

@@ -1,0 +1,77 @@
+package guard
+
+import (
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Defaults for the options.
+const (
+	// DefaultInterval is how often the upstream card is fetched and probed again.
+	DefaultInterval = 10 * time.Second
+	// DefaultProbeTimeout bounds one interface's probe (capped by the interval).
+	DefaultProbeTimeout = 5 * time.Second
+	// DefaultShutdownTimeout bounds how long Shutdown lets proxied requests drain.
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// Option configures New. Options are applied in order; later ones win.
+type Option func(*options)
+
+type options struct {
+	listenAddr      string
+	listener        net.Listener
+	normalize       bool
+	interval        time.Duration
+	probeTimeout    time.Duration
+	shutdownTimeout time.Duration
+	via             []Mapping
+	logger          *slog.Logger
+}
+
+// WithListenAddr is where the guard listens (card, /healthz, /readyz and the proxy).
+// The default is 127.0.0.1:0.
+func WithListenAddr(addr string) Option { return func(o *options) { o.listenAddr = addr } }
+
+// WithListener serves on a listener the caller opened (tests, socket activation). The
+// guard owns it from then on and closes it on Shutdown, or when New fails.
+func WithListener(l net.Listener) Option { return func(o *options) { o.listener = l } }
+
+// WithNormalize publishes the truth instead of withholding a lying card: only the
+// interfaces that are served, with a served preferred entry (see Normalize).
+func WithNormalize() Option { return func(o *options) { o.normalize = true } }
+
+// WithInterval sets how often the upstream card is fetched and probed again; changes
+// upstream are followed within one interval. The default is DefaultInterval.
+func WithInterval(d time.Duration) Option { return func(o *options) { o.interval = d } }
+
+// WithProbeTimeout bounds one interface's probe. The default is DefaultProbeTimeout;
+// it is capped by the interval, so that a round ends before the next is due.
+func WithProbeTimeout(d time.Duration) Option { return func(o *options) { o.probeTimeout = d } }
+
+// WithShutdownTimeout bounds how long Shutdown lets proxied requests (streams
+// included) drain before it closes their connections. The default is
+// DefaultShutdownTimeout.
+func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.shutdownTimeout = d } }
+
+// WithProbeVia probes through the mappings instead of the card's own addresses (see
+// Mapping and ParseMapping); the published card is never rewritten by them.
+func WithProbeVia(m ...Mapping) Option { return func(o *options) { o.via = append(o.via, m...) } }
+
+// WithLogger sets the structured logger. The default discards everything.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+func newOptions(opts []Option) options {
+	o := options{
+		listenAddr: "127.0.0.1:0", interval: DefaultInterval, probeTimeout: DefaultProbeTimeout,
+		shutdownTimeout: DefaultShutdownTimeout,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

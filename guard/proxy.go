@@ -1,0 +1,83 @@
+package guard
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// headerHop marks a request the guard forwarded: a request that comes back with it is
+// a loop (the upstream is the guard itself, or proxies back to it).
+const headerHop = "A2abind-Guard-Hop"
+
+// newTransport is the guard's own connection pool to the upstream, closed on Shutdown.
+// With h2c it speaks only cleartext HTTP/2 (prior knowledge), for gRPC to an http://
+// upstream.
+func newTransport(h2c bool) *http.Transport {
+	t := &http.Transport{
+		Proxy:                 nil, // a sidecar talks to its upstream directly, never through HTTP_PROXY
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	if h2c {
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetUnencryptedHTTP2(true)
+	}
+	return t
+}
+
+// isGRPC reports whether a request is gRPC over HTTP/2 (content type application/grpc,
+// with or without a +suffix).
+func isGRPC(r *http.Request) bool {
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	return r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;"))
+}
+
+// newProxy forwards a request to the upstream origin, path and query unchanged. Streams
+// are not buffered (FlushInterval -1: every write of the upstream is flushed at once),
+// X-Forwarded-* are set from the client connection (a client's own are dropped), and
+// hop-by-hop headers are removed (httputil.ReverseProxy). gRPC (HTTP/2, trailers kept)
+// goes over grpcRT.
+func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) http.Handler {
+	rp, grpcRP := reverseProxy(origin, rt, log), reverseProxy(origin, grpcRT, log)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(headerHop) != "" {
+			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
+			return
+		}
+		if isGRPC(r) {
+			grpcRP.ServeHTTP(w, r)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})
+}
+
+func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(origin)
+			pr.SetXForwarded()
+			pr.Out.Header.Set(headerHop, "1")
+		},
+		Transport:     rt,
+		FlushInterval: -1,
+		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() != nil {
+				return // the client went away
+			}
+			log.Warn("proxy: upstream did not answer", "method", r.Method, "path", r.URL.Path, "err", err)
+			http.Error(w, "a2abind guard: the upstream agent did not answer", http.StatusBadGateway)
+		},
+	}
+}

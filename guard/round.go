@@ -1,0 +1,168 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// probeTimeout is one interface's budget: WithProbeTimeout, capped by the interval.
+func (g *Guard) probeTimeout() time.Duration { return min(g.o.probeTimeout, g.o.interval) }
+
+// round fetches the upstream card, probes it and publishes or withholds it.
+func (g *Guard) round(ctx context.Context) {
+	pt := g.probeTimeout()
+	// A round ends in bounded time whatever the card declares (10,000 interfaces): what
+	// is not probed by then counts as a timeout, i.e. not served.
+	ctx, cancel := context.WithTimeout(ctx, max(g.o.interval, 2*pt))
+	defer cancel()
+	prev := g.snap.Load()
+	next := &snapshot{State: State{Round: 1}}
+	if prev != nil {
+		next.Round = prev.Round + 1
+	}
+	g.judge(ctx, next, pt)
+	if ctx.Err() != nil && g.stopping.Load() {
+		return // shutting down: keep the last state rather than publish a half round
+	}
+	next.Since = next.Round
+	if prev != nil && prev.Published == next.Published {
+		next.Since = prev.Since
+	}
+	if next.Published {
+		next.ETag = etagOf(next.body)
+		next.modified = time.Now().UTC().Truncate(time.Second)
+		if prev != nil && prev.Published && prev.ETag == next.ETag {
+			next.modified = prev.modified
+		}
+	}
+	g.snap.Store(next)
+	g.logChange(prev, next)
+}
+
+// judge fills s: the card to publish, or why it is withheld.
+func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
+	c, err := card.Load(ctx, g.upstream, card.WithHTTPClient(g.client), card.WithTimeout(pt))
+	if err != nil {
+		s.public = "the upstream card is not obtainable"
+		s.Reason = s.public + ": " + err.Error()
+		return
+	}
+	if f := ambiguous(c); len(f) > 0 {
+		s.public = "the card's field names are spelt in another case (" + codeFieldNameCase + "): clients read it differently"
+		s.Reason, s.Findings = s.public+": "+f[0].Message, f
+		return
+	}
+	s.Results = g.probe(ctx, c, pt)
+	findings := probe.Diagnose(c, s.Results).Findings
+	for _, f := range findings {
+		if f.Code == probe.CodeInterfaceNotServed || f.Code == probe.CodePreferredNotServed {
+			s.Findings = append(s.Findings, f)
+		}
+	}
+	if !g.o.normalize {
+		if len(s.Findings) > 0 {
+			s.Reason = withheldReason(s.Findings)
+			s.public = s.Reason
+			return
+		}
+		s.Published, s.body = true, c.Document()
+		return
+	}
+	nz, err := normalize(c, s.Results, findings)
+	if err != nil {
+		s.public = "no declared interface is served"
+		if !errors.Is(err, ErrNothingServed) {
+			s.public = "the card cannot be normalized"
+		}
+		s.Reason = s.public + ": " + err.Error()
+		return
+	}
+	s.Published, s.body, s.Normalized = true, nz.Document, &nz
+}
+
+// probe probes c where the mappings say (the card's own addresses otherwise) and
+// returns the results in card order, each naming the interface as the card declares it.
+func (g *Guard) probe(ctx context.Context, c *card.Card, pt time.Duration) []probe.Result {
+	local := &card.Card{Shape: c.Shape, Name: c.Name, Version: c.Version}
+	mapped := make([]string, len(c.Interfaces))
+	for i, iface := range c.Interfaces {
+		if u, ok := mapURL(iface.URL, g.o.via); ok {
+			iface.URL, mapped[i] = u, u
+		}
+		local.Interfaces = append(local.Interfaces, iface)
+	}
+	results := probe.Card(ctx, local, probe.WithTimeout(pt))
+	for i := range results {
+		results[i].Interface = c.Interfaces[i]
+		if mapped[i] != "" {
+			results[i].Detail = "probed via " + mapped[i] + ": " + results[i].Detail
+		}
+	}
+	return results
+}
+
+func withheldReason(findings []card.Finding) string {
+	n := 0
+	for _, f := range findings {
+		if f.Code == probe.CodeInterfaceNotServed {
+			n++
+		}
+	}
+	if n == 0 {
+		return "the preferred interface is not served"
+	}
+	return fmt.Sprintf("%d declared interface(s) not served", n)
+}
+
+// logChange logs a state that differs from the previous one: published (which card,
+// what the normalizer did) or withheld (why, with one line per interface and cause).
+func (g *Guard) logChange(prev, next *snapshot) {
+	log := g.o.logger
+	if prev != nil && prev.Published == next.Published && prev.ETag == next.ETag && prev.Reason == next.Reason {
+		log.Debug("round: unchanged", "round", next.Round, "published", next.Published)
+		return
+	}
+	if !next.Published {
+		log.Warn("card withheld", "upstream", g.cardURL(), "round", next.Round, "reason", next.Reason)
+		for _, f := range next.Findings {
+			log.Warn("not served", "code", f.Code, "interface", f.Interface, "cause", f.Message)
+		}
+		return
+	}
+	attrs := []any{"upstream", g.cardURL(), "round", next.Round, "etag", next.ETag, "mode", g.mode()}
+	nz := next.Normalized
+	if nz == nil || !nz.Changed {
+		log.Info("card published unchanged", attrs...)
+		return
+	}
+	removed := make([]string, 0, len(nz.Removed))
+	for _, i := range nz.Removed {
+		removed = append(removed, i.String()+" ("+i.Source+")")
+	}
+	attrs = append(attrs, "removed", strings.Join(removed, ", "))
+	if nz.Preferred != nil {
+		attrs = append(attrs, "preferred", nz.Preferred.String())
+	}
+	log.Info("card published normalized", attrs...)
+	for _, f := range next.Findings {
+		log.Info("left out", "code", f.Code, "interface", f.Interface, "cause", f.Message)
+	}
+	if nz.SignaturesDropped > 0 {
+		log.Warn("signatures dropped: the upstream card was signed and had to be rewritten; the published card is unsigned",
+			slog.Int("signatures", nz.SignaturesDropped), slog.String("header", HeaderSignaturesDropped))
+	}
+}
+
+func (g *Guard) mode() string {
+	if g.o.normalize {
+		return "normalize"
+	}
+	return "strict"
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/guard"
+)
+
+func init() { commands = append(commands, newGuardCmd) }
+
+// guardFlags are the options of `a2abind guard`.
+type guardFlags struct {
+	upstream        string
+	listen          string
+	normalize       bool
+	interval        time.Duration
+	probeTimeout    time.Duration
+	probeVia        []string
+	shutdownTimeout time.Duration
+}
+
+func newGuardCmd(g *globals) *cobra.Command {
+	f := &guardFlags{}
+	cmd := &cobra.Command{
+		Use:   "guard --upstream URL --listen ADDR",
+		Short: "Front an agent a2abind did not build: publish its card only while its sockets serve what it declares",
+		Long: `Guard runs in front of an A2A agent written in any language (as a sidecar in the same pod,
+or on the same host) and enforces the publish-time invariant for it. It serves the card at
+/.well-known/agent-card.json itself (ETag, Last-Modified, Cache-Control), /healthz and
+/readyz, and reverse-proxies every other request to --upstream (JSON-RPC, HTTP+JSON, SSE
+streams unbuffered, and gRPC over cleartext HTTP/2 for agents serving it on their HTTP port).
+
+At start and every --interval it fetches the upstream card and probes every declared
+interface on the wire, as 'a2abind probe' does; changes upstream (a gRPC service registered
+late, or removed) are followed within one interval.
+
+Strict (the default): while any declared interface, or the preferred entry, is not served,
+the card answers 503 with Retry-After, /readyz is not ready, and the log names each
+interface and its cause. Once consistent, the upstream card is served unchanged.
+
+--normalize: the card served is the truth: only the served interfaces, a served preferred
+entry (v1.0: the first supportedInterfaces entry; v0.3: url + preferredTransport), other
+fields untouched. A signed card that has to change loses its signatures, and the
+A2abind-Signatures-Dropped header and the log say so. Nothing served: 503.
+
+When the card names public addresses the guard cannot reach, --probe-via PUBLIC=LOCAL
+sends the probes of PUBLIC to LOCAL (both origins, or both host:port; repeatable). The
+card served keeps the public addresses.
+
+Logs are structured (log/slog) on standard error: text by default, JSON with -o json.
+Guard runs until SIGINT or SIGTERM (--timeout does not apply): the card and readiness are
+withdrawn first, then proxied requests drain within --shutdown-timeout.
+
+Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot be opened.`,
+		Example: `  # strict sidecar for an agent on :8080
+  a2abind guard --upstream http://127.0.0.1:8080 --listen :8443
+
+  # publish only what is served, re-checked every 5 seconds
+  a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 --normalize --interval 5s
+
+  # the card names public addresses: probe them on loopback
+  a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 \
+    --probe-via https://agent.example.com=http://127.0.0.1:8080 \
+    --probe-via agent.example.com:443=127.0.0.1:9090`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGuard(cmd.Context(), g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.upstream, "upstream", "", "the agent's base URL (or card URL), e.g. http://127.0.0.1:8080 (required)")
+	fl.StringVar(&f.listen, "listen", "", "address the guard serves on: card, /healthz, /readyz and the proxy, e.g. :8443 (required)")
+	fl.BoolVar(&f.normalize, "normalize", false, "publish only the served interfaces instead of withholding a card that names unserved ones")
+	fl.DurationVar(&f.interval, "interval", guard.DefaultInterval, "how often the upstream card is fetched and probed again")
+	fl.DurationVar(&f.probeTimeout, "probe-timeout", guard.DefaultProbeTimeout, "bound on one interface's probe (at most --interval)")
+	fl.StringArrayVar(&f.probeVia, "probe-via", nil, "probe PUBLIC at LOCAL: PUBLIC=LOCAL, both origins or both host:port (repeatable)")
+	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", guard.DefaultShutdownTimeout, "bound on draining proxied requests at shutdown")
+	return cmd
+}
+
+func runGuard(parent context.Context, g *globals, f *guardFlags) error {
+	switch {
+	case f.upstream == "":
+		return fail(ExitUsage, errors.New("--upstream is required: the agent's base URL, e.g. --upstream http://127.0.0.1:8080"))
+	case f.listen == "":
+		return fail(ExitUsage, errors.New("--listen is required: where the guard serves, e.g. --listen :8443"))
+	case f.interval <= 0 || f.probeTimeout <= 0:
+		return fail(ExitUsage, errors.New("--interval and --probe-timeout must be positive"))
+	}
+	logger := serveLogger(g)
+	opts := []guard.Option{
+		guard.WithListenAddr(f.listen), guard.WithLogger(logger), guard.WithInterval(f.interval),
+		guard.WithProbeTimeout(f.probeTimeout), guard.WithShutdownTimeout(f.shutdownTimeout),
+	}
+	if f.normalize {
+		opts = append(opts, guard.WithNormalize())
+	}
+	for _, s := range f.probeVia {
+		m, err := guard.ParseMapping(s)
+		if err != nil {
+			return fail(ExitUsage, fmt.Errorf("--probe-via: %w", err))
+		}
+		opts = append(opts, guard.WithProbeVia(m))
+	}
+	gd, err := guard.New(f.upstream, opts...)
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	// guard runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("guard listening", "url", gd.URL(), "upstream", f.upstream, "normalize", f.normalize, "interval", f.interval.String())
+	if err := gd.Start(ctx); err != nil {
+		_ = gd.Shutdown(context.Background())
+		return fail(ExitUsage, err)
+	}
+	<-ctx.Done()
+	logger.Info("signal received: card and readiness withdrawn, shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout+time.Second)
+	defer cancel()
+	if err := gd.Shutdown(sctx); err != nil {
+		logger.Warn("shutdown did not drain cleanly", "err", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
