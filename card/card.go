@@ -94,7 +94,9 @@ type Card struct {
 	Location string `json:"-"`
 
 	doc      *document
-	declared []Interface // before de-duplication, for lint
+	declared []Interface   // before de-duplication, for lint
+	raw      []byte        // the document as read, for signature checks (signature.go)
+	sigs     *Verification // set by VerifySignatures
 }
 
 // Preferred returns the interfaces marked preferred (at most one per shape).

@@ -88,7 +88,9 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 		return nil, describeJSONError(data, err)
 	}
 	doc.MiscasedKeys = miscasedKeys(data)
-	return fromDocument(&doc), nil
+	c := fromDocument(&doc)
+	c.raw = data
+	return c, nil
 }
 
 // Field names a2abind reads, per object kind, as the specification spells them.
