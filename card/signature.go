@@ -163,7 +163,7 @@ func (c *Card) Verification() *Verification { return c.sigs }
 type rawSignature struct {
 	Protected string          `json:"protected"`
 	Signature string          `json:"signature"`
-	Header    json.RawMessage `json:"header"`
+	Header    json.RawMessage `json:"header,omitempty"`
 }
 
 // cardSignatures reads the `signatures` entries of a document; ok is false when the field
