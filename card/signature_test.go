@@ -411,7 +411,9 @@ func signOver(t *testing.T, doc string, key crypto.Signer, kid string, payload [
 }
 
 func detachedVerify(doc, payload []byte, k *card.SigningKey) error {
-	var m struct{ Signatures []struct{ Protected, Signature string } }
+	var m struct {
+		Signatures []struct{ Protected, Signature string }
+	}
 	_ = json.Unmarshal(doc, &m)
 	jws, err := jose.ParseDetached(m.Signatures[0].Protected+".."+m.Signatures[0].Signature, payload, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
