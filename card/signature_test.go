@@ -424,3 +424,117 @@ func detachedVerify(doc, payload []byte, k *card.SigningKey) error {
 	_ = json.Unmarshal(b, &set)
 	return jws.DetachedVerify(payload, set.Keys[0])
 }
+
+// TestVerifyJKU follows a jku only over HTTPS, to an allowed origin, within bounds, and
+// never through a redirect to another origin.
+func TestVerifyJKU(t *testing.T) {
+	k := newKey(t, "ES256")
+	jwks, err := k.PublicJWKS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotated, err := newKey(t, "ES256").PublicJWKS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/jwks.json":
+			_, _ = w.Write(jwks)
+		case "/rotated.json":
+			_, _ = w.Write(rotated)
+		case "/huge":
+			_, _ = w.Write([]byte(`{"keys":[` + strings.Repeat(" ", card.MaxJWKSBytes) + `]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer keys.Close()
+	elsewhere := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(jwks) // same keys, but reached only through another origin's redirect
+	}))
+	defer elsewhere.Close()
+	redirector := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/jwks.json", http.StatusFound)
+	}))
+	defer redirector.Close()
+
+	cases := []struct {
+		name    string
+		jku     string
+		allowed []string
+		status  card.SignatureStatus
+		reason  string
+	}{
+		{"allowed origin", keys.URL + "/jwks.json", []string{keys.URL}, card.StatusValid, ""},
+		{"origin not allowed", keys.URL + "/jwks.json", nil, card.StatusUnverified, "not one you allowed"},
+		{"plain http", strings.Replace(keys.URL, "https://", "http://", 1) + "/jwks.json", []string{keys.URL}, card.StatusUnverified, "not https"},
+		{"redirect to another origin", redirector.URL + "/jwks.json", []string{redirector.URL}, card.StatusUnverified, "leaves the jku origin"},
+		{"over the size bound", keys.URL + "/huge", []string{keys.URL}, card.StatusUnverified, "limit"},
+		{"not served", keys.URL + "/missing", []string{keys.URL}, card.StatusUnverified, "HTTP 404"},
+		{"kid gone from the JWKS (revoked)", keys.URL + "/rotated.json", []string{keys.URL}, card.StatusUnverified, "revoked"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := card.Sign([]byte(healthyCard), k, card.WithSignJKU(strings.Replace(tc.jku, "http://", "https://", 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(tc.jku, "http://") { // Sign refuses http jku; write it as an attacker would
+				doc = resignHeader(t, doc, k, tc.jku)
+			}
+			_, v := verify(t, doc, card.WithJKUOrigins(tc.allowed...), card.WithJKUClient(keys.Client()))
+			got := onlyCheck(t, v)
+			if got.Status != tc.status || !strings.Contains(got.Reason, tc.reason) {
+				t.Errorf("check = %+v, want %s with reason containing %q", got, tc.status, tc.reason)
+			}
+		})
+	}
+	if _, err := card.VerifySignatures(context.Background(), &card.Card{}, card.WithJKUOrigins("http://keys.example.com")); err == nil {
+		t.Error("an http:// jku origin was accepted")
+	}
+}
+
+// resignHeader signs doc's spec form under a header with the given (non-https) jku.
+func resignHeader(t *testing.T, doc []byte, k *card.SigningKey, jku string) []byte {
+	t.Helper()
+	payload, err := card.Canonicalize(doc, card.FormSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k2signer(t, k)},
+		(&jose.SignerOptions{}).WithType("JOSE").WithHeader("kid", k.KeyID).WithHeader("jku", jku))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := s.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := jws.DetachedCompactSerialize()
+	p, sig, _ := strings.Cut(compact, "..")
+	var m map[string]any
+	_ = json.Unmarshal(doc, &m)
+	m["signatures"] = []any{map[string]any{"protected": p, "signature": sig}}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// BenchmarkVerifySignatures is the cost of checking one ES256 signature with a trusted
+// key (every canonical form is computed only when the spec form fails).
+func BenchmarkVerifySignatures(b *testing.B) {
+	t := &testing.T{}
+	k := newKey(t, "ES256")
+	signed := sign(t, healthyCard, k)
+	ks := keySet(t, k)
+	c, err := card.Parse(signed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		v, _ := card.VerifySignatures(context.Background(), c, card.WithKeySet(ks))
+		if !v.Verified() {
+			b.Fatal("not verified")
+		}
+	}
+}
