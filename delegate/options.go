@@ -22,6 +22,7 @@ type options struct {
 	insecure        bool
 	rootCAs         *x509.CertPool
 	plaintextGRPC   bool
+	verifier        CardVerifier // verify.go
 }
 
 // WithBindings restricts the candidates to the given bindings and orders them by the
