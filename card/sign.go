@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
@@ -273,4 +275,48 @@ func topMembers(doc []byte) ([]member, error) {
 		out = append(out, member{key: key, value: v})
 	}
 	return out, nil
+}
+
+// WithAlgorithm returns the key set to sign with alg (PS256 for an RSA key), same kid.
+func (k *SigningKey) WithAlgorithm(alg string) (*SigningKey, error) {
+	n, err := NewSigningKey(k.signer, alg)
+	if err != nil {
+		return nil, err
+	}
+	n.KeyID = k.KeyID
+	return n, nil
+}
+
+// FormDifferences says, for each SDK whose canonical form of doc differs from the
+// specification's, what its verifiers will make of a spec-form signature and which
+// top-level fields differ; nil when every SDK form agrees.
+func FormDifferences(doc []byte) []string {
+	spec, err := Canonicalize(doc, FormSpec)
+	if err != nil {
+		return nil
+	}
+	var specFields map[string]any
+	_ = json.Unmarshal(spec, &specFields)
+	var out []string
+	for _, f := range []Form{FormJS, FormPython} {
+		other, err := Canonicalize(doc, f)
+		if err != nil || bytes.Equal(other, spec) {
+			continue
+		}
+		var otherFields map[string]any
+		_ = json.Unmarshal(other, &otherFields)
+		var differ []string
+		for k, v := range specFields {
+			if w, ok := otherFields[k]; !ok || !reflect.DeepEqual(v, w) {
+				differ = append(differ, k)
+			}
+		}
+		sort.Strings(differ)
+		what := "it encodes the card differently (non-ASCII text escaped, Struct numbers as floats)"
+		if len(differ) > 0 {
+			what = "it strips empty values the specification keeps, in " + strings.Join(differ, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s canonicalises this card differently from A2A 1.0 §8.4.1 (%s): its verifiers will reject this signature", f.SDK(), what))
+	}
+	return out
 }

@@ -379,3 +379,15 @@ func rewrites(c *Card) []string {
 	}
 	return out
 }
+
+// Signed reports whether the card document carries a non-empty `signatures` list.
+func Signed(c *Card) bool {
+	if c == nil || c.raw == nil {
+		return false
+	}
+	sigs, present, ok := cardSignatures(c.raw)
+	return present && (!ok || len(sigs) > 0)
+}
+
+// Document returns the card document as it was read (nil for a hand-built card).
+func (c *Card) Document() []byte { return append([]byte(nil), c.raw...) }

@@ -51,6 +51,7 @@ func newProbeCmd(g *globals) *cobra.Command {
 		headers  []string
 		insecure bool
 		caFile   string
+		sig      signatureFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "probe TARGET",
@@ -147,8 +148,14 @@ obtained or the command line is wrong.`,
 				}
 				return fail(ExitUsage, err)
 			}
+			if err := sig.check(ctx, c); err != nil {
+				return fail(ExitUsage, err)
+			}
 			results := probe.Card(ctx, c, probeOpts...)
 			rep := probe.Diagnose(c, results)
+			if sig.require {
+				rep.Findings = card.RequireSignature(c, rep.Findings)
+			}
 			if g.json() {
 				if err := g.writeJSON(probeJSON(target, results, rep)); err != nil {
 					return fail(ExitUsage, err)
@@ -163,6 +170,7 @@ obtained or the command line is wrong.`,
 		},
 	}
 	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	sig.register(cmd.Flags())
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
 	cmd.Flags().StringVar(&caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
 	return cmd

@@ -47,6 +47,7 @@ type sendFlags struct {
 	plaintextGRPC   bool
 	resend          bool
 	attemptTimeout  time.Duration
+	sig             signatureFlags
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -111,6 +112,7 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
+	f.sig.register(fl)
 	return cmd
 }
 
@@ -157,6 +159,16 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 	if f.attemptTimeout > 0 {
 		opts = append(opts, delegate.WithAttemptTimeout(f.attemptTimeout))
 	}
+	if f.sig.asked() {
+		if !f.sig.require {
+			return nil, errors.New("--jwks and --jku-origin need --require-signature (send refuses a card whose signature does not verify)")
+		}
+		vopts, err := f.sig.options()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, delegate.WithCardVerifier(delegate.RequireSignature(vopts...)))
+	}
 	return opts, nil
 }
 
@@ -170,7 +182,11 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		return sendFailed(g, nil, nil, ExitUsage, err)
+		code := ExitUsage
+		if errors.Is(err, delegate.ErrCardRejected) {
+			code = ExitFailed // the card was obtained and failed its signature check
+		}
+		return sendFailed(g, nil, nil, code, err)
 	}
 	defer client.Close()
 
