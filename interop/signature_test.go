@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/server"
 )
 
 // jsSign runs interop/js/signature.mjs on a batch of requests in one Node process.
@@ -205,4 +207,35 @@ func signingKey(t *testing.T, privateJWK []byte, alg string) *card.SigningKey {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// TestServeSignedCardVerifiedByA2AJS: the card a2abind's server signs (v1.0 and union) is
+// verified by a2a-js 1.3.0 with the JWKS the server publishes at the jku's path, and a
+// copy with its interface URL rewritten is not.
+func TestServeSignedCardVerifiedByA2AJS(t *testing.T) {
+	key, err := card.LoadSigningKey(filepath.Join("..", "testdata", "keys", "corpus-es256.private.jwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []map[string]any
+	var names []string
+	for name, extra := range map[string][]server.Option{"v1.0": nil, "union": {server.WithV03()}} {
+		srv := startGuardedServer(t, server.Echo{}, append([]server.Option{server.WithCardSigning(key, "https://agent.example.com/.well-known/jwks.json")}, extra...)...)
+		doc := srv.CardJSON()
+		jwksURL := srv.BaseURL() + "/.well-known/jwks.json"
+		rewritten := strings.Replace(string(doc), strings.TrimPrefix(srv.BaseURL(), "http://"), "gateway.example.net:443", 1)
+		if rewritten == string(doc) {
+			t.Fatalf("%s: no interface URL to rewrite in %s", name, doc)
+		}
+		reqs = append(reqs,
+			map[string]any{"mode": "verify", "card": json.RawMessage(doc), "jwksUrl": jwksURL},
+			map[string]any{"mode": "verify", "card": json.RawMessage(rewritten), "jwksUrl": jwksURL})
+		names = append(names, name, name+" rewritten")
+	}
+	for i, r := range jsSign(t, reqs) {
+		want := !strings.HasSuffix(names[i], "rewritten")
+		if ok, _ := r["ok"].(bool); ok != want {
+			t.Errorf("a2a-js verify of the %s card: ok=%v (%v), want %v", names[i], ok, r["error"], want)
+		}
+	}
 }

@@ -48,6 +48,7 @@ type options struct {
 	httpLis         net.Listener
 	grpcLis         net.Listener
 	tenant          string
+	signing         *signing // sign.go
 
 	// Test hooks (unexported, set by tests in this package only).
 	hooks hooks

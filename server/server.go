@@ -313,6 +313,9 @@ func (srv *Server) buildCard() error {
 		iface.URL = matched[i].local
 		check.Interfaces = append(check.Interfaces, iface)
 	}
+	if raw, err = srv.signCard(raw); err != nil { // sign.go
+		return err
+	}
 	sum := sha256.Sum256(raw)
 	srv.cardJSON, srv.card, srv.checkCard = raw, c, check
 	srv.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
@@ -349,6 +352,7 @@ func (srv *Server) deriveCard() ([]byte, error) {
 func (srv *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(card.WellKnownPath, srv.serveCard)
+	srv.mountJWKS(mux) // sign.go
 	mux.HandleFunc(PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = io.WriteString(w, "ok\n")

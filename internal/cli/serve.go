@@ -34,6 +34,9 @@ type serveFlags struct {
 	name            string
 	shutdownTimeout time.Duration
 	selfCheck       time.Duration
+	signKey         string
+	signKid         string
+	jku             string
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -96,6 +99,9 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.StringVar(&f.name, "name", "a2abind-echo", "agent name in the derived card")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "bound on draining in-flight requests at shutdown")
 	fl.DurationVar(&f.selfCheck, "self-check-timeout", server.DefaultSelfCheckTimeout, "bound on the self-check before the card is published")
+	fl.StringVar(&f.signKey, "sign-key", "", "sign the published card with this private key (PEM or private JWK; A2A 1.0 §8.4)")
+	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
+	fl.StringVar(&f.jku, "jku", "", "https URL of the signing key's JWKS, written in the signature; its path serves the JWKS on the HTTP listener")
 	return cmd
 }
 
@@ -140,6 +146,18 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 		opts = append(opts, server.WithCardJSON(raw))
 	}
 
+	if f.signKey != "" {
+		key, err := card.LoadSigningKey(f.signKey)
+		if err != nil {
+			return fail(ExitUsage, fmt.Errorf("--sign-key: %w", err))
+		}
+		if f.signKid != "" {
+			key.KeyID = f.signKid
+		}
+		opts = append(opts, server.WithCardSigning(key, f.jku))
+	} else if f.jku != "" || f.signKid != "" {
+		return fail(ExitUsage, errors.New("--jku and --sign-kid need --sign-key"))
+	}
 	srv, err := server.New(server.Echo{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) {
