@@ -67,8 +67,11 @@ func (s SignatureCheck) name() string {
 	if s.KeyID != "" {
 		parts = append(parts, fmt.Sprintf("kid %q", s.KeyID))
 	}
-	if s.Algorithm != "" {
+	switch {
+	case isAccepted(s.Algorithm):
 		parts = append(parts, s.Algorithm)
+	case s.Algorithm != "":
+		parts = append(parts, fmt.Sprintf("alg %q", s.Algorithm)) // from the network: quoted
 	}
 	if len(parts) == 0 {
 		return fmt.Sprintf("signatures[%d]", s.Index)

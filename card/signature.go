@@ -361,7 +361,7 @@ func (o *verifyOptions) keysFor(ctx context.Context, h protectedHeader) (keys []
 	if ks := set.byKeyID(h.Kid); len(ks) > 0 {
 		return ks, set.Source, ""
 	}
-	return nil, "", fmt.Sprintf("%s; no key with kid %q at jku %s (a key missing from its JWKS is revoked)", why, h.Kid, h.JKU)
+	return nil, "", fmt.Sprintf("%s; no key with kid %q at jku %q (a key missing from its JWKS is revoked)", why, h.Kid, h.JKU)
 }
 
 // rewrites names the interfaces whose host is not the host the card was fetched from.
