@@ -175,6 +175,9 @@ func presence(md protoreflect.MessageDescriptor, obj map[string]any, keepRequire
 		if fd == nil || v == nil {
 			continue
 		}
+		if _, both := obj[fd.JSONName()]; both && key != fd.JSONName() {
+			continue // "supported_interfaces" beside "supportedInterfaces": the JSON name wins, as in a2a-js
+		}
 		v = fieldValue(fd, v, keepRequired)
 		keep := fd.HasPresence() || !isDefault(v) || (keepRequired && required(fd))
 		if keep {

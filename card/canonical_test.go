@@ -121,6 +121,21 @@ func TestPythonStrings(t *testing.T) {
 	}
 }
 
+// TestCanonicalizeProtoNames: proto field names are read as protojson and a2a-js read
+// them, written with their JSON names; beside the JSON name they lose, every time.
+func TestCanonicalizeProtoNames(t *testing.T) {
+	in := `{"name":"a","supported_interfaces":[{"url":"snake"}],"supportedInterfaces":[{"url":"camel"}],"default_input_modes":["x"]}`
+	want := `{"defaultInputModes":["x"],"name":"a","supportedInterfaces":[{"url":"camel"}]}`
+	for range 20 { // map order varies between runs; the result must not
+		for _, f := range []Form{FormSpec, FormJS} {
+			got, err := Canonicalize([]byte(in), f)
+			if err != nil || string(got) != want {
+				t.Fatalf("%s: %s, %v; want %s", f, got, err, want)
+			}
+		}
+	}
+}
+
 func TestCanonicalizeRejects(t *testing.T) {
 	deep := bytes.Repeat([]byte(`{"a":`), 70)
 	deep = append(append([]byte(`{"x":`), deep...), bytes.Repeat([]byte("}"), 71)...)
