@@ -30,6 +30,10 @@ func TestServeCmd_SignKey(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "signature-valid") {
 		t.Errorf("lint of the served card: exit %d\n%s\n%s", code, out, stderr)
 	}
+	code, out, stderr = probeCLI(t, "", "probe", base, "--jwks", jwks, "--require-signature")
+	if code != ExitOK || !strings.Contains(out, "signature-valid") {
+		t.Errorf("probe of the signed agent: exit %d\n%s\n%s", code, out, stderr)
+	}
 	if got := stop(); got != ExitOK {
 		t.Errorf("serve exit after cancel = %d, want %d", got, ExitOK)
 	}

@@ -146,3 +146,32 @@ func TestSendRequireSignature(t *testing.T) {
 		t.Errorf("--jwks without --require-signature: exit %d, %s", code, stderr)
 	}
 }
+
+// TestLintSignedCorpus: `a2abind lint --jwks` names each signed card of the corpus as it is
+// (cards signed by a2a-js included), in text and in -o json.
+func TestLintSignedCorpus(t *testing.T) {
+	for file, want := range map[string]struct {
+		code   string
+		status card.SignatureStatus
+		exit   int
+	}{
+		"signed-a2a-js.json":             {"signature-valid", card.StatusValid, ExitOK},
+		"signed-a2a-js-variant.json":     {"signature-variant", card.StatusVariant, ExitFailed}, // its empty REQUIRED description is an error
+		"signed-a2a-python-variant.json": {"signature-variant", card.StatusVariant, ExitOK},
+		"signed-a2a-js-rewritten.json":   {"signature-invalid", card.StatusInvalid, ExitFailed},
+		"signed-unknown-key.json":        {"signature-unverified", card.StatusUnverified, ExitOK},
+	} {
+		code, out, stderr := runCLI(t, "", "lint", cardPath(file), "--jwks", keyPath("corpus-jwks.json"), "-o", "json")
+		var doc lintOutput
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != want.exit || doc.Signatures == nil || len(doc.Signatures.Signatures) != 1 {
+			t.Errorf("%s: exit %d (want %d), %v\n%s%s", file, code, want.exit, err, out, stderr)
+			continue
+		}
+		if got := doc.Signatures.Signatures[0].Status; got != want.status {
+			t.Errorf("%s: status %s, want %s", file, got, want.status)
+		}
+		if !strings.Contains(out, `"code": "`+want.code+`"`) {
+			t.Errorf("%s: no %s finding:\n%s", file, want.code, out)
+		}
+	}
+}
