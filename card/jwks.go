@@ -237,18 +237,9 @@ type jkuResult struct {
 // errJKUNotAllowed marks a jku a2abind did not follow: its signatures stay unverified.
 var errJKUNotAllowed = errors.New("jku not followed")
 
-// origin returns "scheme://host:port" of an absolute URL, with the default port made explicit.
+// origin returns "scheme://host:port" of an absolute URL, the port made explicit (hostPort).
 func origin(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		switch u.Scheme {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(hostPort(u))
 }
 
 // normalizeOrigin parses an allowed origin as the user writes it ("https://keys.example.com").

@@ -8,8 +8,11 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -536,5 +539,45 @@ func BenchmarkVerifySignatures(b *testing.B) {
 		if !v.Verified() {
 			b.Fatal("not verified")
 		}
+	}
+}
+
+// TestVerifyCertificateValidity: a JWK whose x5c leaf certificate has expired (or is not
+// yet valid) cannot verify; the same key with a current certificate can.
+func TestVerifyCertificateValidity(t *testing.T) {
+	k := newKey(t, "ES256")
+	signed := sign(t, healthyCard, k)
+	priv := k2signer(t, k)
+	now := time.Now()
+	for _, tc := range []struct {
+		name      string
+		from, to  time.Time
+		status    card.SignatureStatus
+		reasonSub string
+	}{
+		{"current", now.Add(-time.Hour), now.Add(time.Hour), card.StatusValid, ""},
+		{"expired", now.Add(-48 * time.Hour), now.Add(-time.Hour), card.StatusInvalid, "expired"},
+		{"not yet valid", now.Add(time.Hour), now.Add(48 * time.Hour), card.StatusInvalid, "not valid before"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "signer"}, NotBefore: tc.from, NotAfter: tc.to}
+			der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, priv.Public(), priv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cert, _ := x509.ParseCertificate(der)
+			jwk, err := json.Marshal(jose.JSONWebKey{Key: priv.Public(), KeyID: k.KeyID, Algorithm: "ES256", Use: "sig", Certificates: []*x509.Certificate{cert}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks, err := card.ParseKeySet([]byte(`{"keys":[`+string(jwk)+`]}`), "x5c JWKS")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, v := verify(t, signed, card.WithKeySet(ks))
+			if got := onlyCheck(t, v); got.Status != tc.status || !strings.Contains(got.Reason, tc.reasonSub) {
+				t.Errorf("check = %+v, want %s (%q)", got, tc.status, tc.reasonSub)
+			}
+		})
 	}
 }
