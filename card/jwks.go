@@ -311,3 +311,23 @@ func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
 	}
 	return ParseKeySet(data, "jku "+jku)
 }
+
+// FetchKeySet fetches a JWKS the user named by URL, under the rules of a jku fetch: https
+// only, that URL's origin only (redirects stay on it), bounded in size and time (d, 10 s
+// when d <= 0), no credentials. client may be nil (its Transport and TLS settings are used).
+func FetchKeySet(ctx context.Context, jwksURL string, client *http.Client, d time.Duration) (*KeySet, error) {
+	u, err := url.Parse(jwksURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("%w: JWKS URL %q: want an https:// URL", ErrKeySet, jwksURL)
+	}
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	f := jkuFetcher{origins: []string{origin(u)}, client: client, timeout: d}
+	set, err := f.get(ctx, jwksURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrKeySet, err)
+	}
+	set.Source = "JWKS " + jwksURL
+	return set, nil
+}

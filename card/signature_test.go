@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -495,6 +496,15 @@ func TestVerifyJKU(t *testing.T) {
 	}
 	if _, err := card.VerifySignatures(context.Background(), &card.Card{}, card.WithJKUOrigins("http://keys.example.com")); err == nil {
 		t.Error("an http:// jku origin was accepted")
+	}
+	// A JWKS URL the user names is fetched under the same rules.
+	if ks, err := card.FetchKeySet(context.Background(), keys.URL+"/jwks.json", keys.Client(), 0); err != nil || ks.Len() != 1 {
+		t.Errorf("FetchKeySet = %v, %v", ks, err)
+	}
+	for _, u := range []string{strings.Replace(keys.URL, "https", "http", 1) + "/jwks.json", redirector.URL + "/jwks.json", keys.URL + "/huge"} {
+		if _, err := card.FetchKeySet(context.Background(), u, keys.Client(), 0); !errors.Is(err, card.ErrKeySet) {
+			t.Errorf("FetchKeySet(%s) = %v, want ErrKeySet", u, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 		if !f.sig.require {
 			return nil, errors.New("--jwks and --jku-origin need --require-signature (send refuses a card whose signature does not verify)")
 		}
-		vopts, err := f.sig.options()
+		vopts, err := f.sig.options(context.Background()) // a JWKS URL is fetched before the card, bounded by its own 10 s
 		if err != nil {
 			return nil, err
 		}

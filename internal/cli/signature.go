@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -17,7 +18,7 @@ type signatureFlags struct {
 }
 
 func (f *signatureFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file of public keys trusted to have signed the card (repeatable)")
+	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file or https URL of public keys trusted to have signed the card (repeatable)")
 	fl.StringArrayVar(&f.jkuOrigins, "jku-origin", nil, "follow a signature's jku when it is an https URL on this origin, e.g. https://keys.example.com (repeatable)")
 	fl.BoolVar(&f.require, "require-signature", false, "fail unless at least one card signature verifies")
 }
@@ -28,10 +29,14 @@ func (f *signatureFlags) asked() bool {
 }
 
 // options loads the key sets; errors are usage errors (a JWKS that cannot be read).
-func (f *signatureFlags) options() ([]card.VerifyOption, error) {
+func (f *signatureFlags) options(ctx context.Context) ([]card.VerifyOption, error) {
 	var opts []card.VerifyOption
 	for _, path := range f.jwks {
-		ks, err := card.LoadKeySet(path)
+		load := func() (*card.KeySet, error) { return card.LoadKeySet(path) }
+		if strings.HasPrefix(path, "https://") || strings.HasPrefix(path, "http://") {
+			load = func() (*card.KeySet, error) { return card.FetchKeySet(ctx, path, nil, 0) }
+		}
+		ks, err := load()
 		if err != nil {
 			return nil, fmt.Errorf("--jwks: %w", err)
 		}
@@ -46,7 +51,7 @@ func (f *signatureFlags) options() ([]card.VerifyOption, error) {
 // check verifies c's signatures when the card is signed or the user asked, so that Lint
 // reports them; with --require-signature the findings fail unless one verified.
 func (f *signatureFlags) check(ctx context.Context, c *card.Card) error {
-	opts, err := f.options()
+	opts, err := f.options(ctx)
 	if err != nil {
 		return err
 	}
