@@ -95,8 +95,7 @@ type Card struct {
 
 	doc      *document
 	declared []Interface   // before de-duplication, for lint
-	raw      []byte        // the document as read, for signature checks (signature.go)
-	sigs     *Verification // set by VerifySignatures
+	sigs     *Verification // set by VerifySignatures (signature.go)
 }
 
 // Preferred returns the interfaces marked preferred (at most one per shape).

@@ -41,7 +41,7 @@ func (l *linter) verification() (*Verification, bool) {
 	if l.c.sigs != nil {
 		return l.c.sigs, true
 	}
-	if l.c.raw == nil {
+	if l.c.rawDocument() == nil {
 		return nil, false
 	}
 	v := verify(context.Background(), l.c, &verifyOptions{now: time.Now}) // no keys, no jku: no I/O

@@ -40,6 +40,9 @@ type document struct {
 	// MiscasedKeys lists the keys encoding/json matched to a field case-insensitively
 	// ("URL" for "url"), with where they are; other SDKs ignore such keys.
 	MiscasedKeys []miscasedKey `json:"-"`
+
+	// raw is the document as read (a leading BOM dropped), for Card.Document.
+	raw []byte
 }
 
 // miscasedKey is a key that matches a card field only case-insensitively.
@@ -88,9 +91,8 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 		return nil, describeJSONError(data, err)
 	}
 	doc.MiscasedKeys = miscasedKeys(data)
-	c := fromDocument(&doc)
-	c.raw = data
-	return c, nil
+	doc.raw = data
+	return fromDocument(&doc), nil
 }
 
 // Field names a2abind reads, per object kind, as the specification spells them.

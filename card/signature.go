@@ -183,10 +183,10 @@ func cardSignatures(raw []byte) (sigs []rawSignature, present, ok bool) {
 
 func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 	v := &Verification{Signatures: []SignatureCheck{}}
-	if c == nil || c.raw == nil {
+	if c == nil || c.rawDocument() == nil {
 		return v
 	}
-	sigs, present, ok := cardSignatures(c.raw)
+	sigs, present, ok := cardSignatures(c.rawDocument())
 	switch {
 	case !ok:
 		v.Signatures = append(v.Signatures, SignatureCheck{Status: StatusInvalid,
@@ -205,7 +205,7 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 		payload := func(f Form) ([]byte, error) {
 			p, ok := payloads[f]
 			if !ok {
-				p.b, p.err = Canonicalize(c.raw, f)
+				p.b, p.err = Canonicalize(c.rawDocument(), f)
 				payloads[f] = p
 			}
 			return p.b, p.err
@@ -214,7 +214,7 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 			r := checkOne(ctx, s, o, payload)
 			r.Index = i
 			if r.Form != "" && r.Form != FormNoPresence {
-				r.Unprotected = OutsideSchema(c.raw)
+				r.Unprotected = OutsideSchema(c.rawDocument())
 			}
 			v.Signatures = append(v.Signatures, r)
 		}
@@ -382,12 +382,17 @@ func rewrites(c *Card) []string {
 
 // Signed reports whether the card document carries a non-empty `signatures` list.
 func Signed(c *Card) bool {
-	if c == nil || c.raw == nil {
+	if c == nil || c.rawDocument() == nil {
 		return false
 	}
-	sigs, present, ok := cardSignatures(c.raw)
+	sigs, present, ok := cardSignatures(c.rawDocument())
 	return present && (!ok || len(sigs) > 0)
 }
 
-// Document returns the card document as it was read (nil for a hand-built card).
-func (c *Card) Document() []byte { return append([]byte(nil), c.raw...) }
+// rawDocument is the document as read, not copied (nil for a hand-built card).
+func (c *Card) rawDocument() []byte {
+	if c == nil || c.doc == nil {
+		return nil
+	}
+	return c.doc.raw
+}
