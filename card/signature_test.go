@@ -533,25 +533,6 @@ func resignHeader(t *testing.T, doc []byte, k *card.SigningKey, jku string) []by
 	return out
 }
 
-// BenchmarkVerifySignatures is the cost of checking one ES256 signature with a trusted
-// key (every canonical form is computed only when the spec form fails).
-func BenchmarkVerifySignatures(b *testing.B) {
-	t := &testing.T{}
-	k := newKey(t, "ES256")
-	signed := sign(t, healthyCard, k)
-	ks := keySet(t, k)
-	c, err := card.Parse(signed)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		v, _ := card.VerifySignatures(context.Background(), c, card.WithKeySet(ks))
-		if !v.Verified() {
-			b.Fatal("not verified")
-		}
-	}
-}
-
 // TestVerifyCertificateValidity: a JWK whose x5c leaf certificate has expired (or is not
 // yet valid) cannot verify; the same key with a current certificate can.
 func TestVerifyCertificateValidity(t *testing.T) {
