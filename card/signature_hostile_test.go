@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -74,5 +77,20 @@ func TestVerifyHostileCards(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"keys": keys})
 	if _, err := card.ParseKeySet(b, "big"); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("ParseKeySet(%d keys) = %v", len(keys), err)
+	}
+}
+
+// TestVerifyJKUSilentServer: a jku server that never answers leaves the signature
+// unverified once WithJKUTimeout passes, and nothing keeps running.
+func TestVerifyJKUSilentServer(t *testing.T) {
+	silent := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers; returns when the client gives up
+	}))
+	defer silent.Close()
+	k := newKey(t, "ES256")
+	doc := sign(t, healthyCard, k, card.WithSignJKU(silent.URL+"/jwks.json"))
+	_, v := verify(t, doc, card.WithJKUOrigins(silent.URL), card.WithJKUClient(silent.Client()), card.WithJKUTimeout(200*time.Millisecond))
+	if got := onlyCheck(t, v); got.Status != card.StatusUnverified || !strings.Contains(got.Reason, "Timeout") {
+		t.Errorf("check = %+v, want unverified after the timeout", got)
 	}
 }
