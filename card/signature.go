@@ -252,7 +252,7 @@ func parseProtected(s rawSignature) (protectedHeader, string) {
 		return h, "protected is not base64url without padding"
 	}
 	if err := json.Unmarshal(hb, &h); err != nil {
-		return h, "the protected header is not a JSON object"
+		return h, "the protected header is not a JSON object with string alg, kid and typ"
 	}
 	alg := h.Alg
 	switch {
