@@ -13,7 +13,12 @@
 // evidence of a failed attempt (HTTP status, content type, whether the request was
 // fully written, the gRPC status before a2a-go maps it, the JSON-RPC error code) is
 // recorded under the transport and classified by probe.Classify, the same table the
-// probe uses. The policy (design.md):
+// probe uses; once a request was fully written, only an answer proving that it reached
+// no handler keeps a "never reached" outcome, anything else is ambiguous. The walk is
+// probe.Policy's over card.CallOrder, the same code probe's a2abind-delegate prediction
+// runs. After a failure that proves no handler was reached (handler missing, not
+// found, malformed), the interface is probed with side-effect-free lookups to name what
+// is there, so that send and probe name it alike (docs/taxonomy.md). The policy:
 //
 //   - refused, unreachable, TLS mismatch, wrong binding, route not found, handler
 //     missing, version mismatch: the next interface is tried;

@@ -46,6 +46,7 @@ type recorder struct {
 	netErr      error
 	grpc        bool
 	grpcStatus  *status.Status
+	answered    bool // gRPC response headers or trailers arrived from the server
 	timedOut    bool // the attempt's own bound cancelled it
 }
 
@@ -89,9 +90,11 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 		// stream never produced an event) is our own doing: the evidence is the deadline.
 		return probe.Evidence{Binding: binding, Version: version, Sent: r.sent, Err: context.DeadlineExceeded}
 	}
-	ev := probe.Evidence{Binding: binding, Version: version, Sent: r.sent, HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
+	ev := probe.Evidence{Binding: binding, Version: version, Sent: r.sent, Answered: r.httpStatus != 0,
+		HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true
+		ev.Answered = r.answered
 		ev.GRPCCode = r.grpcStatus.Code()
 		ev.GRPCMessage = r.grpcStatus.Message()
 		if ev.Err == nil {
@@ -319,16 +322,25 @@ func (r *recorder) setGRPC(err error) {
 	r.mu.Unlock()
 }
 
-// sentStats marks an attempt sent once its headers were handed to a live transport.
+// sentStats marks an attempt sent once its headers were handed to a live transport, and
+// answered once response headers or trailers came back from a gRPC server (grpc-go
+// emits neither for the statuses it makes up itself: dial, TLS, preface failures).
 type sentStats struct{}
 
 func (sentStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
 
 func (sentStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	if _, ok := s.(*stats.OutHeader); ok {
-		if rec := recorderFrom(ctx); rec != nil {
-			rec.markSent()
-		}
+	rec := recorderFrom(ctx)
+	if rec == nil {
+		return
+	}
+	switch s.(type) {
+	case *stats.OutHeader:
+		rec.markSent()
+	case *stats.InHeader, *stats.InTrailer:
+		rec.mu.Lock()
+		rec.answered = true
+		rec.mu.Unlock()
 	}
 }
 

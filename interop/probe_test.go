@@ -70,9 +70,10 @@ func TestProbeJSServer(t *testing.T) {
 		}, nil},
 		{modeGRPCAtHTTP, func(s *jsServer) []probeRow {
 			return []probeRow{
-				// gRPC at a port that speaks HTTP/1.1 only: the HTTP/2 preface fails, and
-				// the JSON-RPC the card declares on that port is what really answers.
-				{a2a.TransportProtocolGRPC, hostPort(s.BaseURL), probe.WrongBinding, a2a.TransportProtocolJSONRPC},
+				// gRPC at a port that speaks HTTP/1.1 only: the HTTP/2 preface fails. No
+				// binding answers at that address itself (JSON-RPC is at another path of
+				// it, which the detail notes but never attributes to this URL).
+				{a2a.TransportProtocolGRPC, hostPort(s.BaseURL), probe.WrongBinding, ""},
 				{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served, a2a.TransportProtocolJSONRPC},
 				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
 			}

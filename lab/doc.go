@@ -15,8 +15,8 @@
 // Raw faults that are not agents at all come from ClosedAddr and Listen: a closed port,
 // a listener that accepts and never answers, one that answers garbage, one that hangs up.
 // Faults after a request reached the handler (faults.go) prove that nothing is delivered
-// twice: DropAfterHandling and DropAfterFirstEvent (HTTP middleware for
-// WithHTTPMiddleware), CutGRPCAfterHandling (a proxy cutting gRPC after the handler ran),
+// twice: DropAfterHandling, RawAfterHandling (a garbled answer after the handler ran)
+// and DropAfterFirstEvent (HTTP middleware for WithHTTPMiddleware), CutGRPCAfterHandling (a proxy cutting gRPC after the handler ran),
 // and Counter (an executor counting executions and message ids).
 //
 // Hostile peers (hostile.go, StartHostile) answer every request in a way a client must

@@ -35,6 +35,33 @@ func DropAfterHandling(path string) func(http.Handler) http.Handler {
 	}
 }
 
+// RawAfterHandling is middleware that lets POST requests to path run to completion (the
+// agent executes the message), throws the answer away and writes raw instead on the
+// connection, then closes it: a malformed status line ("HTTP/1.1 2OO OK") or raw
+// HTTP/2 bytes after the request was fully read. Other requests pass through.
+func RawAfterHandling(path, raw string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || r.URL.Path != path {
+				next.ServeHTTP(w, r)
+				return
+			}
+			next.ServeHTTP(&discardWriter{header: http.Header{}}, r)
+			hj, ok := w.(http.Hijacker)
+			if !ok {
+				return
+			}
+			conn, buf, err := hj.Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			_, _ = buf.WriteString(raw)
+			_ = buf.Flush()
+		})
+	}
+}
+
 // DropAfterFirstEvent is middleware that passes POST answers to path through until the
 // first server-sent event ("data:") has been written and flushed, then closes the
 // connection: a stream that breaks after its first event.

@@ -83,7 +83,8 @@ func TestCard_SideEffectFree(t *testing.T) {
 }
 
 // TestCard_OrderAndSiblings checks that results come back in card order, and that a
-// binding misdeclared at a bare address is found at a sibling URL the card declares.
+// binding served at a sibling URL the card declares is noted but never attributed to
+// another URL: what is "really there" comes from the declared URL itself.
 func TestCard_OrderAndSiblings(t *testing.T) {
 	t.Parallel()
 	a := labtest.Start(t, lab.Healthy()...)
@@ -102,13 +103,16 @@ func TestCard_OrderAndSiblings(t *testing.T) {
 		got = append(got, verdictOf(r))
 	}
 	want := []verdict{
-		{probe.WrongBinding, jsonrpc, card.V1},
+		{probe.WrongBinding, "", ""}, // an HTTP/1.1 server answers there, no A2A binding at its root
 		{probe.Served, jsonrpc, card.V1},
 		{probe.Served, grpc, card.V1},
 		{probe.Served, httpjson, card.V1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Card() verdicts mismatch (-want +got):\n%s", diff)
+	}
+	if note := "JSONRPC 1.0 is served at " + a.URL(lab.PathJSONRPC) + " on the same host and port"; !strings.Contains(results[0].Detail, note) {
+		t.Errorf("Card()[0].Detail = %q, want the note %q", results[0].Detail, note)
 	}
 	if probe.Card(t.Context(), nil) != nil {
 		t.Errorf("Card(nil) != nil")

@@ -7,14 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Evidence is what one request saw on the wire. Probes fill it from raw HTTP statuses,
@@ -26,16 +30,26 @@ type Evidence struct {
 	Binding a2a.TransportProtocol
 	// Err is a transport failure (dial, TLS, read, deadline); nil when an answer arrived.
 	Err error
-	// Sent reports that the request was fully written before Err happened.
+	// Sent reports that the request was fully written (httptrace WroteRequest; for gRPC,
+	// the request headers handed to a live connection). Once it was, only an answer that
+	// proves it reached no handler keeps a "never reached" outcome (see Classify).
 	Sent bool
 	// HTTPStatus is the HTTP status of the answer, 0 if none.
 	HTTPStatus int
 	// ContentType is the answer's media type.
 	ContentType string
-	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none.
+	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none; for HTTP+JSON,
+	// the A2A error code of a v0.3 error body that carries one (a2a-js answers
+	// {"code":-32001,"message":...}).
 	JSONRPCCode int
 	// Reason is the google.rpc.ErrorInfo reason of an A2A error, if the answer carried one.
 	Reason string
+	// Answered reports that the server itself answered at the protocol level: for gRPC,
+	// response headers or trailers arrived (grpc-go also makes statuses up client-side,
+	// for dial, TLS and preface failures: those are not answers). An HTTP status is
+	// always an answer. Once the server answered, the text of its status message is
+	// never read as a connection failure.
+	Answered bool
 	// GRPC reports that a gRPC status was received; GRPCCode and GRPCMessage hold it.
 	GRPC        bool
 	GRPCCode    codes.Code
@@ -100,6 +114,7 @@ var grpcOutcomes = map[codes.Code]Outcome{
 var reasonOutcomes = map[string]Outcome{
 	"TASK_NOT_FOUND":             Served,
 	"VERSION_NOT_SUPPORTED":      VersionMismatch,
+	"METHOD_NOT_FOUND":           HandlerMissing,
 	"CONTENT_TYPE_NOT_SUPPORTED": WrongBinding,
 	"UNAUTHENTICATED":            AuthRequired,
 	"UNAUTHORIZED":               AuthRequired,
@@ -111,15 +126,41 @@ var reasonOutcomes = map[string]Outcome{
 // is decided first (unless its HTTP status already says it all), then an A2A ErrorInfo
 // reason, then the gRPC code, the JSON-RPC code, the HTTP status, and last the
 // transport error.
+//
+// It is also the one place that says whether the request may have reached a handler:
+// once the request was fully written (Evidence.Sent), only an answer that proves it
+// reached none keeps a "never reached" outcome (verdict.proof; docs/taxonomy.md lists
+// the proofs); anything else is Ambiguous.
+// Served, AgentError and Ambiguous are the outcomes that may have reached a handler
+// (Outcome.ReachedHandler).
 func Classify(ev Evidence) (Outcome, string) {
-	o, why := classify(ev)
-	if o == Served && ev.AnswerVersion != "" && ev.Version != "" && ev.AnswerVersion != ev.Version {
-		return VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", why, ev.AnswerVersion, ev.Version)
+	v := classify(ev)
+	if v.o == Served && ev.AnswerVersion != "" && ev.Version != "" && ev.AnswerVersion != ev.Version {
+		return VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", v.why, ev.AnswerVersion, ev.Version)
 	}
-	return o, why
+	if v.o == AgentError && otherVersionRefusal(ev) {
+		// The other protocol version's handler refused the request's shape: nothing ran.
+		return VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", v.why, answerVersion(ev), ev.Version)
+	}
+	if ev.Sent && !v.o.ReachedHandler() && v.o != AuthRequired && !v.proof {
+		return Ambiguous, v.why + " (after the request was written; nothing proves it reached no handler)"
+	}
+	return v.o, v.why
 }
 
-func classify(ev Evidence) (Outcome, string) {
+// verdict is one classification: the outcome, why, and whether the evidence is an
+// answer proving that the request reached no handler (a route, a protocol or a
+// version refusal) rather than a failure that may have come after one ran.
+type verdict struct {
+	o     Outcome
+	why   string
+	proof bool
+}
+
+func proved(o Outcome, why string) verdict { return verdict{o, why, true} }
+func seen(o Outcome, why string) verdict   { return verdict{o, why, false} }
+
+func classify(ev Evidence) verdict {
 	if ev.Framing != "" && ev.Framing != ev.Binding && ev.Binding != "" {
 		if decisiveStatus(ev) {
 			// The status says it all; an A2A reason in another binding's body is not ours.
@@ -129,13 +170,16 @@ func classify(ev Evidence) (Outcome, string) {
 			if ev.HTTPStatus >= 500 {
 				return classifyHTTP(ev)
 			}
-			return Malformed, fmt.Sprintf("HTTP %d answer that fits no A2A binding", ev.HTTPStatus)
+			return seen(Malformed, fmt.Sprintf("HTTP %d answer that fits no A2A binding", ev.HTTPStatus))
 		}
-		return WrongBinding, fmt.Sprintf("%s asked, the answer is %s", ev.Binding, ev.Framing)
+		// Another binding's error object proves that binding's handler refused the
+		// request; a success in another framing proves nothing about ours.
+		why := fmt.Sprintf("%s asked, the answer is %s", ev.Binding, ev.Framing)
+		return verdict{WrongBinding, why, ev.HTTPStatus >= 400 || ev.JSONRPCCode != 0 || ev.Reason != ""}
 	}
 	if ev.Reason != "" {
 		if o, ok := reasonOutcomes[ev.Reason]; ok {
-			return o, "A2A error " + ev.Reason
+			return proved(o, "A2A error "+ev.Reason)
 		}
 	}
 	switch {
@@ -143,23 +187,45 @@ func classify(ev Evidence) (Outcome, string) {
 		return classifyGRPC(ev)
 	case ev.JSONRPCCode != 0:
 		if o, ok := jsonrpcOutcomes[ev.JSONRPCCode]; ok {
-			return o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode)
+			return proved(o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
 		}
 		if ev.JSONRPCCode <= -32000 && ev.JSONRPCCode >= -32099 {
-			return AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode)
+			return proved(AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode))
 		}
-		return AgentError, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode)
+		return proved(AgentError, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
 	case ev.HTTPStatus >= 200 && ev.HTTPStatus < 300 && ev.Err != nil:
 		// A success status, then the body was cut (reset, deadline, a size bound): the
-		// request was sent and may have been handled; the transport error decides.
+		// request was sent and may have been handled.
 		o, why := ClassifyError(ev.Err, true)
-		return o, fmt.Sprintf("HTTP %d, then the answer was cut: %s", ev.HTTPStatus, why)
+		return seen(o, fmt.Sprintf("HTTP %d, then the answer was cut: %s", ev.HTTPStatus, why))
 	case ev.HTTPStatus != 0:
 		return classifyHTTP(ev)
 	case ev.Err != nil:
-		return ClassifyError(ev.Err, ev.Sent)
+		o, why := ClassifyError(ev.Err, ev.Sent)
+		return seen(o, why)
 	}
-	return Served, "answered"
+	return seen(Served, "answered")
+}
+
+// otherVersionRefusal reports a 4xx HTTP+JSON answer in the other protocol version's
+// shape (a2a-go's v0.3 handler answers application/problem+json): that version's
+// handler refused the request as malformed for it.
+func otherVersionRefusal(ev Evidence) bool {
+	v := answerVersion(ev)
+	return ev.Binding == a2a.TransportProtocolHTTPJSON && ev.HTTPStatus >= 400 && ev.HTTPStatus < 500 &&
+		v != "" && ev.Version != "" && v != ev.Version
+}
+
+// answerVersion is the protocol version the answer's shape belongs to: what the caller
+// read from it, else what its media type says (application/problem+json is v0.3's).
+func answerVersion(ev Evidence) string {
+	if ev.AnswerVersion != "" {
+		return ev.AnswerVersion
+	}
+	if mt, _, _ := mime.ParseMediaType(ev.ContentType); mt == "application/problem+json" {
+		return card.V03
+	}
+	return ""
 }
 
 // decisiveStatus reports whether the HTTP status decides the outcome whatever the body:
@@ -167,7 +233,7 @@ func classify(ev Evidence) (Outcome, string) {
 func decisiveStatus(ev Evidence) bool {
 	switch ev.HTTPStatus {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed,
-		http.StatusUnsupportedMediaType:
+		http.StatusUnsupportedMediaType, http.StatusNotImplemented:
 		return true
 	case http.StatusBadRequest:
 		return plaintextToTLS(ev.Body)
@@ -191,72 +257,112 @@ func plaintextToTLS(body string) bool {
 	return false
 }
 
-// grpcTexts recognise gRPC statuses that grpc-go synthesises from an HTTP answer that is
-// not gRPC (an HTTP/2 server with another binding, or a proxy), in order.
-var grpcTexts = []struct {
-	fragment string
-	outcome  Outcome
-}{
-	{"received from server: 401", AuthRequired},
-	{"received from server: 403", AuthRequired},
-	{"unexpected HTTP status code received from server", WrongBinding},
-	{"received unexpected content-type", WrongBinding},
-}
+// grpcHTTPStatus is how grpc-go reports an HTTP answer that is not gRPC (an HTTP/2
+// server of another binding, or a proxy): a status it makes up client-side, naming the
+// HTTP status it received.
+const grpcHTTPStatus = "unexpected HTTP status code received from server: "
 
-func classifyGRPC(ev Evidence) (Outcome, string) {
+func classifyGRPC(ev Evidence) verdict {
 	detail := fmt.Sprintf("gRPC %s: %s", ev.GRPCCode, ev.GRPCMessage)
-	for _, t := range grpcTexts {
-		if strings.Contains(ev.GRPCMessage, t.fragment) {
-			return t.outcome, detail
-		}
-	}
-	if ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.Internal || ev.GRPCCode == codes.Unknown {
-		// grpc-go reports connection-level failures as UNAVAILABLE with the cause in the text.
-		if o, ok := outcomeFromText(ev.GRPCMessage); ok {
-			if o == Malformed && ev.Sent {
-				return Ambiguous, detail + " (after the request was sent)"
+	if ev.Answered {
+		// The status came from a gRPC server (response headers or trailers arrived): its
+		// message is the server's text, never evidence of a connection failure.
+		switch ev.GRPCCode {
+		case codes.Unimplemented:
+			// No ErrorInfo (decided above when it had a known reason), or an unknown
+			// service: the method is not registered, nothing ran.
+			if ev.Reason == "" || strings.Contains(ev.GRPCMessage, "unknown service") {
+				return proved(HandlerMissing, detail)
 			}
-			return o, detail
+			return proved(AgentError, detail)
+		case codes.Unauthenticated, codes.PermissionDenied:
+			return proved(AuthRequired, detail)
+		case codes.DeadlineExceeded:
+			return seen(Timeout, detail) // ambiguous once the request was written
+		}
+		if o, ok := grpcOutcomes[ev.GRPCCode]; ok && o != Refused {
+			return verdict{o, detail, o == AgentError || o == Served}
+		}
+		return seen(Ambiguous, detail+" (from the server)")
+	}
+	if rest, ok := strings.CutPrefix(ev.GRPCMessage, grpcHTTPStatus); ok {
+		return grpcOverHTTP(ev, rest, detail)
+	}
+	if strings.Contains(ev.GRPCMessage, "received unexpected content-type") {
+		return proved(WrongBinding, detail)
+	}
+	// grpc-go made the status up client-side: a dial, TLS or preface failure, or the
+	// connection lost. Its text names the cause; Classify makes it Ambiguous once the
+	// request was on the wire.
+	if ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.Internal || ev.GRPCCode == codes.Unknown {
+		if o, ok := outcomeFromText(ev.GRPCMessage); ok {
+			return seen(o, detail)
 		}
 	}
-	if ev.Sent && (ev.GRPCCode == codes.Unavailable || ev.GRPCCode == codes.DeadlineExceeded) {
-		// The call was on the wire when the connection failed or the deadline passed: it
-		// may have reached a handler (delegate must not resend a message on this).
-		return Ambiguous, detail + " (after the request was sent)"
+	switch o := grpcOutcomes[ev.GRPCCode]; {
+	case ev.GRPCCode == codes.DeadlineExceeded:
+		return seen(Timeout, detail)
+	case ev.GRPCCode == codes.Unavailable:
+		return seen(Refused, detail)
+	case o == Ambiguous:
+		return seen(Malformed, detail)
+	case o != "":
+		return seen(o, detail)
 	}
-	if o, ok := grpcOutcomes[ev.GRPCCode]; ok {
-		if o == Ambiguous && !ev.Sent {
-			return Malformed, detail
-		}
-		return o, detail
-	}
-	return AgentError, detail
+	return seen(Malformed, detail)
 }
 
-func classifyHTTP(ev Evidence) (Outcome, string) {
+// grpcOverHTTP classifies grpc-go's report of an HTTP answer that is not gRPC: the HTTP
+// status decides, as for the HTTP bindings (a route or auth answer proves no gRPC
+// handler ran; anything else is another binding's or a proxy's answer).
+func grpcOverHTTP(ev Evidence, rest, detail string) verdict {
+	code, _ := strconv.Atoi(strings.SplitN(rest, " ", 2)[0])
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return proved(AuthRequired, detail)
+	case code >= 300 && code < 500 && code != http.StatusRequestTimeout, code == http.StatusNotImplemented:
+		return proved(WrongBinding, detail)
+	case code >= 500:
+		return seen(Ambiguous, detail)
+	}
+	return seen(WrongBinding, detail)
+}
+
+func classifyHTTP(ev Evidence) verdict {
 	detail := fmt.Sprintf("HTTP %d", ev.HTTPStatus)
 	if ev.ContentType != "" {
 		detail += " " + ev.ContentType
 	}
 	switch s := ev.HTTPStatus; {
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		return AuthRequired, detail
+		return proved(AuthRequired, detail)
 	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed:
-		return NotFound, detail
+		return proved(NotFound, detail)
 	case s == http.StatusUnsupportedMediaType:
-		return WrongBinding, detail
+		return proved(WrongBinding, detail)
+	case s == http.StatusNotImplemented && ev.Reason == "":
+		// A web server that implements no such method (a plain server's 501 page, or
+		// google.rpc UNIMPLEMENTED without ErrorInfo): no A2A handler ran there.
+		if ev.Framing == ev.Binding && ev.Binding != "" {
+			return proved(HandlerMissing, detail+": not implemented")
+		}
+		return proved(NotFound, detail+": not implemented by the server at this URL")
+	case s == http.StatusNotImplemented:
+		return proved(AgentError, detail+" "+ev.Reason) // an A2A handler refused the operation
 	case s == http.StatusBadRequest && plaintextToTLS(ev.Body):
-		return TLSMismatch, detail + ": plaintext HTTP sent to a TLS server"
-	case s == http.StatusRequestTimeout || s == http.StatusGatewayTimeout:
-		return Timeout, detail
+		return proved(TLSMismatch, detail+": plaintext HTTP sent to a TLS server")
+	case s == http.StatusRequestTimeout:
+		return proved(Timeout, detail)
+	case s == http.StatusGatewayTimeout:
+		return seen(Timeout, detail)
 	case s >= 300 && s < 400:
-		return NotFound, detail + ": a redirect, nothing is served at this exact URL"
+		return proved(NotFound, detail+": a redirect, nothing is served at this exact URL")
 	case s >= 500:
-		return Ambiguous, detail
+		return seen(Ambiguous, detail)
 	case s >= 400:
-		return AgentError, detail
+		return proved(AgentError, detail)
 	}
-	return Served, detail
+	return seen(Served, detail)
 }
 
 // ClassifyError decides the outcome of a transport failure: an error from net, crypto/tls
@@ -266,6 +372,13 @@ func ClassifyError(err error, sent bool) (Outcome, string) {
 		return Served, ""
 	}
 	detail := err.Error()
+	if sent {
+		// Once the request was fully written, a transport failure never proves that it
+		// reached no handler, whatever its text says (an agent may execute the request
+		// and then answer garbage, a malformed status line or raw HTTP/2 bytes).
+		o, _ := ClassifyError(err, false)
+		return Ambiguous, fmt.Sprintf("after the request was written: %s (%s)", detail, o)
+	}
 	var (
 		dnsErr   *net.DNSError
 		certErr  *tls.CertificateVerificationError

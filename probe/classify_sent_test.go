@@ -8,7 +8,8 @@ import (
 )
 
 // TestClassifyGRPCAfterSent covers the gRPC statuses whose meaning depends on whether
-// the request was on the wire (delegate records it with a stats handler).
+// the request was on the wire and whether the status came from the server (delegate and
+// probe record both with a stats handler).
 func TestClassifyGRPCAfterSent(t *testing.T) {
 	tests := []struct {
 		name string
@@ -21,8 +22,22 @@ func TestClassifyGRPCAfterSent(t *testing.T) {
 		{"unavailable transport closing after sending", Evidence{GRPC: true, GRPCCode: codes.Unavailable, GRPCMessage: "transport is closing", Sent: true}, Ambiguous},
 		{"deadline before sending", Evidence{GRPC: true, GRPCCode: codes.DeadlineExceeded, GRPCMessage: "context deadline exceeded"}, Timeout},
 		{"deadline after sending", Evidence{GRPC: true, GRPCCode: codes.DeadlineExceeded, GRPCMessage: "context deadline exceeded", Sent: true}, Ambiguous},
-		{"unimplemented after sending", Evidence{GRPC: true, GRPCCode: codes.Unimplemented, GRPCMessage: "unknown service lf.a2a.v1.A2AService", Sent: true}, HandlerMissing},
-		{"unauthenticated after sending", Evidence{GRPC: true, GRPCCode: codes.Unauthenticated, GRPCMessage: "missing token", Sent: true}, AuthRequired},
+		{"unimplemented from the server after sending", Evidence{GRPC: true, Answered: true, GRPCCode: codes.Unimplemented, GRPCMessage: "unknown service lf.a2a.v1.A2AService", Sent: true}, HandlerMissing},
+		{"unauthenticated from the server after sending", Evidence{GRPC: true, Answered: true, GRPCCode: codes.Unauthenticated, GRPCMessage: "missing token", Sent: true}, AuthRequired},
+		// Hole 2(a): once the server answered with a status, its text is the executor's,
+		// never a connection failure.
+		{"executor error imitating refused", Evidence{GRPC: true, Answered: true, Sent: true, GRPCCode: codes.Internal, Reason: "INTERNAL_ERROR",
+			GRPCMessage: "tool call failed: dial tcp 10.0.0.5:5432: connect: connection refused"}, Ambiguous},
+		{"executor error imitating no such host", Evidence{GRPC: true, Answered: true, Sent: true, GRPCCode: codes.Unknown, GRPCMessage: "lookup db.internal: no such host"}, Ambiguous},
+		{"executor error imitating x509", Evidence{GRPC: true, Answered: true, Sent: true, GRPCCode: codes.Unavailable, GRPCMessage: "x509: certificate signed by unknown authority"}, Ambiguous},
+		{"executor error imitating a preface failure", Evidence{GRPC: true, Answered: true, Sent: true, GRPCCode: codes.Internal,
+			GRPCMessage: "connection error: desc = \"error reading server preface: http2: frame too large, note that the frame header looked like an HTTP/1.1 header\""}, Ambiguous},
+		{"unimplemented with an A2A reason is an A2A answer", Evidence{GRPC: true, Answered: true, Sent: true, GRPCCode: codes.Unimplemented, Reason: "UNSUPPORTED_OPERATION", GRPCMessage: "push notifications"}, AgentError},
+		{"client-side status of a lost connection after sending", Evidence{GRPC: true, Sent: true, GRPCCode: codes.Internal, GRPCMessage: "connection refused"}, Ambiguous},
+		{"gRPC at an HTTP/2 server answering 404 after sending", Evidence{GRPC: true, Sent: true, GRPCCode: codes.Unimplemented,
+			GRPCMessage: "unexpected HTTP status code received from server: 404 (Not Found)"}, WrongBinding},
+		{"gRPC at an HTTP/2 proxy answering 502 after sending", Evidence{GRPC: true, Sent: true, GRPCCode: codes.Unavailable,
+			GRPCMessage: "unexpected HTTP status code received from server: 502 (Bad Gateway)"}, Ambiguous},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

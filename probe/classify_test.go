@@ -65,8 +65,29 @@ func TestClassify(t *testing.T) {
 		// HTTP+JSON
 		{"HTTP+JSON TASK_NOT_FOUND", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 404, Reason: "TASK_NOT_FOUND", Framing: httpjson, AnswerVersion: "1.0"}, probe.Served},
 		{"HTTP+JSON 0.3-shaped answer to 1.0", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 404, Reason: "TASK_NOT_FOUND", Framing: httpjson, AnswerVersion: "0.3"}, probe.VersionMismatch},
+		{"HTTP+JSON 0.3 a2a-js flat TaskNotFound", probe.Evidence{Binding: httpjson, Version: "0.3", HTTPStatus: 404, JSONRPCCode: -32001, Framing: httpjson, AnswerVersion: "0.3", Sent: true}, probe.Served},
 		{"HTTP+JSON answered by JSON-RPC", probe.Evidence{Binding: httpjson, HTTPStatus: 200, JSONRPCCode: -32600, Framing: jsonrpc}, probe.WrongBinding},
-		{"HTTP+JSON 501 UNIMPLEMENTED", probe.Evidence{Binding: httpjson, HTTPStatus: 501, Framing: httpjson}, probe.Ambiguous},
+		{"HTTP+JSON 501 UNIMPLEMENTED without ErrorInfo", probe.Evidence{Binding: httpjson, HTTPStatus: 501, Framing: httpjson}, probe.HandlerMissing},
+		{"HTTP+JSON 501 METHOD_NOT_FOUND (a2a-go)", probe.Evidence{Binding: httpjson, HTTPStatus: 501, Reason: "METHOD_NOT_FOUND", Framing: httpjson, Sent: true}, probe.HandlerMissing},
+		{"a plain web server's 501 page, after sending", probe.Evidence{Binding: jsonrpc, HTTPStatus: 501, ContentType: "text/html", Framing: probe.Unrecognised, Sent: true}, probe.NotFound},
+		{"HTTP+JSON 501 with another A2A reason", probe.Evidence{Binding: httpjson, HTTPStatus: 501, Reason: "UNSUPPORTED_OPERATION", Framing: httpjson, Sent: true}, probe.AgentError},
+		{"HTTP+JSON 1.0 message refused by a 0.3 handler", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 400, ContentType: "application/problem+json", Reason: "PARSE_ERROR", Sent: true}, probe.VersionMismatch},
+		{"HTTP+JSON 0.3 message refused by a 0.3 handler", probe.Evidence{Binding: httpjson, Version: "0.3", HTTPStatus: 400, ContentType: "application/problem+json", Reason: "INVALID_PARAMS", Sent: true}, probe.AgentError},
+		{"HTTP+JSON 0.3-shaped 500 stays ambiguous", probe.Evidence{Binding: httpjson, Version: "1.0", HTTPStatus: 500, ContentType: "application/problem+json", Sent: true}, probe.Ambiguous},
+
+		// Hole 2(b): once the request was written, a garbled answer proves nothing.
+		{"malformed status line after sending", probe.Evidence{Binding: jsonrpc, Sent: true,
+			Err: errors.New(`net/http: HTTP/1.x transport connection broken: malformed HTTP status code "2OO"`)}, probe.Ambiguous},
+		{"raw HTTP/2 bytes after sending", probe.Evidence{Binding: jsonrpc, Sent: true,
+			Err: errors.New(`net/http: HTTP/1.x transport connection broken: malformed HTTP response "\x00\x00\x06\x04\x00\x00\x00\x00\x00"`)}, probe.Ambiguous},
+		{"refused text after sending", probe.Evidence{Binding: jsonrpc, Sent: true, Err: errors.New("connection refused")}, probe.Ambiguous},
+		{"HTML 200 after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 200, Framing: probe.Unrecognised, Body: "<html>"}, probe.Ambiguous},
+		{"plain 404 after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 404, Framing: probe.Unrecognised}, probe.NotFound},
+		{"415 after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 415}, probe.WrongBinding},
+		{"-32601 after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 200, JSONRPCCode: -32601, Framing: jsonrpc}, probe.HandlerMissing},
+		{"-32005 after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 200, JSONRPCCode: -32005, Framing: jsonrpc}, probe.WrongBinding},
+		{"VersionNotSupported after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 200, JSONRPCCode: -32009, Framing: jsonrpc}, probe.VersionMismatch},
+		{"504 after sending", probe.Evidence{Binding: jsonrpc, Sent: true, HTTPStatus: 504}, probe.Ambiguous},
 
 		// gRPC
 		{"gRPC NOT_FOUND", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.NotFound, Framing: grpc}, probe.Served},
@@ -126,16 +147,13 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestOutcome_Fallback checks the two predicates delegate's fallback policy rests on.
+// TestOutcome_Fallback checks the predicate delegate's fallback policy rests on.
 func TestOutcome_Fallback(t *testing.T) {
 	t.Parallel()
-	reached := map[probe.Outcome]bool{probe.Served: true, probe.AgentError: true, probe.Ambiguous: true, probe.Timeout: true}
+	reached := map[probe.Outcome]bool{probe.Served: true, probe.AgentError: true, probe.Ambiguous: true}
 	for _, o := range probe.Outcomes() {
 		if got := o.ReachedHandler(); got != reached[o] {
 			t.Errorf("%s.ReachedHandler() = %v, want %v", o, got, reached[o])
-		}
-		if got := o.Credentials(); got != (o == probe.AuthRequired) {
-			t.Errorf("%s.Credentials() = %v, want %v", o, got, o == probe.AuthRequired)
 		}
 	}
 }

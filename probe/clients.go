@@ -75,7 +75,7 @@ var profiles = []Profile{
 		Description: "a v0.3 client that honours preferredTransport at url (a2a-js 0.3, a2a-java compat 0.3, the v0.3 TCK), every binding",
 		pick:        pickV03Preferred},
 	{Name: "a2abind-delegate", HonoursHint: true,
-		Description: "a2abind's own delegate: card order, preference first, falls back when a failure proves no handler was reached",
+		Description: "a2abind's own delegate (card.CallOrder under probe.Policy): card order, preference first, falls back when a failure proves no handler was reached",
 		pick:        pickDelegate},
 }
 
@@ -350,77 +350,55 @@ func pickV03Preferred(v *cardView) choice {
 		note: fmt.Sprintf("dials preferredTransport %s at url %s, as A2A 0.3 §5.6.3 says", chosen.Binding, chosen.URL)}
 }
 
-// pickDelegate models a2abind's delegate (delegate/candidates.go): v1.0 entries in
-// order, then the v0.3 primary and additionalInterfaces with the preferred binding
-// first; the primary is skipped when additionalInterfaces declare another binding at
-// url. It moves to the next interface only when the failure proves no handler was
-// reached, and stops on credentials.
+// pickDelegate is a2abind's delegate, computed by the delegate's own rules rather than
+// modelled: it walks card.CallOrder under Policy (a SendMessage: not idempotent, no
+// resend), with each attempt's outcome taken from the probe of that interface.
 func pickDelegate(v *cardView) choice {
-	usable := func(i card.Interface) bool {
-		_, ok := card.CanonicalBinding(i.Binding)
-		return ok && (i.ProtocolVersion == card.V1 || i.ProtocolVersion == card.V03)
-	}
-	var cands []card.Interface
-	add := func(i card.Interface) {
-		if usable(i) && !slices.ContainsFunc(cands, func(c card.Interface) bool { return c.Key() == i.Key() }) {
-			cands = append(cands, i)
-		}
-	}
-	for _, i := range v.v1 {
-		add(i)
-	}
-	var skipped string
-	v03 := slices.Clone(v.extra)
-	if p := v.primary; p != nil {
-		pb, _ := card.CanonicalBinding(p.Binding)
-		contradicted := slices.ContainsFunc(v.extra, func(i card.Interface) bool {
-			b, _ := card.CanonicalBinding(i.Binding)
-			return strings.TrimSuffix(i.URL, "/") == strings.TrimSuffix(p.URL, "/") && b != pb
-		})
-		if contradicted {
-			skipped = fmt.Sprintf("skips %s (url+preferredTransport is contradicted by additionalInterfaces)", p)
-		} else {
-			v03 = append([]card.Interface{*p}, v03...)
-		}
-		slices.SortStableFunc(v03, func(a, b card.Interface) int {
-			ab, _ := card.CanonicalBinding(a.Binding)
-			bb, _ := card.CanonicalBinding(b.Binding)
-			return boolRank(ab != pb) - boolRank(bb != pb)
-		})
-	}
-	for _, i := range v03 {
-		add(i)
-	}
+	cands, skipped := card.CallOrder(v.c, nil)
 	if len(cands) == 0 {
 		return none("no interface with a core binding and version 1.0 or 0.3")
 	}
-	var tried []string
-	for n, i := range cands {
-		o, _ := v.outcomeFor(i, "")
-		if o == Served || o.Credentials() || o.ReachedHandler() || n == len(cands)-1 {
-			chosen := i
-			note := fmt.Sprintf("uses %s", chosen)
-			if skipped != "" {
-				note = skipped + "; " + note
-			}
-			if len(tried) > 0 {
-				note += " after falling back from " + strings.Join(tried, ", ")
-			}
-			if o.Credentials() {
-				note += "; stops: the same credentials fail on every interface"
-			}
-			return choice{iface: &chosen, outcome: o, note: note}
-		}
-		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+	var notes, tried []string
+	for _, s := range skipped {
+		notes = append(notes, fmt.Sprintf("skips %s (%s)", s.Interface, s.Reason))
 	}
-	return none("no candidate")
+	outcomes := make([]Outcome, len(cands))
+	w := Policy{}.Walk(cands, func(i card.Interface) Tried {
+		o := v.callOutcome(i)
+		outcomes[len(tried)] = o
+		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+		return Tried{Outcome: o}
+	})
+	chosen := cands[w.Last]
+	note := fmt.Sprintf("uses %s", chosen)
+	if w.Last > 0 {
+		note += " after falling back from " + strings.Join(tried[:w.Last], ", ")
+	}
+	if w.Exhausted && w.Last > 0 {
+		note = fmt.Sprintf("tries every interface (%s), none answers", strings.Join(tried, ", "))
+	} else if !w.Step.Next && w.Step.Why != "" && outcomes[w.Last] != Served {
+		note += "; " + w.Step.Why
+	}
+	if len(notes) > 0 {
+		note = strings.Join(notes, "; ") + "; " + note
+	}
+	return choice{iface: &chosen, outcome: outcomes[w.Last], note: note}
 }
 
-func boolRank(b bool) int {
-	if b {
-		return 1
+// callOutcome is the outcome a call (SendMessage) gets at an interface, as the probe saw
+// it: the probe's outcome, except that a lookup that may have reached a handler without
+// proving the binding (Ambiguous: a 5xx, an answer cut or garbled after the request
+// was written) is what the call gets too. The delegate names a failure that proves no
+// handler was reached with the probe's name for the interface, as here.
+func (v *cardView) callOutcome(i card.Interface) Outcome {
+	r, ok := v.results[i.Key()]
+	switch {
+	case !ok:
+		return NoInterface
+	case r.Lookup == Ambiguous && r.Outcome != Served && r.Outcome != AuthRequired:
+		return Ambiguous
 	}
-	return 0
+	return r.Outcome
 }
 
 // clientImpact runs every profile over the card and its results.

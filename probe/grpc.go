@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -76,8 +78,10 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		tls:  useTLS,
 		ev:   Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
+	wire := &wireStats{}
 	conn, err := grpc.NewClient("passthrough:///"+req.ep.hostport,
 		grpc.WithTransportCredentials(creds),
+		grpc.WithStatsHandler(wire),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
 		grpc.WithMaxHeaderListSize(maxBody),
@@ -108,7 +112,10 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 			a.ev.Reason = info.GetReason()
 		}
 	}
-	a.answered = grpcAnswered(st)
+	a.ev.Sent, a.ev.Answered = wire.sent.Load(), wire.answered.Load()
+	// For the probe an answer is a status the server chose: response headers followed by
+	// our own deadline or a lost connection are no answer to read a binding from.
+	a.answered = a.ev.Answered && st.Code() != codes.DeadlineExceeded && st.Code() != codes.Canceled && st.Code() != codes.Unavailable
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
@@ -119,14 +126,30 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	return a
 }
 
-// grpcAnswered reports whether a status came from a gRPC server rather than from the
-// client's connection machinery or an HTTP server that is not gRPC.
-func grpcAnswered(st *status.Status) bool {
-	switch st.Code() {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-		return false
-	}
-	m := st.Message()
-	return !strings.Contains(m, "unexpected HTTP status code") && !strings.Contains(m, "unexpected content-type") &&
-		!strings.Contains(m, "connection error")
+// wireStats records, for one call, what Evidence needs from the gRPC transport: the
+// request headers went out on a live connection (Sent), and response headers or
+// trailers came back from a gRPC server (Answered; grpc-go emits neither for statuses
+// it makes up itself, nor for an HTTP answer that is not gRPC). delegate records the
+// same with the same events.
+type wireStats struct {
+	sent, answered atomic.Bool
 }
+
+// TagRPC implements stats.Handler.
+func (*wireStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+
+// HandleRPC implements stats.Handler.
+func (w *wireStats) HandleRPC(_ context.Context, s stats.RPCStats) {
+	switch s.(type) {
+	case *stats.OutHeader:
+		w.sent.Store(true)
+	case *stats.InHeader, *stats.InTrailer:
+		w.answered.Store(true)
+	}
+}
+
+// TagConn implements stats.Handler.
+func (*wireStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+// HandleConn implements stats.Handler.
+func (*wireStats) HandleConn(context.Context, stats.ConnStats) {}

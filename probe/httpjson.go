@@ -20,8 +20,9 @@ import (
 // segments, "locations/eu/projects/p", is sent as that many path segments, as a2a-go's
 // client sends it).
 // 0.3: GET {url}/tasks/{id} without A2A-Version (the routes a2a-go's v0.3 handler
-// serves) and, when nothing is mounted there, GET {url}/v1/tasks/{id} (the v0.3
-// specification's routes).
+// serves) and, when that is not a v0.3 answer, GET {url}/v1/tasks/{id} (the v0.3
+// specification's routes, where a2a-js with legacyCompat serves v0.3 while answering
+// {url}/tasks/{id} in 1.0 shape).
 //
 // The version of the answer is read from its shape: a2a-go's v0.3 handler answers
 // application/problem+json, a v1.0 handler a google.rpc.Status in application/json or
@@ -51,12 +52,19 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	}
 	h := http.Header{"Accept": {"application/json"}}
 	a := getTask(ctx, req, base+"/tasks/"+id, h)
-	if a.answered && a.ev.Framing == Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed) {
-		b := getTask(ctx, req, base+"/v1/tasks/"+id, h)
-		if b.answered {
-			b.extra = append(b.extra, "first tried "+a.sent+" -> "+a.seen)
-			return b
-		}
+	if o, _ := Classify(a.ev); !a.answered || o == Served || o == AgentError || o == AuthRequired {
+		return a
+	}
+	// {url}/tasks/{id} is not v0.3's answer: nothing there, or another shape (a2a-js
+	// with legacyCompat answers there in 1.0 shape and serves v0.3 under /v1). The v0.3
+	// specification's routes are {url}/v1/...: they decide when they answer as 0.3, or
+	// when the first route had nothing recognisable.
+	b := getTask(ctx, req, base+"/v1/tasks/"+id, h)
+	ob, _ := Classify(b.ev)
+	nothingFirst := a.ev.Framing == Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
+	if b.answered && (ob == Served || ob == AuthRequired || nothingFirst) {
+		b.extra = append(b.extra, "first tried "+a.sent+" -> "+a.seen)
+		return b
 	}
 	return a
 }
@@ -78,6 +86,13 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 		if a.ev.AnswerVersion != "" {
 			a.seen += fmt.Sprintf(" (a %s-shaped answer)", a.ev.AnswerVersion)
 		}
+		return a
+	}
+	if e, ok := parseFlatError(ans.body); ok {
+		// The v0.3 REST error shape of a2a-js: the A2A error code, no envelope.
+		a.ev.Framing, a.ev.JSONRPCCode, a.ev.AnswerVersion = a2a.TransportProtocolHTTPJSON, e.Code, card.V03
+		a.message = e.Message
+		a.seen += ", " + e.String() + " (a 0.3-shaped answer)"
 		return a
 	}
 	if r, err := parseJSONRPCResponse(ans.body); err == nil {

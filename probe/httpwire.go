@@ -7,8 +7,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // httpAnswer is what one HTTP request of a probe saw, raw.
@@ -23,6 +25,7 @@ type httpAnswer struct {
 	err         error
 	truncated   bool  // the body was longer than maxBody: the rest was not read
 	cut         error // reading the body failed (a deadline, a reset) after the status arrived
+	sent        bool  // the request was fully written
 }
 
 // doHTTP sends one request with the probe's headers, reads at most maxBody bytes of the
@@ -46,9 +49,13 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	}
 	client := req.o.httpClient(req.ep.host())
 	defer client.CloseIdleConnections()
+	var wrote atomic.Bool // the request was fully written, as delegate records it
+	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
+	}))
 	resp, err := client.Do(hr)
 	if err != nil {
-		return httpAnswer{err: err, tls: hr.URL.Scheme == "https"}
+		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", sent: wrote.Load()}
 	}
 	defer resp.Body.Close()
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
@@ -56,7 +63,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	a := httpAnswer{
 		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
 		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
-		tls: resp.TLS != nil, cut: rerr,
+		tls: resp.TLS != nil, cut: rerr, sent: true,
 	}
 	if len(data) > maxBody {
 		a.body, a.truncated = data[:maxBody], true
@@ -72,6 +79,8 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 // evidence fills the HTTP part of an Evidence.
 func (h httpAnswer) evidence(ev *Evidence) {
 	ev.Err = h.err
+	ev.Sent = h.sent
+	ev.Answered = h.status != 0
 	ev.HTTPStatus = h.status
 	ev.ContentType = h.contentType
 	ev.Body = snippet(h.body)
@@ -187,6 +196,37 @@ func parseStatusBody(b []byte) (statusBody, bool) {
 	}
 	return statusBody{Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message,
 		Reason: reasonFrom(doc.Error.Details)}, true
+}
+
+// flatError is the HTTP+JSON error body of v0.3 servers that answer the A2A error code
+// itself (@a2a-js/sdk's v0.3 REST: {"code":-32001,"message":"Task not found: ..."}).
+type flatError struct {
+	Code    int
+	Message string
+}
+
+// parseFlatError reads a flat v0.3 REST error body: a JSON object with an integer code
+// in the JSON-RPC error range (-32768 to -31000, which holds A2A's and a2a-go's codes)
+// and a string message, and no JSON-RPC envelope. ok is false for anything else.
+func parseFlatError(b []byte) (flatError, bool) {
+	var doc struct {
+		JSONRPC *json.RawMessage `json:"jsonrpc"`
+		Error   *json.RawMessage `json:"error"`
+		Code    *json.Number     `json:"code"`
+		Message *string          `json:"message"`
+	}
+	if json.Unmarshal(b, &doc) != nil || doc.JSONRPC != nil || doc.Error != nil || doc.Code == nil || doc.Message == nil {
+		return flatError{}, false
+	}
+	code, err := strconv.ParseInt(doc.Code.String(), 10, 32)
+	if err != nil || code < -32768 || code > -31000 {
+		return flatError{}, false
+	}
+	return flatError{Code: int(code), Message: *doc.Message}, true
+}
+
+func (e flatError) String() string {
+	return fmt.Sprintf("error %d %s", e.Code, strconv.Quote(trim(e.Message, 100)))
 }
 
 func (s statusBody) String() string {

@@ -47,16 +47,15 @@ func Outcomes() []Outcome {
 		Refused, TLSMismatch, Timeout, Unreachable, Malformed, AgentError, Ambiguous}
 }
 
-// ReachedHandler reports whether an outcome proves that the request reached an A2A
-// handler (or may have). Fallback to another interface is safe only when it is false.
+// ReachedHandler reports whether an outcome means that the request reached an A2A
+// handler, or may have: Served, AgentError and Ambiguous. Every other outcome is one
+// Classify gives only with proof that no handler ran (an answer refusing the route,
+// binding, version or credentials, or a failure before the request was fully written),
+// so another interface may be tried after it (see Policy).
 func (o Outcome) ReachedHandler() bool {
 	switch o {
-	case Served, AgentError, Ambiguous, Timeout:
+	case Served, AgentError, Ambiguous:
 		return true
 	}
 	return false
 }
-
-// Credentials reports whether the outcome is an authentication or authorisation failure:
-// the same credentials fail on every interface, so no fallback.
-func (o Outcome) Credentials() bool { return o == AuthRequired }

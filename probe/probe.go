@@ -55,6 +55,12 @@ type Result struct {
 	Detail string
 	// Latency is how long the request to the declared binding and version took.
 	Latency time.Duration
+	// Lookup is what Classify made of the lookup with the declared binding and version,
+	// before the probe's own reading of it: what a call there would be judged by. It is
+	// Ambiguous where the lookup may have reached a handler without proving the binding
+	// (a 5xx, an answer cut or garbled after the request was written), which Outcome
+	// reads as malformed or timeout.
+	Lookup Outcome
 }
 
 // Option configures Interface and Card.
@@ -65,7 +71,7 @@ type options struct {
 	insecure bool
 	roots    *x509.CertPool
 	timeout  time.Duration
-	siblings []string // other URLs the card declares, where to look for what is really served
+	siblings []string // other URLs the card declares: a binding found there is noted, not attributed
 }
 
 // WithHeader adds a header to every probe request (HTTP header, gRPC metadata), for
@@ -90,8 +96,9 @@ func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.roots
 // default is DefaultTimeout; the context bounds everything in any case.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
-// withSiblings tells the probe which other URLs the card declares, so that "what is
-// really there" can name a binding mounted at one of them on the same host and port.
+// withSiblings tells the probe which other URLs the card declares, so that a binding
+// mounted at one of them on the same host and port can be noted (a swapped or mistyped
+// path). "What is really there" always comes from the declared URL itself.
 func withSiblings(urls []string) Option { return func(o *options) { o.siblings = urls } }
 
 func newOptions(opts []Option) *options {
@@ -178,6 +185,7 @@ func (r *run) run(ctx context.Context) Result {
 	declared, other, known := versions(r.iface.ProtocolVersion)
 	first := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
 	res := r.result(first.outcome, first.describe(), first.latency)
+	res.Lookup = first.classified
 	res.ActualBinding = first.answeredBinding()
 	notes := ep.notes(r.binding)
 
@@ -218,7 +226,7 @@ func (r *run) run(ctx context.Context) Result {
 
 // runCustom handles a binding a2abind cannot speak: it reports what the address serves.
 func (r *run) runCustom(ctx context.Context, ep endpoint) Result {
-	found, ok := r.search(ctx, ep, tlsAuto, "", "")
+	found, ok := r.search(ctx, []endpoint{ep}, tlsAuto, "", "")
 	note := fmt.Sprintf("binding %q is not one a2abind can check (JSONRPC, GRPC, HTTP+JSON)", r.iface.Binding)
 	if ok {
 		res := r.result(WrongBinding, note+"; the address serves "+found.label()+": "+found.describe(), found.latency)
@@ -244,7 +252,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 			}
 			return res
 		}
-		found, ok := r.search(ctx, ep, first.tlsMode().flip(), "", "")
+		found, ok := r.search(ctx, []endpoint{ep}, first.tlsMode().flip(), "", "")
 		if ok {
 			res.ActualBinding, res.ActualVersion = found.binding, found.version
 			res.Detail += fmt.Sprintf("; over %s the address serves %s: %s", found.tlsMode().String(), found.label(), found.describe())
@@ -261,8 +269,16 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 			return res
 		}
 	}
-	found, ok := r.search(ctx, ep, first.tlsMode(), r.binding, declared)
+	found, ok := r.search(ctx, []endpoint{ep}, first.tlsMode(), r.binding, declared)
 	if !ok {
+		// Nothing else answers at the declared URL itself. A binding served at another
+		// URL the card declares on the same host and port is worth a note (a swapped or
+		// mistyped path), never evidence of what is at this one.
+		if sib := ep.siblings(r.o.siblings); len(sib) > 0 && first.outcome != TLSMismatch {
+			if at, found := r.search(ctx, sib, first.tlsMode(), "", ""); found {
+				res.Detail += fmt.Sprintf("; nothing else answers at this URL, but %s is served at %s on the same host and port", at.label(), at.url)
+			}
+		}
 		return res
 	}
 	res.Outcome = WrongBinding
@@ -271,17 +287,17 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	return res
 }
 
-// search probes every (binding, version) except (skipBinding, skipVersion) at the
-// address and its siblings on the same host:port, in parallel, and returns the first
-// served one in a fixed order (JSON-RPC, gRPC, HTTP+JSON; 1.0 before 0.3).
-func (r *run) search(ctx context.Context, ep endpoint, mode tlsMode, skipBinding a2a.TransportProtocol, skipVersion string) (attempt, bool) {
+// search probes every (binding, version) except (skipBinding, skipVersion) at eps, in
+// parallel, and returns the first served one in a fixed order (JSON-RPC, gRPC,
+// HTTP+JSON; 1.0 before 0.3; eps in order). gRPC has no path, so it is tried at the
+// first endpoint only.
+func (r *run) search(ctx context.Context, eps []endpoint, mode tlsMode, skipBinding a2a.TransportProtocol, skipVersion string) (attempt, bool) {
 	type job struct {
 		ep      endpoint
 		binding a2a.TransportProtocol
 		version string
 	}
 	var jobs []job
-	eps := append([]endpoint{ep}, ep.siblings(r.o.siblings)...)
 	for _, b := range card.CoreBindings {
 		for _, v := range []string{card.V1, card.V03} {
 			for i, e := range eps {
@@ -289,7 +305,7 @@ func (r *run) search(ctx context.Context, ep endpoint, mode tlsMode, skipBinding
 					continue
 				}
 				if b == a2a.TransportProtocolGRPC && i > 0 {
-					continue // gRPC has no path: the address itself was enough
+					continue
 				}
 				jobs = append(jobs, job{e, b, v})
 			}
@@ -302,6 +318,7 @@ func (r *run) search(ctx context.Context, ep endpoint, mode tlsMode, skipBinding
 		go func() {
 			defer wg.Done()
 			got[n] = r.attempt(ctx, j.ep, j.binding, j.version, mode)
+			got[n].url = j.ep.raw
 		}()
 	}
 	wg.Wait()
@@ -333,6 +350,7 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 	}
 	a.binding, a.version, a.latency = b, version, time.Since(start)
 	a.outcome, a.why = Classify(a.ev)
+	a.classified = a.outcome
 	switch a.outcome {
 	case AgentError:
 		// An A2A handler answered with an A2A error: it is there, unless it refused the
@@ -343,8 +361,17 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 			a.outcome = Served
 		}
 	case Ambiguous:
-		// 5xx or an answer cut short: for a probe, an answer that fits no binding.
-		a.outcome = Malformed
+		// A lookup has no side effect to fear: the probe reads the evidence as if the
+		// request had not been written (a deadline is a timeout, an h2c SETTINGS frame
+		// another binding); what stays ambiguous (a 5xx, an answer cut short) is an
+		// answer that fits no binding.
+		unsent := a.ev
+		unsent.Sent = false
+		if o, why := Classify(unsent); o == Ambiguous || o.ReachedHandler() {
+			a.outcome = Malformed
+		} else {
+			a.outcome, a.why = o, why
+		}
 	}
 	if ctx.Err() != nil && a.outcome == Malformed && (!a.answered || a.ev.Err != nil) {
 		// Nothing answered, or the answer was cut, before the budget ran out.
@@ -365,18 +392,21 @@ type request struct {
 
 // attempt is what one binding's probe saw at one address.
 type attempt struct {
-	binding  a2a.TransportProtocol
-	version  string
-	ev       Evidence
-	outcome  Outcome
-	why      string
-	sent     string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
-	seen     string // the answer, e.g. "HTTP 200 application/json, error -32001"
-	tls      bool   // the answer came over TLS
-	answered bool   // something answered at the protocol level (status line, gRPC status)
-	latency  time.Duration
-	extra    []string // notes from the prober (TLS attempts of a bare host:port, ...)
-	message  string   // the A2A error message of the answer, if any
+	binding a2a.TransportProtocol
+	version string
+	ev      Evidence
+	outcome Outcome
+	// classified is Classify's outcome, before the probe's reading of it.
+	classified Outcome
+	why        string
+	sent       string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
+	seen       string // the answer, e.g. "HTTP 200 application/json, error -32001"
+	tls        bool   // the answer came over TLS
+	answered   bool   // something answered at the protocol level (status line, gRPC status)
+	latency    time.Duration
+	extra      []string // notes from the prober (TLS attempts of a bare host:port, ...)
+	url        string   // the URL search probed, as declared
+	message    string   // the A2A error message of the answer, if any
 }
 
 func (a attempt) describe() string {

@@ -18,6 +18,9 @@
 //   seed             the seed incident's card in v1.0 shape (like lab.SeedV1): GRPC at the
 //                    HTTP base URL, JSONRPC at the HTTP base URL (mounted at the root), GRPC
 //                    at a bare grpc-js server with no A2A service.
+//   legacy-compat    JSONRPC and HTTP+JSON served with legacyCompat enabled, each declared
+//                    twice at its URL: protocolVersion 1.0 and 0.3 (v0.3 REST is served
+//                    under {url}/v1/..., while {url}/tasks/{id} answers in 1.0 shape).
 //
 // Once listening it prints one JSON line on stdout:
 //   {"mode","sdkVersion","baseUrl","cardUrl","jsonrpc","rest","grpc","bareGrpc","card"}
@@ -37,7 +40,7 @@ const { DefaultRequestHandler, InMemoryTaskStore, AgentEvent } = load('@a2a-js/s
 const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } = load('@a2a-js/sdk/server/express');
 const { grpcService, A2AService } = load('@a2a-js/sdk/server/grpc');
 
-const MODES = ['honest', 'grpc-at-http', 'grpc-no-service', 'seed'];
+const MODES = ['honest', 'grpc-at-http', 'grpc-no-service', 'seed', 'legacy-compat'];
 const TaskState = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 };
 const HOLD_MS = 30_000;
 
@@ -159,8 +162,8 @@ function listenGRPC(server) {
   });
 }
 
-function iface(url, protocolBinding) {
-  return { url, protocolBinding, tenant: '', protocolVersion: '1.0' };
+function iface(url, protocolBinding, protocolVersion = '1.0') {
+  return { url, protocolBinding, tenant: '', protocolVersion };
 }
 
 /** buildCard is the card of a mode; with no addresses yet, it declares no interface. */
@@ -185,6 +188,14 @@ function buildCard(mode, addrs) {
       break;
     case 'seed':
       supportedInterfaces = [iface(baseUrl, 'GRPC'), iface(jsonrpc, 'JSONRPC'), iface(bareGrpc, 'GRPC')];
+      break;
+    case 'legacy-compat':
+      supportedInterfaces = [
+        iface(jsonrpc, 'JSONRPC'),
+        iface(rest, 'HTTP+JSON'),
+        iface(jsonrpc, 'JSONRPC', '0.3'),
+        iface(rest, 'HTTP+JSON', '0.3'),
+      ];
       break;
   }
   return {
@@ -254,8 +265,9 @@ async function main() {
   if (mode === 'seed') {
     app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder }));
   } else {
-    app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder }));
-    app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder }));
+    const legacyCompat = mode === 'legacy-compat' ? { enabled: true } : undefined;
+    app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder, legacyCompat }));
+    app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder, legacyCompat }));
   }
   const httpSrv = await listenHTTP(app);
   closers.push(() => {

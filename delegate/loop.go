@@ -1,0 +1,263 @@
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// judge classifies a failed attempt with probe.Classify.
+func judge(ev probe.Evidence, callErr error) (probe.Outcome, string) {
+	o, detail := probe.Classify(ev)
+	if o == probe.Served {
+		// A handler answered, and the call still failed: an A2A error, or an answer
+		// a2a-go could not read. Either way the request reached the agent.
+		o = probe.AgentError
+	}
+	if o == probe.AgentError && callErr != nil {
+		detail += ": " + clip(callErr.Error())
+	}
+	return o, detail
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+// policy is the fallback policy of an operation.
+func (c *Client) policy(idempotent bool) probe.Policy {
+	return probe.Policy{Idempotent: idempotent, Resend: c.opts.resend}
+}
+
+// stopKind is the sentinel of a call the policy stopped after an attempt with outcome o.
+func stopKind(o probe.Outcome) error {
+	switch o {
+	case probe.AuthRequired:
+		return ErrAuth
+	case probe.AgentError:
+		return ErrAgent
+	}
+	return ErrAmbiguous
+}
+
+// settle records a failed attempt's lesson in the cache: a handler answered there
+// (AgentError), or the interface proved unusable (the walk moves on). It returns the
+// policy's step.
+func (c *Client) settle(ctx context.Context, pol probe.Policy, iface card.Interface, o probe.Outcome) probe.Step {
+	withheld := c.withheld[iface.Key()]
+	step := pol.Decide(o, withheld)
+	switch {
+	case o == probe.AgentError:
+		c.cache.record(c.card, c.key, iface, true) // a handler answered there
+	case step.Next && ctx.Err() == nil && !withheld:
+		c.cache.record(c.card, c.key, iface, false)
+	}
+	return step
+}
+
+// withWhy appends the policy's reason to an attempt's detail when it says something.
+func withWhy(detail string, o probe.Outcome, step probe.Step) string {
+	if step.Why == "" || (step.Next && o != probe.AuthRequired && o != probe.Ambiguous) {
+		return detail
+	}
+	return detail + "; " + step.Why
+}
+
+// failure builds the *Error of a call that stopped.
+func (c *Client) failure(op string, kind error, attempts []Attempt, err error) *Error {
+	return &Error{Op: op, Agent: c.agentName(), Kind: kind, Attempts: attempts, SecuritySchemes: c.card.SecuritySchemes, Err: err}
+}
+
+type callFn[T any] func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (T, error)
+
+// call runs a unary operation across the candidates under the fallback policy.
+func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn callFn[T]) (T, error) {
+	var res T
+	pol := c.policy(idempotent)
+	alog := newAttemptLog(ctx, c)
+	var lastErr, closedErr, finalKind error
+	var served []Attempt
+	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
+		if err := ctx.Err(); err != nil {
+			finalKind, lastErr = ErrExhausted, err
+			return probe.Tried{Final: true}
+		}
+		rec := &recorder{}
+		actx := withRecorder(ctx, rec)
+		cancel := context.CancelFunc(func() {})
+		if c.opts.attemptTimeout > 0 {
+			actx, cancel = context.WithTimeout(actx, c.opts.attemptTimeout)
+		}
+		start := time.Now()
+		t, err := c.transport(iface)
+		if errors.Is(err, ErrClosed) {
+			cancel()
+			closedErr = err
+			return probe.Tried{Final: true}
+		}
+		if err == nil {
+			res, err = fn(actx, t, c.params[iface.Key()], iface)
+		}
+		lat := time.Since(start)
+		cancel()
+		if err == nil {
+			served = append(served, Attempt{Interface: iface, Outcome: probe.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
+			c.cache.record(c.card, c.key, iface, true)
+			return probe.Tried{Outcome: probe.Served}
+		}
+		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+		o, detail := judge(ev, err)
+		lastErr = err
+		if ctx.Err() != nil {
+			finalKind = ErrExhausted
+			if ev.Sent {
+				finalKind = ErrAmbiguous
+			}
+			alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev})
+			return probe.Tried{Outcome: o, Final: true}
+		}
+		step := c.settle(ctx, pol, iface, o)
+		alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: lat, Evidence: ev})
+		return probe.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
+	})
+	attempts := alog.flush(served...)
+	var zero T
+	switch {
+	case closedErr != nil:
+		return zero, closedErr
+	case len(served) > 0:
+		return res, nil
+	case finalKind != nil:
+		return zero, c.failure(op, finalKind, attempts, lastErr)
+	case w.Exhausted || len(attempts) == 0:
+		return zero, c.failure(op, ErrExhausted, attempts, lastErr)
+	}
+	return zero, c.failure(op, stopKind(attempts[len(attempts)-1].Outcome), attempts, lastErr)
+}
+
+type streamFn func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error]
+
+// stream runs a streaming operation across the candidates under the fallback policy: it
+// falls back only before the first event.
+func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn streamFn) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		pol := c.policy(idempotent)
+		alog := newAttemptLog(ctx, c)
+		defer alog.flush() // no naming outlives the call
+		var lastErr error
+		done := false // the stream was delivered, or its end was yielded
+		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
+			if err := ctx.Err(); err != nil {
+				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
+				done = true
+				return probe.Tried{Final: true}
+			}
+			rec := &recorder{}
+			actx, cancelCause := context.WithCancelCause(withRecorder(ctx, rec))
+			cancel := func() { cancelCause(nil) }
+			var firstEventTimer *time.Timer
+			if d := c.opts.attemptTimeout; d > 0 {
+				firstEventTimer = time.AfterFunc(d, func() {
+					rec.markTimedOut()
+					cancelCause(context.DeadlineExceeded)
+				})
+			}
+			start := time.Now()
+			t, err := c.transport(iface)
+			if errors.Is(err, ErrClosed) {
+				cancel()
+				alog.flush()
+				yield(nil, err)
+				done = true
+				return probe.Tried{Final: true}
+			}
+			events := 0
+			if err == nil {
+				for ev, serr := range fn(actx, t, c.params[iface.Key()], iface) {
+					if serr != nil {
+						err = serr
+						break
+					}
+					if events == 0 {
+						if firstEventTimer != nil {
+							firstEventTimer.Stop()
+						}
+						alog.answered(Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
+						c.cache.record(c.card, c.key, iface, true)
+					}
+					events++
+					if !yield(ev, nil) {
+						cancel()
+						done = true
+						return probe.Tried{Outcome: probe.Served, Final: true}
+					}
+				}
+			}
+			cancel()
+			if firstEventTimer != nil {
+				firstEventTimer.Stop()
+			}
+			if err == nil && events == 0 {
+				// No event and no error: an empty stream, or an answer a2a-go's stream
+				// reader skipped (a JSON-RPC error object instead of SSE, as a server of
+				// another protocol version sends). The wire evidence tells them apart.
+				if o, _ := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == probe.Served {
+					alog.flush(Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
+					c.cache.record(c.card, c.key, iface, true)
+					done = true
+					return probe.Tried{Outcome: probe.Served}
+				}
+				err = errNoEvent
+			}
+			switch {
+			case err == nil:
+				done = true
+				return probe.Tried{Outcome: probe.Served}
+			case events > 0:
+				o, detail := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
+				e := c.failure(op, ErrStreamBroken, alog.flush(), err)
+				e.Note = fmt.Sprintf("after %d events: %s (%s); not resumed on another interface", events, o, detail)
+				yield(nil, e)
+				done = true
+				return probe.Tried{Outcome: o, Final: true}
+			}
+			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+			o, detail := judge(ev, err)
+			lastErr = err
+			if ctx.Err() != nil {
+				kind := ErrExhausted
+				if ev.Sent {
+					kind = ErrAmbiguous
+				}
+				alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev})
+				yield(nil, c.failure(op, kind, alog.flush(), err))
+				done = true
+				return probe.Tried{Outcome: o, Final: true}
+			}
+			step := c.settle(ctx, pol, iface, o)
+			alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: time.Since(start), Evidence: ev})
+			return probe.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
+		})
+		if done {
+			return
+		}
+		attempts := alog.flush()
+		switch {
+		case w.Exhausted || len(attempts) == 0:
+			yield(nil, c.failure(op, ErrExhausted, attempts, lastErr))
+		default:
+			yield(nil, c.failure(op, stopKind(attempts[len(attempts)-1].Outcome), attempts, lastErr))
+		}
+	}
+}

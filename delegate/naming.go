@@ -1,0 +1,140 @@
+package delegate
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// nameBudget bounds the probe that names what an interface serves after an attempt
+// there proved that no handler was reached (and it takes at most half of what is left
+// of the call's context).
+const nameBudget = 5 * time.Second
+
+// needsName reports whether a lookup can name a failure better than the call's own
+// evidence: a route, a protocol or a version refused.
+func needsName(o probe.Outcome) bool {
+	return o == probe.HandlerMissing || o == probe.NotFound || o == probe.Malformed
+}
+
+// name names a failed attempt that proved no handler was reached: the interface is
+// probed (probe.Name: side-effect-free lookups of a random task id), so that send and
+// probe name it alike. The decision to move on was already made from the call's own
+// evidence; the probe only names it, alongside the next attempt.
+func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome, detail string) (probe.Outcome, string) {
+	if ctx.Err() != nil {
+		return o, detail
+	}
+	budget := nameBudget
+	if d := c.opts.attemptTimeout; d > 0 && d < budget {
+		budget = d
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)/2 < budget {
+		budget = time.Until(dl) / 2 // leave the next interfaces most of the call's time
+	}
+	if budget < time.Millisecond {
+		return o, detail
+	}
+	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs)}
+	if c.opts.insecure {
+		opts = append(opts, probe.WithInsecureSkipVerify())
+	}
+	if !c.withheld[iface.Key()] {
+		for k, vs := range c.opts.header {
+			for _, v := range vs {
+				opts = append(opts, probe.WithHeader(k, v))
+			}
+		}
+	}
+	r := probe.Name(ctx, iface, o, opts...)
+	if !sharpens(o, r.Outcome) {
+		return o, detail
+	}
+	named := fmt.Sprintf("%s; probed: %s", detail, r.Outcome)
+	if r.ActualBinding != "" {
+		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
+	}
+	return r.Outcome, named
+}
+
+// attemptLog collects a call's attempts. Failed attempts that need a name are named in
+// the background while the call goes on; flush waits for the names, patches them in
+// and hands the attempts to the trace, in order.
+type attemptLog struct {
+	c        *Client
+	ctx      context.Context
+	tr       *Trace
+	attempts []Attempt
+	flushed  int // attempts already in the trace
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	names    map[int]Attempt // index -> the named attempt
+}
+
+func newAttemptLog(ctx context.Context, c *Client) *attemptLog {
+	return &attemptLog{c: c, ctx: ctx, tr: traceFrom(ctx), names: map[int]Attempt{}}
+}
+
+// add records a failed attempt and, if it needs one, starts naming it.
+func (l *attemptLog) add(a Attempt) {
+	n := len(l.attempts)
+	l.attempts = append(l.attempts, a)
+	if !needsName(a.Outcome) {
+		return
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+		l.mu.Lock()
+		l.names[n] = a
+		l.mu.Unlock()
+	}()
+}
+
+// flush waits for the names and passes the attempts not yet traced to the trace, then
+// extra (the attempt that answered, if any). It returns the attempts, named.
+func (l *attemptLog) flush(extra ...Attempt) []Attempt {
+	l.wg.Wait()
+	l.mu.Lock()
+	for n, a := range l.names {
+		l.attempts[n] = a
+	}
+	clear(l.names)
+	l.mu.Unlock()
+	for _, a := range l.attempts[l.flushed:] {
+		l.tr.add(a)
+	}
+	l.flushed = len(l.attempts)
+	for _, a := range extra {
+		l.tr.add(a)
+	}
+	return l.attempts
+}
+
+// answered records the attempt that answered a stream (its first event): the earlier
+// attempts are named and traced first, so the trace is in order when the caller reads
+// the stream.
+func (l *attemptLog) answered(a Attempt) {
+	l.flush()
+	l.attempts = append(l.attempts, a)
+	l.flushed++
+	l.tr.add(a)
+}
+
+// sharpens reports whether the probe's name for an interface says more than the call's
+// own never-reached outcome, without contradicting it: another version or binding is
+// served there (or, for an answer that fit nothing, TLS is the other way round).
+func sharpens(call, probed probe.Outcome) bool {
+	switch probed {
+	case probe.VersionMismatch, probe.WrongBinding:
+		return call != probed
+	case probe.TLSMismatch:
+		return call == probe.Malformed
+	}
+	return false
+}
