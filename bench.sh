@@ -4,7 +4,8 @@
 # machines). Usage: ./bench.sh [count] [benchtime]   (defaults: 3 runs, 300x)
 #
 #   probe     naive a2a-go check (one client per interface, sequential) / probe.Card
-#   server    guarded / bare a2a-go handlers, SendMessage per binding; start-to-ready
+#   server    guarded / bare a2a-go handlers, SendMessage per binding; start-to-ready;
+#             bounded task store / a2a-go in-memory store, one SendMessage's store calls
 #   delegate  delegate / plain a2a-go client; misdeclared (seed) agent / healthy agent,
 #             first call and steady state
 #   card      reading and checking a signed card / reading it (valid, and rewritten so
@@ -51,7 +52,7 @@ ratio "4 ms round trip, fresh"      BenchmarkNaiveA2AGoColdConnsWAN BenchmarkPro
 
 echo
 echo "server and delegate: ratios reported by the benchmarks (medians over $count runs)"
-for unit in guarded/bare delegate/a2ago seed-steady/healthy seed-first/healthy; do
+for unit in guarded/bare bounded/inmemory delegate/a2ago seed-steady/healthy seed-first/healthy; do
 	medians "$unit" | sort | awk -v u="$unit" '{ printf "  %-44s %6.3f   %s\n", $1, $2, u }'
 done
 ratio "start-to-ready: guarded / bare"         BenchmarkStartToReady/guarded     BenchmarkStartToReady/bare

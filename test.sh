@@ -23,3 +23,6 @@ interop/js/install.sh
 echo "== go test -race"
 # The suite starts real servers on loopback; -timeout bounds a hang, well above a normal run.
 go test -race -count=1 -timeout 10m ./...
+
+echo "== go test: the task store's memory bound at full size (600 x 1 MiB; the race run makes 100)"
+go test -count=1 -run '^TestStoreKeepsItsBoundUnderLoad$' ./server/

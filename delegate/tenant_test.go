@@ -20,7 +20,8 @@ import (
 // on its own listener) with the tenant-reporting executor.
 func startTenanted(t *testing.T, tenant string) *server.Server {
 	t.Helper()
-	srv, err := server.New(lab.TenantEcho{}, server.WithTenant(tenant), server.WithGRPCAddr("127.0.0.1:0"))
+	srv, err := server.New(lab.TenantEcho{}, server.WithTenant(tenant), server.WithGRPCAddr("127.0.0.1:0"),
+		server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill))
 	if err != nil {
 		t.Fatalf("server.New() error = %v", err)
 	}

@@ -57,7 +57,7 @@ func TestClientImpactMatchesA2AJS(t *testing.T) {
 	}
 	startGuarded := func(opts ...server.Option) func(t *testing.T) agent {
 		return func(t *testing.T) agent {
-			return agent{startGuardedServer(t, server.Echo{}, opts...).BaseURL(), func() {}}
+			return agent{startGuardedServer(t, lab.Echo{}, opts...).BaseURL(), func() {}}
 		}
 	}
 	tests := []struct {

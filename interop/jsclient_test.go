@@ -21,6 +21,9 @@ type jsBinding struct {
 	transports string
 }
 
+// echoInfo is the agent info of the guarded servers these tests start.
+var echoInfo = server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill)
+
 var jsBindings = []jsBinding{
 	{a2a.TransportProtocolJSONRPC, transportsDefault},
 	{a2a.TransportProtocolHTTPJSON, transportsDefault},
@@ -175,7 +178,7 @@ func TestJSClientAgainstGuardedServer(t *testing.T) {
 // option says otherwise) and shuts it down when the test ends.
 func startGuardedServer(t *testing.T, exec a2asrv.AgentExecutor, opts ...server.Option) *server.Server {
 	t.Helper()
-	srv, err := server.New(exec, append([]server.Option{server.WithHTTPAddr("127.0.0.1:0")}, opts...)...)
+	srv, err := server.New(exec, append([]server.Option{server.WithHTTPAddr("127.0.0.1:0"), echoInfo}, opts...)...)
 	if err != nil {
 		t.Fatalf("server.New() = %v", err)
 	}

@@ -334,6 +334,8 @@ type jsCall struct {
 	Transports string   // transportsDefault, transportsGRPC, or a comma list
 	Prefer     []string // preferredTransports
 	Ops        []string // operations; nil runs all of them
+	// LegacyCompat enables the SDK's v0.3 compatibility layer (--legacy-compat true).
+	LegacyCompat bool
 }
 
 // jsStep is one output line of client.mjs.
@@ -400,6 +402,9 @@ func runJSClients(t testing.TB, calls ...jsCall) []jsRun {
 		}
 		if len(call.Ops) > 0 {
 			args = append(args, "--ops", strings.Join(call.Ops, ","))
+		}
+		if call.LegacyCompat {
+			args = append(args, "--legacy-compat", "true")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)

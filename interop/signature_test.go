@@ -12,6 +12,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/echo"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -220,7 +221,7 @@ func TestServeSignedCardVerifiedByA2AJS(t *testing.T) {
 	var reqs []map[string]any
 	var names []string
 	for name, extra := range map[string][]server.Option{"v1.0": nil, "union": {server.WithV03()}} {
-		srv := startGuardedServer(t, server.Echo{}, append([]server.Option{server.WithCardSigning(key, "https://agent.example.com/.well-known/jwks.json")}, extra...)...)
+		srv := startGuardedServer(t, echo.Executor{}, append([]server.Option{server.WithCardSigning(key, "https://agent.example.com/.well-known/jwks.json")}, extra...)...)
 		doc := srv.CardJSON()
 		jwksURL := srv.BaseURL() + "/.well-known/jwks.json"
 		rewritten := strings.Replace(string(doc), strings.TrimPrefix(srv.BaseURL(), "http://"), "gateway.example.net:443", 1)

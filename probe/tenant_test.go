@@ -20,7 +20,8 @@ import (
 // and stops it when the test ends.
 func startServed(t *testing.T, opts ...server.Option) *server.Server {
 	t.Helper()
-	srv, err := server.New(server.Echo{}, append([]server.Option{server.WithGRPCAddr("127.0.0.1:0")}, opts...)...)
+	srv, err := server.New(lab.Echo{}, append([]server.Option{server.WithGRPCAddr("127.0.0.1:0"),
+		server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill)}, opts...)...)
 	if err != nil {
 		t.Fatalf("server.New() error = %v", err)
 	}

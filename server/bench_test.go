@@ -91,7 +91,7 @@ func (s *sender) send(b *testing.B) time.Duration {
 // elsewhere on the machine hits both alike; it reports guarded-ns/op, bare-ns/op and
 // their ratio (ns/op is the pair).
 func BenchmarkSendMessage(b *testing.B) {
-	srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"))
+	srv, err := New(Echo{}, echoInfo, WithGRPCAddr("127.0.0.1:0"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func BenchmarkStartToReady(b *testing.B) {
 	} {
 		b.Run(guarded.name, func(b *testing.B) {
 			for b.Loop() {
-				srv, err := New(Echo{}, guarded.opts...)
+				srv, err := New(Echo{}, append([]Option{echoInfo}, guarded.opts...)...)
 				if err != nil {
 					b.Fatal(err)
 				}

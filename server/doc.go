@@ -13,7 +13,16 @@
 //     sockets with package probe; until each answers `served` the card endpoint answers
 //     503 with Retry-After and /readyz is not ready (/healthz is liveness).
 //   - Shutdown withdraws the card and readiness first, then drains and closes the bindings
-//     within a bounded time.
+//     within a bounded time: in-flight requests are answered, new HTTP ones refused with 503
+//     and Connection: close, and connections still open at the deadline (idle, half-open,
+//     or waiting for their HTTP/2 preface) are closed.
+//   - An agent with its own servers mounts the parts instead (Mount or Handler, RegisterGRPC,
+//     WithMounted) and keeps its a2a-go options (WithHandlerOptions: task store, call
+//     interceptors for authentication); Start still publishes the card only after the
+//     self-check reached every declared interface as mounted.
+//   - The default task store is bounded (WithTaskLimits): terminal tasks are evicted by age,
+//     count and bytes, running ones never; ListTasks is scoped to the authenticated user
+//     when the card declares a security scheme and open when it declares none.
 //
 // WithTenant serves one tenant (tenant.go): every interface declares it, HTTP+JSON is
 // mounted under the {url}/{tenant}/ path prefix with a2a-go's NewTenantRESTHandler, and
@@ -30,7 +39,8 @@
 // FAILED_PRECONDITION with ErrorInfo). a2a-go's and a2a-js's v1.0 clients send
 // A2A-Version 1.0; their v0.3 clients send 0.3 or nothing, and reach the v0.3 paths.
 //
-//	srv, err := server.New(server.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithV03())
+//	srv, err := server.New(executor, server.WithAgentInfo(name, description, version, skills...),
+//		server.WithGRPCAddr("127.0.0.1:0"), server.WithV03())
 //	if err != nil { ... }                 // *BindingError for a card that lies
 //	if err := srv.Start(ctx); err != nil { ... } // *SelfCheckError if a binding does not answer
 //	defer srv.Shutdown(context.Background())

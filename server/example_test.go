@@ -11,7 +11,8 @@ import (
 
 // The derived card lists what is served, in preference order.
 func ExampleNew() {
-	srv, err := server.New(server.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithV03())
+	srv, err := server.New(lab.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithV03(),
+		server.WithAgentInfo("echo", "Answers with the text it was sent", "1.0.0", lab.EchoSkill))
 	if err != nil {
 		panic(err)
 	}
@@ -36,7 +37,7 @@ func ExampleWithCardJSON() {
 	addr, _ := lab.ClosedAddr() // a free loopback port
 	seed := []byte(`{"name":"seed","supportedInterfaces":[
 		{"url":"http://` + addr + `","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`)
-	_, err := server.New(server.Echo{}, server.WithHTTPAddr(addr), server.WithCardJSON(seed))
+	_, err := server.New(lab.Echo{}, server.WithHTTPAddr(addr), server.WithCardJSON(seed))
 	var be *server.BindingError
 	fmt.Println(errors.Is(err, server.ErrCardMismatch), errors.As(err, &be))
 	fmt.Println(be.Problem)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -286,18 +285,4 @@ func (srv *Server) grpcVersionCheck(ctx context.Context, fullMethod string) erro
 		return status.Error(codes.FailedPrecondition, srv.versionText(rt, v))
 	}
 	return st.Err()
-}
-
-func (srv *Server) unaryGate(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	if err := srv.grpcVersionCheck(ctx, info.FullMethod); err != nil {
-		return nil, err
-	}
-	return h(ctx, req)
-}
-
-func (srv *Server) streamGate(s any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	if err := srv.grpcVersionCheck(ss.Context(), info.FullMethod); err != nil {
-		return err
-	}
-	return h(s, ss)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -183,15 +182,6 @@ func grpcConn(t *testing.T, addr string) *grpc.ClientConn {
 	return conn
 }
 
-func errorInfoReason(st *status.Status) string {
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok {
-			return info.GetReason()
-		}
-	}
-	return ""
-}
-
 func TestGRPCVersionGate(t *testing.T) {
 	srv := startServer(t, WithGRPCAddr("127.0.0.1:0"), WithV03())
 	conn := grpcConn(t, srv.GRPCAddr())
@@ -354,7 +344,7 @@ func mustParse(t *testing.T, raw []byte) *card.Card {
 func TestOversizedRequestIsRefused(t *testing.T) {
 	srv := startServer(t)
 	big := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` +
-		strings.Repeat("x", maxRequestBytes) + `"}]}}}`
+		strings.Repeat("x", DefaultMaxRequestBytes) + `"}]}}}`
 	code, _, body := post(t, srv.LocalBaseURL()+PathJSONRPC, "application/json", big, "A2A-Version", "1.0")
 	got, _ := parseRPC(t, body)
 	if code != http.StatusOK || got.Code != -32700 {

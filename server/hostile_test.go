@@ -100,7 +100,7 @@ func (s slowExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) it
 // every binding of the HTTP port, gRPC over HTTP/2 included.
 func TestLongAnswersOutliveTheBodyDeadline(t *testing.T) {
 	shortBodyTimeout(t, 200*time.Millisecond)
-	srv, err := New(slowExecutor{pause: 600 * time.Millisecond}, WithV03(), WithGRPCOnHTTP())
+	srv, err := New(slowExecutor{pause: 600 * time.Millisecond}, echoInfo, WithV03(), WithGRPCOnHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,7 +223,7 @@ func (srv *Server) tenantProblem(declared string) string {
 
 func (srv *Server) listenersText() string {
 	parts := []string{"HTTP " + srv.httpEP.hostPort()}
-	if srv.grpcLis != nil {
+	if srv.hasGRPC {
 		parts = append(parts, "gRPC "+srv.grpcEP.hostPort())
 	}
 	return strings.Join(parts, ", ")

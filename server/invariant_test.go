@@ -251,7 +251,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			h, g, a := listeners(t)
 			raw := mustJSON(t, tt.card(a))
 			opts := append([]Option{WithListeners(h, g), WithCardJSON(raw)}, tt.opts...)
-			srv, err := New(Echo{}, opts...)
+			srv, err := New(Echo{}, append([]Option{echoInfo}, opts...)...)
 			if err == nil {
 				_ = srv.Shutdown(context.Background())
 				t.Fatalf("New() accepted the card %s", raw)
@@ -381,11 +381,11 @@ func TestNewAcceptsConsistentCards(t *testing.T) {
 }
 
 func TestNewRefusesAnEmptyCard(t *testing.T) {
-	_, err := New(Echo{}, WithCardJSON([]byte(`{"name":"x","supportedInterfaces":[]}`)))
+	_, err := New(Echo{}, echoInfo, WithCardJSON([]byte(`{"name":"x","supportedInterfaces":[]}`)))
 	if !errors.Is(err, ErrCardMismatch) || !strings.Contains(err.Error(), "declares no interface") {
 		t.Errorf("New(empty card) = %v, want ErrCardMismatch saying it declares no interface", err)
 	}
-	_, err = New(Echo{}, WithCardJSON([]byte(`{"name":`)))
+	_, err = New(Echo{}, echoInfo, WithCardJSON([]byte(`{"name":`)))
 	if !errors.Is(err, card.ErrMalformed) {
 		t.Errorf("New(truncated card) = %v, want card.ErrMalformed", err)
 	}
@@ -412,7 +412,7 @@ func TestNewConfigErrors(t *testing.T) {
 			if tt.exec {
 				exec = Echo{}
 			}
-			srv, err := New(exec, tt.opts...)
+			srv, err := New(exec, append([]Option{echoInfo}, tt.opts...)...)
 			if err == nil {
 				_ = srv.Shutdown(context.Background())
 				t.Fatalf("New() = nil error, want %q", tt.want)

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 func TestShutdownLeavesNothing(t *testing.T) {
 	t.Run("served and probed on every binding", func(t *testing.T) {
 		before := goleak.IgnoreCurrent()
-		srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"), WithGRPCOnHTTP(), WithV03())
+		srv, err := New(Echo{}, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithGRPCOnHTTP(), WithV03())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestShutdownLeavesNothing(t *testing.T) {
 	t.Run("executions stuck at shutdown", func(t *testing.T) {
 		before := goleak.IgnoreCurrent()
 		exec := gatedExecutor{entered: make(chan struct{}, 4), release: make(chan struct{})} // never released
-		srv, err := New(exec, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(200*time.Millisecond))
+		srv, err := New(exec, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(200*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestShutdownLeavesNothing(t *testing.T) {
 
 	t.Run("start refused by the self-check", func(t *testing.T) {
 		before := goleak.IgnoreCurrent()
-		srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"), WithSelfCheckTimeout(300*time.Millisecond),
+		srv, err := New(Echo{}, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithSelfCheckTimeout(300*time.Millisecond),
 			withHooks(hooks{skipGRPCRegister: true}))
 		if err != nil {
 			t.Fatal(err)

@@ -25,7 +25,9 @@ type tw struct{ t *testing.T }
 
 func (w tw) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
-var httpClient = &http.Client{Timeout: 5 * time.Second}
+// httpClient bounds each raw request generously: the machine may be loaded and the race
+// detector slow (an 8 MiB body took 7 s under both).
+var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 // get fetches url and returns the status, headers and (bounded) body.
 func get(t *testing.T, url string, header ...string) (int, http.Header, string) {
@@ -238,7 +240,7 @@ func TestShutdownWithdrawsCardBeforeClosingBindings(t *testing.T) {
 	exec := gatedExecutor{entered: make(chan struct{}, 4), release: make(chan struct{})}
 	var events eventLog
 	withdrawn, proceed := make(chan struct{}), make(chan struct{})
-	srv, err := New(exec, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(10*time.Second), withHooks(hooks{
+	srv, err := New(exec, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(10*time.Second), withHooks(hooks{
 		event:         events.add,
 		afterWithdraw: func() { close(withdrawn); <-proceed },
 	}))
@@ -312,7 +314,7 @@ func TestShutdownWithdrawsCardBeforeClosingBindings(t *testing.T) {
 func TestShutdownIsBounded(t *testing.T) {
 	exec := gatedExecutor{entered: make(chan struct{}, 4), release: make(chan struct{})}
 	t.Cleanup(func() { close(exec.release) })
-	srv, err := New(exec, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(200*time.Millisecond))
+	srv, err := New(exec, echoInfo, WithGRPCAddr("127.0.0.1:0"), WithShutdownTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +344,7 @@ func TestShutdownIsBounded(t *testing.T) {
 }
 
 func TestShutdownBeforeStartReleasesListeners(t *testing.T) {
-	srv, err := New(Echo{}, WithGRPCAddr("127.0.0.1:0"))
+	srv, err := New(Echo{}, echoInfo, WithGRPCAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}

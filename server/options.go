@@ -4,9 +4,12 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 )
 
 // Defaults for the options.
@@ -20,6 +23,8 @@ const (
 	DefaultSelfCheckTimeout = 10 * time.Second
 	// DefaultCardMaxAge is the Cache-Control max-age of the published card.
 	DefaultCardMaxAge = 5 * time.Minute
+	// DefaultMaxRequestBytes bounds an HTTP request body and a received gRPC message.
+	DefaultMaxRequestBytes = 8 << 20
 )
 
 // Option configures New. Options are applied in order; later ones win.
@@ -48,6 +53,18 @@ type options struct {
 	httpLis         net.Listener
 	grpcLis         net.Listener
 	tenant          string
+	taskLimits      taskLimits
+	maxRequestBytes int64
+	handlerOpts     []a2asrv.RequestHandlerOption
+	pushStore       push.ConfigStore
+	pushSender      push.Sender
+	extendedCard    a2asrv.ExtendedAgentCardProducer
+	securitySchemes a2a.NamedSecuritySchemes
+	securityReqs    a2a.SecurityRequirementsOptions
+	mountHTTP       string
+	mountGRPC       string
+	mounted         bool
+	selfCheckHeader http.Header
 	signing         *signing // sign.go
 
 	// Test hooks (unexported, set by tests in this package only).
@@ -119,7 +136,8 @@ func WithTLSConfig(cfg *tls.Config) Option { return func(o *options) { o.tlsConf
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithAgentInfo sets the name, description, agent version and skills of the derived card.
-// The defaults describe an echo agent.
+// It is required unless a whole card is given (WithAgentCard, WithCardJSON): New fails
+// without it, so that no server publishes a made-up agent.
 func WithAgentInfo(name, description, version string, skills ...a2a.AgentSkill) Option {
 	return func(o *options) {
 		o.name, o.description, o.version = name, description, version
@@ -158,6 +176,82 @@ func WithListeners(httpLis, grpcLis net.Listener) Option {
 // interface. The name may have several path segments ("locations/eu/projects/p"); it
 // cannot be combined with WithV03 (v0.3 requests and cards have no tenant field).
 func WithTenant(name string) Option { return func(o *options) { o.tenant = name } }
+
+// WithMounted serves the agent on servers of one's own instead of the server's
+// listeners: httpAddr is the IP host:port of the HTTP server that serves Handler (or the
+// mux Mount added the parts to), grpcAddr that of the gRPC server RegisterGRPC
+// registered the services on ("" for none); pass listener.Addr().String(). New opens no
+// listener; the card declares those addresses (or WithPublicURL / WithPublicGRPCAddr),
+// and Start publishes it only after its self-check reached every declared interface
+// there, over the real sockets. Shutdown withdraws the card and readiness and stops the
+// executions; stopping the servers is the caller's. WithTLS / WithTLSConfig say that the
+// caller's servers speak TLS. It cannot be combined with WithListeners, WithGRPCAddr or
+// WithGRPCOnHTTP.
+func WithMounted(httpAddr, grpcAddr string) Option {
+	return func(o *options) { o.mounted, o.mountHTTP, o.mountGRPC = true, httpAddr, grpcAddr }
+}
+
+// WithSelfCheckHeader adds a header (gRPC metadata) to every self-check request, for an
+// agent whose interceptors refuse unauthenticated calls: without a credential its
+// interfaces answer the self-check auth_required, not served, and the card is not
+// published. The self-check only dials this server's own interfaces (the local
+// addresses, or those of WithMounted), so the credential goes nowhere else. Repeatable.
+func WithSelfCheckHeader(key, value string) Option {
+	return func(o *options) {
+		if o.selfCheckHeader == nil {
+			o.selfCheckHeader = http.Header{}
+		}
+		o.selfCheckHeader.Add(key, value)
+	}
+}
+
+// WithTaskLimits bounds the default task store: a task in a terminal state (completed,
+// failed, canceled, rejected) is evicted maxAge after its last update, and the least
+// recently updated terminal tasks are evicted while more than maxCount are kept or all
+// stored tasks take more than maxBytes (encoded). A task that is not
+// terminal is never evicted. The defaults are DefaultTaskMaxAge, DefaultTaskMaxCount and
+// DefaultTaskMaxBytes. The limits do not apply to a task store of one's own
+// (WithHandlerOptions(a2asrv.WithTaskStore(...))).
+func WithTaskLimits(maxAge time.Duration, maxCount int, maxBytes int64) Option {
+	return func(o *options) { o.taskLimits = taskLimits{maxAge: maxAge, maxCount: maxCount, maxBytes: maxBytes} }
+}
+
+// WithMaxRequestBytes bounds the body of an HTTP request to a binding and the size of a
+// received gRPC message. The default is DefaultMaxRequestBytes.
+func WithMaxRequestBytes(n int64) Option { return func(o *options) { o.maxRequestBytes = n } }
+
+// WithHandlerOptions passes a2a-go request-handler options through to
+// a2asrv.NewHandler: a task store of one's own (a2asrv.WithTaskStore), call
+// interceptors for authentication (a2asrv.WithCallInterceptors), concurrency limits,
+// logging. They apply after the server's own, so a2asrv.WithTaskStore replaces the
+// bounded default store. Push notifications and the extended card change what the card
+// declares: use WithPushNotifications and WithExtendedAgentCard for them.
+func WithHandlerOptions(opts ...a2asrv.RequestHandlerOption) Option {
+	return func(o *options) { o.handlerOpts = append(o.handlerOpts, opts...) }
+}
+
+// WithPushNotifications serves the push-notification methods with a2a-go's config store
+// and sender (a2asrv.WithPushNotifications) and declares capabilities.pushNotifications
+// in the derived card. Without it the methods answer PushNotificationNotSupported.
+func WithPushNotifications(store push.ConfigStore, sender push.Sender) Option {
+	return func(o *options) { o.pushStore, o.pushSender = store, sender }
+}
+
+// WithExtendedAgentCard serves GetExtendedAgentCard from p
+// (a2asrv.WithExtendedAgentCardProducer) and declares capabilities.extendedAgentCard in
+// the derived card. Without it the method answers UnsupportedOperation.
+func WithExtendedAgentCard(p a2asrv.ExtendedAgentCardProducer) Option {
+	return func(o *options) { o.extendedCard = p }
+}
+
+// WithSecurity declares security schemes and requirements in the derived card. The
+// server does not authenticate: a call interceptor of one's own
+// (WithHandlerOptions(a2asrv.WithCallInterceptors(...))) sets a2asrv.CallContext.User.
+// With a scheme declared, the default task store lists tasks only for an authenticated
+// user, and only that user's.
+func WithSecurity(schemes a2a.NamedSecuritySchemes, requirements a2a.SecurityRequirementsOptions) Option {
+	return func(o *options) { o.securitySchemes, o.securityReqs = schemes, requirements }
+}
 
 // withHooks installs test hooks (package tests only).
 func withHooks(h hooks) Option { return func(o *options) { o.hooks = h } }

@@ -44,7 +44,7 @@ func startServer(t *testing.T, opts ...Option) *Server {
 
 func newServer(t *testing.T, opts ...Option) *Server {
 	t.Helper()
-	srv, err := New(Echo{}, opts...)
+	srv, err := New(Echo{}, append([]Option{echoInfo}, opts...)...)
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -288,5 +288,25 @@ func TestShutdownDuringSelfCheck(t *testing.T) {
 	}
 	if srv.Ready() {
 		t.Errorf("Ready() = true")
+	}
+}
+
+// A derived card needs the agent's own name, description and version: no server
+// publishes a made-up agent.
+func TestNewWithoutAgentInfoIsRefused(t *testing.T) {
+	for name, opts := range map[string][]Option{
+		"no info":    nil,
+		"empty name": {WithAgentInfo("", "d", "1")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, err := New(Echo{}, opts...)
+			if err == nil {
+				_ = srv.Shutdown(context.Background())
+				t.Fatal("New() without agent info = nil error, want a refusal")
+			}
+			if !strings.Contains(err.Error(), "WithAgentInfo") {
+				t.Errorf("New() error = %q, want it to name WithAgentInfo", err)
+			}
+		})
 	}
 }

@@ -14,6 +14,9 @@ type signing struct {
 	jku  string
 	path string // where the JWKS is served, the jku's path; "" when not served
 	jwks []byte
+
+	prepared bool
+	err      error
 }
 
 // WithCardSigning signs the published card with key (A2A 1.0 §8.4, the spec canonical
@@ -25,8 +28,17 @@ func WithCardSigning(key *card.SigningKey, jku string) Option {
 	return func(o *options) { o.signing = &signing{key: key, jku: jku} }
 }
 
-// prepare checks the key and the jku and renders the JWKS, before anything listens.
+// prepare checks the key and the jku and renders the JWKS, once, before anything listens.
 func (s *signing) prepare() error {
+	if s.prepared {
+		return s.err
+	}
+	s.prepared = true
+	s.err = s.check()
+	return s.err
+}
+
+func (s *signing) check() error {
 	if s.key == nil {
 		return errorf("WithCardSigning: no key")
 	}
@@ -69,13 +81,13 @@ func (srv *Server) signCard(raw []byte) ([]byte, error) {
 	return signed, nil
 }
 
-// mountJWKS serves the signing key's JWKS at the jku's path, when there is one.
-func (srv *Server) mountJWKS(mux *http.ServeMux) {
+// jwksParts serves the signing key's JWKS at the jku's path, when there is one.
+func (srv *Server) jwksParts() []part {
 	s := srv.o.signing
-	if s == nil || s.path == "" {
-		return
+	if s == nil || s.prepare() != nil || s.path == "" {
+		return nil
 	}
-	mux.HandleFunc(s.path, func(w http.ResponseWriter, r *http.Request) {
+	return []part{{s.path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -86,5 +98,5 @@ func (srv *Server) mountJWKS(mux *http.ServeMux) {
 		if r.Method == http.MethodGet {
 			_, _ = w.Write(s.jwks)
 		}
-	})
+	})}}
 }

@@ -22,7 +22,7 @@ import (
 
 func startTenant(t *testing.T, tenant string, opts ...Option) *Server {
 	t.Helper()
-	srv, err := New(lab.TenantEcho{}, append([]Option{WithTenant(tenant), WithGRPCAddr("127.0.0.1:0"), WithGRPCOnHTTP()}, opts...)...)
+	srv, err := New(lab.TenantEcho{}, append([]Option{echoInfo, WithTenant(tenant), WithGRPCAddr("127.0.0.1:0"), WithGRPCOnHTTP()}, opts...)...)
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -218,7 +218,7 @@ func TestTenantCardInvariant(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, g, a := listeners(t)
-			srv, err := New(lab.TenantEcho{}, WithListeners(h, g), WithTenant(tt.served), WithCardJSON(mustJSON(t, tt.card(a))))
+			srv, err := New(lab.TenantEcho{}, echoInfo, WithListeners(h, g), WithTenant(tt.served), WithCardJSON(mustJSON(t, tt.card(a))))
 			if len(tt.wantErr) == 0 {
 				if err != nil {
 					t.Fatalf("New() error = %v, want accepted", err)
@@ -260,7 +260,7 @@ func TestTenantConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, err := New(Echo{}, tt.opts...)
+			srv, err := New(Echo{}, append([]Option{echoInfo}, tt.opts...)...)
 			if err == nil {
 				_ = srv.Shutdown(context.Background())
 				t.Fatalf("New() = nil error, want %q", tt.want)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/echo"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -34,6 +35,10 @@ type serveFlags struct {
 	name            string
 	shutdownTimeout time.Duration
 	selfCheck       time.Duration
+	taskMaxAge      time.Duration
+	taskMaxCount    int
+	taskMaxBytes    int64
+	maxRequestBytes int64
 	signKey         string
 	signKid         string
 	jku             string
@@ -47,7 +52,8 @@ func newServeCmd(g *globals) *cobra.Command {
 		Long: `Serve runs an A2A echo agent on several bindings at once: JSON-RPC and HTTP+JSON on the
 HTTP listener (with the card at /.well-known/agent-card.json, /healthz and /readyz), gRPC on
 its own listener (--grpc) and/or on the HTTP port (--grpc-on-http), and the v0.3 wire beside
-v1.0 (--v03, with a union card).
+v1.0 (--v03, with a union card; HTTP+JSON 0.3 answers at {url}/v1/message:send and the other
+routes v0.3 clients call, with proto-JSON bodies).
 
 The card is derived from what is served, so it cannot disagree with the sockets. A
 hand-written card (--card FILE) is published only if every interface it declares is served
@@ -60,8 +66,16 @@ refused with A2A InvalidParams naming NAME.
 
 Before the card is published, every declared interface is probed over the real sockets;
 until each answers "served" the card endpoint answers 503 with Retry-After and /readyz is
-not ready. On SIGINT or SIGTERM the card and readiness are withdrawn first, then the
-bindings drain and close within --shutdown-timeout.
+not ready. On SIGINT or SIGTERM the card and readiness are withdrawn first; requests in
+flight are answered, new HTTP requests get 503 with Connection: close, then the listeners
+close (new connections are refused) and the bindings drain; whatever is left, idle or
+half-open connections included, is closed at --shutdown-timeout.
+
+Tasks are kept in memory, bounded: a finished task (completed, failed, canceled,
+rejected) is evicted --task-max-age after its last update, and the oldest finished ones
+while more than --task-max-count are kept or all tasks take more than --task-max-bytes.
+A task still running or waiting for input is never evicted. Request bodies are bounded by
+--max-request-bytes.
 
 Logs are structured (log/slog) on standard error: text by default, JSON with -o json.
 Serve runs until it is stopped: --timeout does not apply to it.
@@ -96,9 +110,13 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fl.BoolVar(&f.v03, "v03", false, "serve the v0.3 wire beside v1.0 and publish a union card")
 	fl.StringVar(&f.tenant, "tenant", "", "serve this tenant: every interface declares it and every request must carry it (HTTP+JSON: path prefix)")
-	fl.StringVar(&f.name, "name", "a2abind-echo", "agent name in the derived card")
+	fl.StringVar(&f.name, "name", echo.Name, "agent name in the derived card")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "bound on draining in-flight requests at shutdown")
 	fl.DurationVar(&f.selfCheck, "self-check-timeout", server.DefaultSelfCheckTimeout, "bound on the self-check before the card is published")
+	fl.DurationVar(&f.taskMaxAge, "task-max-age", server.DefaultTaskMaxAge, "evict a finished task this long after its last update")
+	fl.IntVar(&f.taskMaxCount, "task-max-count", server.DefaultTaskMaxCount, "keep at most this many finished tasks (oldest evicted first)")
+	fl.Int64Var(&f.taskMaxBytes, "task-max-bytes", server.DefaultTaskMaxBytes, "evict finished tasks, oldest first, while all stored tasks take more bytes than this")
+	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "bound on an HTTP request body and a received gRPC message")
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the published card with this private key (PEM or private JWK; A2A 1.0 §8.4)")
 	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
 	fl.StringVar(&f.jku, "jku", "", "https URL of the signing key's JWKS, written in the signature; its path serves the JWKS on the HTTP listener")
@@ -109,13 +127,18 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return fail(ExitUsage, errors.New("--tls-cert and --tls-key go together"))
 	}
+	if f.taskMaxAge <= 0 || f.taskMaxCount <= 0 || f.taskMaxBytes <= 0 || f.maxRequestBytes <= 0 {
+		return fail(ExitUsage, errors.New("--task-max-age, --task-max-count, --task-max-bytes and --max-request-bytes must be positive"))
+	}
 	logger := serveLogger(g)
 	opts := []server.Option{
 		server.WithHTTPAddr(f.httpAddr),
 		server.WithLogger(logger),
-		server.WithAgentInfo(f.name, "a2abind echo agent: answers with the text it was sent", "1.0.0", server.EchoSkill),
+		server.WithAgentInfo(f.name, echo.Description, echo.Version, echo.Skill),
 		server.WithShutdownTimeout(f.shutdownTimeout),
 		server.WithSelfCheckTimeout(f.selfCheck),
+		server.WithTaskLimits(f.taskMaxAge, f.taskMaxCount, f.taskMaxBytes),
+		server.WithMaxRequestBytes(f.maxRequestBytes),
 	}
 	if f.grpcAddr != "" {
 		opts = append(opts, server.WithGRPCAddr(f.grpcAddr))
@@ -158,7 +181,7 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	} else if f.jku != "" || f.signKid != "" {
 		return fail(ExitUsage, errors.New("--jku and --sign-kid need --sign-key"))
 	}
-	srv, err := server.New(server.Echo{}, opts...)
+	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) {
 			return fail(ExitFailed, fmt.Errorf("card refused: %w", err))

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +183,64 @@ func TestServeCmd_UsageErrors(t *testing.T) {
 				t.Errorf("serve stderr = %q, want it to contain %q", stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestServeExitsWithinTheShutdownTimeout: idle and half-open connections on every
+// listener do not hold serve past --shutdown-timeout (grpc-go alone waits up to 120 s
+// for the HTTP/2 preface of an idle connection).
+func TestServeExitsWithinTheShutdownTimeout(t *testing.T) {
+	_, logs, stop := serveInBackground(t, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--shutdown-timeout", "1s")
+	var addrs []string
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	for sc.Scan() {
+		var rec map[string]any
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == "serving" {
+			addrs = append(addrs, hostPortOf(rec["listen"].(string)))
+		}
+	}
+	if len(addrs) != 3 {
+		t.Fatalf("serving lines name %v, want JSON-RPC, gRPC and HTTP+JSON", addrs)
+	}
+	for _, addr := range addrs {
+		idle, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer idle.Close()
+		half, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer half.Close()
+		_, _ = half.Write([]byte("PRI * HTTP/2.0\r\n"))
+		_ = half.(*net.TCPConn).CloseWrite()
+	}
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited %d, want 0; logs:\n%s", code, logs)
+	}
+	took := time.Since(start)
+	t.Logf("serve exited %v after the signal (--shutdown-timeout 1s)", took.Round(time.Millisecond))
+	if took > 8*time.Second { // generous against a loaded machine; the bug was 119 s
+		t.Errorf("serve took %v to exit, want about --shutdown-timeout 1s", took)
+	}
+}
+
+// hostPortOf is the host:port of a listen address logged as a URL or a bare host:port.
+func hostPortOf(listen string) string {
+	if u, err := url.Parse(listen); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return listen
+}
+
+func TestServeRefusesNonPositiveLimits(t *testing.T) {
+	for _, flag := range []string{"--task-max-age=0s", "--task-max-count=0", "--task-max-bytes=-1", "--max-request-bytes=0"} {
+		var out, errs bytes.Buffer
+		if code := run(context.Background(), []string{"serve", "--http", "127.0.0.1:0", flag}, strings.NewReader(""), &out, &errs); code != 2 {
+			t.Errorf("serve %s = exit %d, want 2; stderr %s", flag, code, errs.String())
+		}
 	}
 }

@@ -347,7 +347,7 @@ func refuseStep() Step {
 		s.Notes = append(s.Notes, err.Error())
 		return s
 	}
-	srv, err := server.New(server.Echo{}, server.WithListeners(httpLis, grpcLis), server.WithV03(), server.WithCardJSON(raw))
+	srv, err := server.New(lab.Echo{}, server.WithListeners(httpLis, grpcLis), server.WithV03(), server.WithCardJSON(raw))
 	if err == nil {
 		s.Notes = append(s.Notes, "the guarded server accepted the seed's card")
 		_ = srv.Shutdown(context.Background())
@@ -374,8 +374,8 @@ func closeAll(ls ...net.Listener) {
 // correctedStep serves the card the guarded server derives from its own bindings and
 // replays the record's three clients and a probe against it.
 func correctedStep(ctx context.Context) (Step, error) {
-	srv, err := server.New(server.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithV03(),
-		server.WithAgentInfo("seed-agent", "The seed agent, served by a2abind's guarded server", "1.0.1"))
+	srv, err := server.New(lab.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithV03(),
+		server.WithAgentInfo("seed-agent", "The seed agent, served by a2abind's guarded server", "1.0.1", lab.EchoSkill))
 	if err != nil {
 		return Step{}, fmt.Errorf("start the guarded server: %w", err)
 	}

@@ -1,4 +1,4 @@
-// Package echo is the echo agent shared by `a2abind serve` (server.Echo) and the lab's
+// Package echo is the echo agent shared by `a2abind serve` and the lab's
 // agents (lab.Echo): it completes every task with one artifact echoing the message text.
 package echo
 
@@ -16,6 +16,13 @@ import (
 type Executor struct{}
 
 var _ a2asrv.AgentExecutor = Executor{}
+
+// What a card derived for Executor says of it.
+const (
+	Name        = "a2abind-echo"
+	Description = "a2abind echo agent: answers with the text it was sent"
+	Version     = "1.0.0"
+)
 
 // Skill is the skill a card declares for Executor.
 var Skill = a2a.AgentSkill{ID: "echo", Name: "Echo", Description: "Echoes the text of the message", Tags: []string{"echo"}}

@@ -20,6 +20,9 @@
 //                                error case: TaskNotCancelable)
 //                   get-unknown  getTask of a random id (the error case: TaskNotFound)
 //   --timeout-ms  bound on the card fetch and on each operation (default 10000).
+//   --legacy-compat true  enables the SDK's v0.3 compatibility layer (legacyCompat on
+//                 the card resolver and the JSON-RPC and HTTP+JSON factories): a v0.3
+//                 card, or a v0.3 interface, is spoken to with the v0.3 transports.
 //   --then        ends one run and starts the next (its own flags follow), so that one
 //                 Node process (which loads the SDK once) can run several clients in turn.
 //
@@ -37,7 +40,7 @@
 import { randomUUID } from 'node:crypto';
 import { load, sdkVersion } from './deps.mjs';
 
-const { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } = load('@a2a-js/sdk/client');
+const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = load('@a2a-js/sdk/client');
 
 const ALL_OPS = ['send', 'get', 'stream', 'cancel', 'cancel-completed', 'get-unknown'];
 const STATE_NAMES = {
@@ -55,13 +58,13 @@ const STATE_NAMES = {
 function usage(msg) {
   process.stderr.write(
     `client.mjs: ${msg}\nusage: client.mjs --target URL [--transports default|grpc|jsonrpc,rest,grpc] ` +
-      `[--prefer JSONRPC,GRPC,...] [--ops ${ALL_OPS.join(',')}] [--timeout-ms N] [--text TEXT] [--then ...]\n`,
+      `[--prefer JSONRPC,GRPC,...] [--ops ${ALL_OPS.join(',')}] [--timeout-ms N] [--text TEXT] [--legacy-compat true] [--then ...]\n`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { target: '', transports: 'default', prefer: [], ops: ALL_OPS, timeoutMs: 10_000, text: 'hello interop' };
+  const args = { target: '', transports: 'default', prefer: [], ops: ALL_OPS, timeoutMs: 10_000, text: 'hello interop', legacyCompat: false };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s, 2);
     if (value === undefined) {
@@ -89,6 +92,9 @@ function parseArgs(argv) {
       case '--text':
         args.text = value;
         break;
+      case '--legacy-compat':
+        args.legacyCompat = value === 'true';
+        break;
       default:
         usage(`unknown flag ${JSON.stringify(flag)}`);
     }
@@ -113,16 +119,17 @@ class Recording {
   }
 }
 
-async function transportFactories(set) {
+async function transportFactories(set, legacyCompat) {
+  const compat = legacyCompat ? { legacyCompat: { enabled: true } } : undefined;
   const names = set === 'default' ? ['jsonrpc', 'rest'] : set === 'grpc' ? ['jsonrpc', 'rest', 'grpc'] : set.split(',');
   const out = [];
   for (const name of names) {
     switch (name) {
       case 'jsonrpc':
-        out.push(new JsonRpcTransportFactory());
+        out.push(new JsonRpcTransportFactory(compat));
         break;
       case 'rest':
-        out.push(new RestTransportFactory());
+        out.push(new RestTransportFactory(compat));
         break;
       case 'grpc': {
         const { GrpcTransportFactory } = load('@a2a-js/sdk/client/grpc');
@@ -291,10 +298,12 @@ async function main() {
 /** runOne creates one client as args say and runs its operations. */
 async function runOne(run, args) {
   const chosen = { transport: null, url: null };
-  const transports = (await transportFactories(args.transports)).map((f) => new Recording(f, chosen));
+  const transports = (await transportFactories(args.transports, args.legacyCompat)).map((f) => new Recording(f, chosen));
   let client;
   try {
-    const factory = new ClientFactory({ transports, preferredTransports: args.prefer });
+    const options = { transports, preferredTransports: args.prefer };
+    if (args.legacyCompat) options.cardResolver = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } });
+    const factory = new ClientFactory(options);
     const isCardURL = /\.json($|\?)/.test(args.target);
     client = await withDeadline(
       isCardURL ? factory.createFromUrl(args.target, '') : factory.createFromUrl(args.target),

@@ -1,0 +1,163 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// buildCard derives the card from the served bindings, or verifies the hand-written one.
+func (srv *Server) buildCard() error {
+	raw := srv.o.cardJSON
+	if srv.o.agentCard != nil {
+		b, err := json.Marshal(srv.o.agentCard)
+		if err != nil {
+			return errorf("marshal the agent card: %v", err)
+		}
+		raw = b
+	}
+	derived := raw == nil
+	if derived {
+		b, err := srv.deriveCard()
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	c, err := card.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("server: card: %w", err)
+	}
+	matched, err := srv.verify(c)
+	if err != nil {
+		if derived {
+			return fmt.Errorf("server: derived card does not match the bindings (a bug): %w", err)
+		}
+		return err
+	}
+	check := &card.Card{Shape: c.Shape, Name: c.Name, Version: c.Version}
+	for i, iface := range c.Interfaces {
+		iface.URL = matched[i].local
+		check.Interfaces = append(check.Interfaces, iface)
+	}
+	if raw, err = srv.signCard(raw); err != nil { // sign.go
+		return err
+	}
+	sum := sha256.Sum256(raw)
+	srv.cardJSON, srv.card, srv.checkCard = raw, c, check
+	srv.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
+	srv.lastModified = time.Now().UTC().Truncate(time.Second)
+	return nil
+}
+
+func (srv *Server) deriveCard() ([]byte, error) {
+	o := &srv.o
+	ac := &a2a.AgentCard{
+		Name: o.name, Description: o.description, Version: o.version,
+		Capabilities: a2a.AgentCapabilities{
+			Streaming:         true,
+			PushNotifications: o.pushStore != nil && o.pushSender != nil,
+			ExtendedAgentCard: o.extendedCard != nil,
+		},
+		DefaultInputModes:    []string{"text/plain"},
+		DefaultOutputModes:   []string{"text/plain"},
+		Skills:               o.skills,
+		SecuritySchemes:      o.securitySchemes,
+		SecurityRequirements: o.securityReqs,
+	}
+	if ac.Skills == nil {
+		ac.Skills = []a2a.AgentSkill{}
+	}
+	// The handler refuses what the card does not declare (a2asrv.WithCapabilityChecks).
+	caps := ac.Capabilities
+	srv.capabilities = &caps
+	for _, s := range srv.served {
+		ac.SupportedInterfaces = append(ac.SupportedInterfaces, &a2a.AgentInterface{
+			URL: s.public, ProtocolBinding: s.binding, ProtocolVersion: a2a.ProtocolVersion(s.version),
+			Tenant: o.tenant,
+		})
+	}
+	if !o.v03 {
+		return json.MarshalIndent(ac, "", "  ")
+	}
+	p, ok := a2av0.NewStaticAgentCardProducer(ac).(a2asrv.AgentCardJSONProducer)
+	if !ok {
+		return nil, errorf("a2a-go's v0.3 card producer writes no JSON")
+	}
+	return p.CardJSON(context.Background())
+}
+
+// serveCard publishes the card only while the server is ready: 503 with Retry-After
+// before the self-check passed and after shutdown started. The card carries
+// Cache-Control, a strong ETag and Last-Modified (when New built it); If-None-Match, or
+// without it If-Modified-Since, gives 304 (RFC 9110 §13.2.2).
+func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, "+a2a.SvcParamVersion)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if !srv.ready.Load() {
+		h.Set("Retry-After", "1")
+		h.Set("Cache-Control", "no-store")
+		why := "the self-check of the declared interfaces has not passed yet"
+		if srv.stopping.Load() {
+			why = "the agent is shutting down"
+		}
+		http.Error(w, "agent card not published: "+why, http.StatusServiceUnavailable)
+		return
+	}
+	h.Set("Cache-Control", srv.cacheCtrl)
+	h.Set("ETag", srv.etag)
+	h.Set("Last-Modified", srv.lastModified.Format(http.TimeFormat))
+	if notModified(r, srv.etag, srv.lastModified) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", fmt.Sprint(len(srv.cardJSON)))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = w.Write(srv.cardJSON)
+}
+
+// notModified evaluates If-None-Match and, only without it, If-Modified-Since.
+func notModified(r *http.Request, etag string, modified time.Time) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return etagMatch(inm, etag)
+	}
+	ims, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
+	return err == nil && !modified.After(ims)
+}
+
+// etagMatch implements If-None-Match's weak comparison (RFC 9110 §13.1.2).
+func etagMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
