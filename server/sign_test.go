@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -70,5 +71,17 @@ func TestCardSigningRefusesBadJKU(t *testing.T) {
 	}
 	if _, err := New(Echo{}, WithHTTPAddr("127.0.0.1:0"), WithCardSigning(nil, "")); err == nil {
 		t.Error("nil key accepted")
+	}
+}
+
+// TestCardSigningMount: Mount registers the JWKS path with the card.
+func TestCardSigningMount(t *testing.T) {
+	srv := newServer(t, WithHTTPAddr("127.0.0.1:0"), WithCardSigning(signingKey(t), "https://agent.example.com/keys.json"))
+	mux := http.NewServeMux()
+	if err := srv.Mount(mux); err != nil {
+		t.Fatal(err)
+	}
+	if _, pattern := mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/keys.json"}, Host: "localhost"}); pattern != "/keys.json" {
+		t.Errorf("Mount registered no JWKS path (pattern %q)", pattern)
 	}
 }
