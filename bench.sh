@@ -13,6 +13,8 @@
 #             bounded task store / a2a-go in-memory store, one SendMessage's store calls
 #   delegate  delegate / plain a2a-go client; misdeclared (seed) agent / healthy agent,
 #             first call and steady state
+#   card      reading and checking a signed card / reading it (valid, and rewritten so
+#             that every canonical form is tried)
 set -euo pipefail
 cd "$(dirname "$0")"
 count=${1:-3}
@@ -22,7 +24,7 @@ out=.cache/bench.txt
 mkdir -p .cache
 
 echo "== go test -bench (count $count, benchtime $benchtime; fleet rounds $rounds); raw output in $out"
-go test -run '^$' -bench . -skip BenchmarkFleet -benchtime "$benchtime" -count "$count" ./probe ./server ./delegate | tee "$out" >/dev/null
+go test -run '^$' -bench . -skip BenchmarkFleet -benchtime "$benchtime" -count "$count" ./probe ./server ./delegate ./card | tee "$out" >/dev/null
 go test -run '^$' -bench BenchmarkFleet -benchtime "$rounds" -count "$count" ./probe | tee -a "$out" >/dev/null
 
 # median VALUE of metric UNIT for each benchmark name, over the -count runs
@@ -79,3 +81,8 @@ for unit in guarded/bare bounded/inmemory delegate/a2ago seed-steady/healthy see
 done
 ratio "start-to-ready: guarded / bare"         BenchmarkStartToReady/guarded     BenchmarkStartToReady/bare
 ratio "start-to-ready: guarded+v03 / bare"     BenchmarkStartToReady/guarded+v03 BenchmarkStartToReady/bare
+
+echo
+echo "card signatures: parse + verify / parse of the same signed card (ES256)"
+ratio "valid (spec form, tried first)"          BenchmarkVerifySignatures        BenchmarkParseSignedCard
+ratio "rewritten (all four forms tried)"        BenchmarkVerifySignaturesInvalid BenchmarkParseSignedCard

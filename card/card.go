@@ -99,7 +99,8 @@ type Card struct {
 	Origin Origin `json:"-"`
 
 	doc      *document
-	declared []Interface // before de-duplication, for lint
+	declared []Interface   // before de-duplication, for lint
+	sigs     *Verification // set by VerifySignatures (signature.go)
 }
 
 // MarshalJSON writes the card with "interfaces" always a list ([] when there is none).

@@ -93,8 +93,9 @@ type hit struct {
 }
 
 // rules is the table of static checks. Codes are a stable contract: add rules, never
-// rename them. Keep docs/lint-rules.md in step (a test enforces it).
-var rules = []rule{
+// rename them. Keep docs/lint-rules.md in step (a test enforces it). The signature rules
+// (lint_signature.go) come last.
+var rules = append([]rule{
 	{Rule{"no-interfaces", SeverityError,
 		"the card declares no interface at all (no supportedInterfaces entry, no v0.3 url)",
 		"declare at least one interface in supportedInterfaces (and url + preferredTransport for v0.3 clients)"},
@@ -191,7 +192,7 @@ var rules = []rule{
 		"the same interface (url, binding, version) is declared twice in one list; a2a-js picks the last copy",
 		"remove the repeated entry"},
 		(*linter).duplicates},
-}
+}, signatureRules...)
 
 // Lint applies every static rule to c and returns the findings, errors first, each group
 // in rule order. It reads only the document; no socket is touched. A Card built by hand

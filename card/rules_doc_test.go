@@ -1,6 +1,7 @@
 package card_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,6 +27,7 @@ func readRulesDoc(t *testing.T) []docRule {
 	sev := regexp.MustCompile(`(?m)^- \*\*Severity:\*\* (\S+)$`)
 	fix := regexp.MustCompile(`(?m)^- \*\*Fix:\*\* (.+)$`)
 	example := regexp.MustCompile("(?s)```json\n(.*?)\n```")
+	exampleFile := regexp.MustCompile("(?m)^Example file: `([^`]+)`$") // signed cards, checked with the corpus keys
 	var out []docRule
 	for _, section := range strings.Split(string(data), "\n## ")[1:] {
 		code, body, _ := strings.Cut(section, "\n")
@@ -38,6 +40,13 @@ func readRulesDoc(t *testing.T) []docRule {
 		}
 		if m := example.FindStringSubmatch(body); m != nil {
 			r.Example = m[1]
+		}
+		if m := exampleFile.FindStringSubmatch(body); m != nil {
+			data, err := os.ReadFile(filepath.Join("..", m[1]))
+			if err != nil {
+				t.Fatalf("%s: %v", r.Code, err)
+			}
+			r.Example = string(data)
 		}
 		out = append(out, r)
 	}
@@ -70,6 +79,13 @@ func TestRulesDocExamplesTrigger(t *testing.T) {
 			c, err := card.Parse([]byte(r.Example))
 			if err != nil {
 				t.Fatalf("Parse(example) = %v", err)
+			}
+			keys, err := card.LoadKeySet(corpusKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys)); err != nil {
+				t.Fatal(err)
 			}
 			for _, x := range card.Lint(c) {
 				if x.Code == r.Code {

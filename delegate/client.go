@@ -75,6 +75,9 @@ func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		}
 	}
 	cd, err := card.Load(ctx, target, copts...)
+	if err == nil {
+		err = o.checkCard(ctx, cd)
+	}
 	if err != nil {
 		closeIdle(base, o)
 		return nil, err
@@ -89,6 +92,9 @@ func NewFromCard(c *card.Card, opts ...Option) (*Client, error) {
 		return nil, errors.New("delegate: nil card")
 	}
 	o := newOptions(opts)
+	if err := o.checkCard(context.Background(), c); err != nil {
+		return nil, err
+	}
 	return newClient(c, o, o.baseTransport())
 }
 

@@ -26,6 +26,7 @@ type options struct {
 	plaintextGRPC   bool
 	dialPolicy      *card.DialPolicy
 	maxInterfaces   int
+	verifier        CardVerifier // verify.go
 }
 
 // DefaultMaxInterfaces bounds how many of a card's interfaces a Client attempts, unless

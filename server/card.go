@@ -51,6 +51,9 @@ func (srv *Server) buildCard() error {
 		iface.URL = matched[i].local
 		check.Interfaces = append(check.Interfaces, iface)
 	}
+	if raw, err = srv.signCard(raw); err != nil { // sign.go
+		return err
+	}
 	sum := sha256.Sum256(raw)
 	srv.cardJSON, srv.card, srv.checkCard = raw, c, check
 	srv.etag = `"` + hex.EncodeToString(sum[:16]) + `"`

@@ -29,6 +29,7 @@ func (srv *Server) parts() []part {
 		{PathHealthz, http.HandlerFunc(serveHealthz)},
 		{PathReadyz, http.HandlerFunc(srv.serveReadyz)},
 	}
+	ps = append(ps, srv.jwksParts()...) // sign.go
 	for _, rt := range httpRoutes {
 		if rt.version == card.V03 && !srv.o.v03 {
 			continue

@@ -65,6 +65,7 @@ type options struct {
 	mountGRPC       string
 	mounted         bool
 	selfCheckHeader http.Header
+	signing         *signing // sign.go
 
 	// Test hooks (unexported, set by tests in this package only).
 	hooks hooks

@@ -17,13 +17,16 @@ type lintOutput struct {
 	Target   string         `json:"target"`
 	Card     *card.Card     `json:"card,omitempty"`
 	Findings []card.Finding `json:"findings"`
-	Error    string         `json:"error,omitempty"`
+	// Signatures has the per-signature results when signatures were checked.
+	Signatures *card.Verification `json:"signatures,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 func newLintCmd(g *globals) *cobra.Command {
 	var (
 		headers   []string
 		listRules bool
+		sig       signatureFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "lint CARD",
@@ -31,7 +34,10 @@ func newLintCmd(g *globals) *cobra.Command {
 		Long: `Lint reads an AgentCard and reports what the document itself gets wrong, before any
 socket is touched: binding names, gRPC URLs, protocol versions, duplicate or conflicting
 interfaces, a v0.3 preferredTransport that points clients at the wrong socket, missing
-REQUIRED fields. Every finding has a stable code, a severity and a one-line fix; the rules
+REQUIRED fields. It also checks the card's signatures (A2A 1.0 §8.4) when the card is
+signed or a signature flag is given: with the public keys of --jwks, or the JWKS a
+signature's jku names when --jku-origin allows its https origin (the only other request
+lint makes). Every finding has a stable code, a severity and a one-line fix; the rules
 are listed by --rules and documented in docs/lint-rules.md.
 
 CARD is a card file, "-" for standard input, an agent base URL (the card is fetched from
@@ -53,6 +59,9 @@ at least one, 2 when the card cannot be obtained or read.`,
 
   # from a pipe, machine-readable
   curl -s https://agent.example.com/.well-known/agent-card.json | a2abind lint - -o json
+
+  # check the card's signatures with the signer's public keys; fail unless one verifies
+  a2abind lint https://agent.example.com --jwks keys.json --require-signature
 
   # every rule with its code and severity
   a2abind lint --rules`,
@@ -92,13 +101,16 @@ at least one, 2 when the card cannot be obtained or read.`,
 				}
 				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
 			}
-			findings := card.Lint(c)
+			if err := sig.check(ctx, c); err != nil {
+				return fail(ExitUsage, err)
+			}
+			findings := sig.findings(c)
 			ok := !card.HasErrors(findings)
 			if g.json() {
 				if findings == nil {
 					findings = []card.Finding{}
 				}
-				if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings}); err != nil {
+				if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings, Signatures: c.Verification()}); err != nil {
 					return fail(ExitUsage, err)
 				}
 			} else {
@@ -112,6 +124,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 	}
 	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `request header for fetching the card, "Name: value" (repeatable)`)
 	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
+	sig.register(cmd.Flags())
 	return cmd
 }
 

@@ -148,11 +148,17 @@ is wrong.`,
 				}
 				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.headers) > 0, tlsFlags: true}))
 			}
+			if err := f.sig.check(ctx, c); err != nil {
+				return fail(ExitUsage, err)
+			}
 			results := e.Card(ctx, c, probeOpts...)
 			if n := probe.Skipped(c, probeOpts...); n > 0 {
 				fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
 			}
 			rep := probe.Diagnose(c, results)
+			if f.sig.require {
+				rep.Findings = card.RequireSignature(c, rep.Findings)
+			}
 			if g.json() {
 				if err := g.writeJSON(probeJSON(target, results, rep)); err != nil {
 					return fail(ExitUsage, err)
@@ -167,6 +173,7 @@ is wrong.`,
 		},
 	}
 	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	f.sig.register(cmd.Flags())
 	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
 	cmd.Flags().StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
 	cmd.Flags().StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
@@ -183,6 +190,7 @@ type probeFlags struct {
 	caFile          string
 	credentialHosts []string
 	addr            addressFlags
+	sig             signatureFlags
 	targets         string
 	concurrency     int
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -50,6 +51,7 @@ type sendFlags struct {
 	addr            addressFlags
 	noCache         bool
 	cacheDir        string
+	sig             signatureFlags
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -127,6 +129,7 @@ cannot be obtained or used, or the command line is wrong.`,
 	f.addr.register(fl)
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
+	f.sig.register(fl)
 	return cmd
 }
 
@@ -189,6 +192,16 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 			opts = append(opts, delegate.WithCache(delegate.NewCache(delegate.WithCacheSize(8), delegate.WithCacheDir(dir))))
 		}
 	}
+	if f.sig.asked() {
+		if !f.sig.require {
+			return nil, errors.New("--jwks and --jku-origin need --require-signature (send refuses a card whose signature does not verify)")
+		}
+		vopts, err := f.sig.options(context.Background()) // a JWKS URL is fetched before the card, bounded by its own 10 s
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, delegate.WithCardVerifier(delegate.RequireSignature(vopts...)))
+	}
 	return opts, nil
 }
 
@@ -203,7 +216,11 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		return sendFailed(g, nil, nil, ExitUsage, withHint(err, hc))
+		code := ExitUsage
+		if errors.Is(err, delegate.ErrCardRejected) {
+			code = ExitFailed // the card was obtained and failed its signature check
+		}
+		return sendFailed(g, nil, nil, code, withHint(err, hc))
 	}
 	defer client.Close()
 

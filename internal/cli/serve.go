@@ -39,6 +39,9 @@ type serveFlags struct {
 	taskMaxCount    int
 	taskMaxBytes    int64
 	maxRequestBytes int64
+	signKey         string
+	signKid         string
+	jku             string
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -114,6 +117,9 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.IntVar(&f.taskMaxCount, "task-max-count", server.DefaultTaskMaxCount, "keep at most this many finished tasks (oldest evicted first)")
 	fl.Int64Var(&f.taskMaxBytes, "task-max-bytes", server.DefaultTaskMaxBytes, "evict finished tasks, oldest first, while all stored tasks take more bytes than this")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "bound on an HTTP request body and a received gRPC message")
+	fl.StringVar(&f.signKey, "sign-key", "", "sign the published card with this private key (PEM or private JWK; A2A 1.0 §8.4)")
+	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
+	fl.StringVar(&f.jku, "jku", "", "https URL of the signing key's JWKS, written in the signature; its path serves the JWKS on the HTTP listener")
 	return cmd
 }
 
@@ -163,6 +169,18 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 		opts = append(opts, server.WithCardJSON(raw))
 	}
 
+	if f.signKey != "" {
+		key, err := card.LoadSigningKey(f.signKey)
+		if err != nil {
+			return fail(ExitUsage, fmt.Errorf("--sign-key: %w", err))
+		}
+		if f.signKid != "" {
+			key.KeyID = f.signKid
+		}
+		opts = append(opts, server.WithCardSigning(key, f.jku))
+	} else if f.jku != "" || f.signKid != "" {
+		return fail(ExitUsage, errors.New("--jku and --sign-kid need --sign-key"))
+	}
 	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) {

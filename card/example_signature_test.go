@@ -1,0 +1,38 @@
+package card_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"strings"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Sign a card, verify it with the signer's JWKS, then see a rewrite break it.
+func ExampleSign() {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	key, _ := card.NewSigningKey(priv, "")
+	jwks, _ := key.PublicJWKS()
+	trusted, _ := card.ParseKeySet(jwks, "signer JWKS")
+
+	doc := []byte(`{"name": "Echo", "description": "Echoes", "version": "1.0.0",
+	  "supportedInterfaces": [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+	  "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+	  "skills": [{"id": "echo", "name": "Echo", "description": "Echoes", "tags": ["echo"]}]}`)
+	signed, _ := card.Sign(doc, key)
+
+	for _, d := range [][]byte{signed, []byte(strings.Replace(string(signed), "agent.example.com", "gateway.example.net", 1))} {
+		c, _ := card.Parse(d)
+		v, _ := card.VerifySignatures(context.Background(), c, card.WithKeySet(trusted))
+		s := v.Signatures[0]
+		fmt.Println(strings.TrimSpace(fmt.Sprint(s.Status, " ", s.Algorithm, " ", s.Form)))
+	}
+	// a2a-js strips the empty capabilities object the specification keeps:
+	fmt.Println(len(card.FormDifferences(doc)), "SDK forms differ")
+	// Output:
+	// valid EdDSA spec
+	// invalid EdDSA
+	// 2 SDK forms differ
+}

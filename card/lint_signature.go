@@ -1,0 +1,153 @@
+package card
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// signatureRules are the lint rules about `signatures` (A2A 1.0 §8.4). They read the
+// result of VerifySignatures; on a card that was not verified, a signed card's signatures
+// are reported unverified (no key was given) and nothing is said of an unsigned one.
+var signatureRules = []rule{
+	{Rule{"signature-invalid", SeverityError,
+		"a signature does not verify over the card in any canonical form, or breaks a rule no key can mend (alg none, no kid, an expired key)",
+		"publish the card exactly as it was signed, or re-sign it as published (a2abind sign CARD --key FILE)"},
+		(*linter).signatureInvalid},
+	{Rule{"signature-unverified", SeverityWarning,
+		"a signature could not be checked: no trusted key with its kid (no --jwks given, or its jku is not on an allowed https origin)",
+		"pass the signer's public keys with --jwks FILE, or allow its jku origin with --jku-origin https://HOST"},
+		(*linter).signatureUnverified},
+	{Rule{"signature-variant", SeverityWarning,
+		"a signature verifies only over one SDK's canonical form, not the A2A 1.0 §8.4.1 form: verifiers that follow the specification reject it",
+		"remove the empty values (\"\", [], {}) the SDK strips and the specification keeps, then re-sign, so that every canonical form agrees"},
+		(*linter).signatureVariant},
+	{Rule{"signature-valid", SeverityInfo,
+		"a signature verifies over the A2A 1.0 §8.4.1 canonical form with a trusted key (kid and alg named)",
+		"nothing to change"},
+		(*linter).signatureValid},
+	{Rule{"unsigned", SeverityInfo,
+		"the card carries no signature; an error with --require-signature",
+		"sign the card: a2abind sign CARD --key FILE (or serve --sign-key FILE)"},
+		(*linter).unsigned},
+}
+
+// verification returns the card's signature results, computing the key-less ones for a
+// card that was not verified. ok is false when nothing is to be said (unverified card
+// without signatures, or a hand-built card).
+func (l *linter) verification() (*Verification, bool) {
+	if l.c.sigs != nil {
+		return l.c.sigs, true
+	}
+	if l.c.rawDocument() == nil {
+		return nil, false
+	}
+	v := verify(context.Background(), l.c, &verifyOptions{now: time.Now}) // no keys, no jku: no I/O
+	return v, v.Signed()
+}
+
+func (l *linter) signatureHits(status SignatureStatus, msg func(*Verification, SignatureCheck) hit) []hit {
+	v, ok := l.verification()
+	if !ok {
+		return nil
+	}
+	var out []hit
+	for _, s := range v.Signatures {
+		if s.Status == status {
+			out = append(out, msg(v, s))
+		}
+	}
+	return out
+}
+
+func (s SignatureCheck) name() string {
+	parts := []string{}
+	if s.KeyID != "" {
+		parts = append(parts, fmt.Sprintf("kid %q", s.KeyID))
+	}
+	switch {
+	case isAccepted(s.Algorithm):
+		parts = append(parts, s.Algorithm)
+	case s.Algorithm != "":
+		parts = append(parts, fmt.Sprintf("alg %q", s.Algorithm)) // from the network: quoted
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("signatures[%d]", s.Index)
+	}
+	return fmt.Sprintf("signatures[%d] (%s)", s.Index, strings.Join(parts, ", "))
+}
+
+// unprotectedNote names the fields a matched signature does not cover.
+func (s SignatureCheck) unprotectedNote() string {
+	if len(s.Unprotected) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s %s outside the v1.0 schema, so the signature does not cover %s: clients that read %s trust them unprotected",
+		joinAnd(s.Unprotected), pluralWord(len(s.Unprotected), "is", "are"), pluralWord(len(s.Unprotected), "it", "them"), pluralWord(len(s.Unprotected), "it", "them"))
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (l *linter) signatureInvalid() []hit {
+	return l.signatureHits(StatusInvalid, func(v *Verification, s SignatureCheck) hit {
+		h := hit{message: fmt.Sprintf("%s is invalid: %s", s.name(), s.Reason)}
+		if rw := v.Rewrites; len(rw) > 0 && strings.Contains(s.Reason, "does not verify") {
+			h.message += fmt.Sprintf("; %s %s on a host other than the card's origin: a gateway may have rewritten the card after it was signed",
+				joinAnd(rw), pluralWord(len(rw), "is", "are"))
+			h.fix = "have the gateway publish the card as signed, or re-sign what it rewrites (a2abind sign, guard --normalize --sign-key)"
+		}
+		return h
+	})
+}
+
+func (l *linter) signatureUnverified() []hit {
+	return l.signatureHits(StatusUnverified, func(v *Verification, s SignatureCheck) hit {
+		return hit{message: fmt.Sprintf("%s is unverified: %s", s.name(), s.Reason)}
+	})
+}
+
+func (l *linter) signatureVariant() []hit {
+	return l.signatureHits(StatusVariant, func(v *Verification, s SignatureCheck) hit {
+		return hit{message: fmt.Sprintf("%s verifies with the key from %s only over the canonical form of %s, not the A2A 1.0 §8.4.1 form: verifiers that follow the specification reject it%s",
+			s.name(), s.KeySource, s.Form.SDK(), s.unprotectedNote())}
+	})
+}
+
+func (l *linter) signatureValid() []hit {
+	return l.signatureHits(StatusValid, func(v *Verification, s SignatureCheck) hit {
+		return hit{message: fmt.Sprintf("%s verifies over the A2A 1.0 §8.4.1 canonical form with the key from %s%s",
+			s.name(), s.KeySource, s.unprotectedNote())}
+	})
+}
+
+func (l *linter) unsigned() []hit {
+	if l.c.sigs == nil || l.c.sigs.Signed() {
+		return nil
+	}
+	return []hit{{message: "the card carries no signature: clients cannot tell it from a forged or rewritten one"}}
+}
+
+// RequireSignature turns unsigned and signature-unverified findings into errors when
+// none of the card's signatures verified (lint and probe --require-signature).
+func RequireSignature(c *Card, findings []Finding) []Finding {
+	if c != nil && c.sigs.Verified() {
+		return findings
+	}
+	out := make([]Finding, len(findings))
+	for i, f := range findings {
+		if f.Code == "unsigned" || f.Code == "signature-unverified" {
+			f.Severity = SeverityError
+			f.Message += " (--require-signature: a card must carry a signature that verifies)"
+		}
+		out[i] = f
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int { return a.Severity.rank() - b.Severity.rank() })
+	return out
+}

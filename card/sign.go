@@ -1,0 +1,322 @@
+package card
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// ErrSigningKey is wrapped by every error about a key that cannot sign cards.
+var ErrSigningKey = errors.New("unusable signing key")
+
+// SigningKey is a private key a2abind signs cards with, its JWS algorithm and key ID.
+type SigningKey struct {
+	signer crypto.Signer
+	// Algorithm is the JWS alg: ES256 (P-256), RS256 or PS256 (RSA), EdDSA (Ed25519).
+	Algorithm string
+	// KeyID is the kid written in the protected header; by default the key's RFC 7638
+	// thumbprint.
+	KeyID string
+}
+
+// LoadSigningKey reads a private key file: PEM (PKCS#8, SEC 1 EC or PKCS#1 RSA) or a
+// private JWK. The algorithm follows from the key (RSA signs RS256).
+func LoadSigningKey(path string) (*SigningKey, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSigningKey, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxJWKSBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSigningKey, err)
+	}
+	if len(data) > MaxJWKSBytes {
+		return nil, fmt.Errorf("%w: %s is over %d bytes", ErrSigningKey, path, MaxJWKSBytes)
+	}
+	k, err := ParseSigningKey(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return k, nil
+}
+
+// ParseSigningKey reads a PEM private key or a private JWK (whose alg and kid, if set,
+// are kept).
+func ParseSigningKey(data []byte) (*SigningKey, error) {
+	trimmed := bytes.TrimSpace(data)
+	if bytes.HasPrefix(trimmed, []byte("{")) {
+		var jwk jose.JSONWebKey
+		if err := jwk.UnmarshalJSON(trimmed); err != nil {
+			return nil, fmt.Errorf("%w: not a JWK: %v", ErrSigningKey, err)
+		}
+		s, ok := jwk.Key.(crypto.Signer)
+		if !ok || jwk.IsPublic() {
+			return nil, fmt.Errorf("%w: the JWK has no private part", ErrSigningKey)
+		}
+		k, err := NewSigningKey(s, jwk.Algorithm)
+		if err != nil {
+			return nil, err
+		}
+		if jwk.KeyID != "" {
+			k.KeyID = jwk.KeyID
+		}
+		return k, nil
+	}
+	block, _ := pem.Decode(trimmed)
+	if block == nil {
+		return nil, fmt.Errorf("%w: neither PEM nor a JWK", ErrSigningKey)
+	}
+	var (
+		key any
+		err error
+	)
+	switch block.Type {
+	case "PRIVATE KEY":
+		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
+	case "EC PRIVATE KEY":
+		key, err = x509.ParseECPrivateKey(block.Bytes)
+	case "RSA PRIVATE KEY":
+		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
+	default:
+		return nil, fmt.Errorf("%w: PEM block %q is not a private key (want PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)", ErrSigningKey, block.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSigningKey, err)
+	}
+	s, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T cannot sign", ErrSigningKey, key)
+	}
+	return NewSigningKey(s, "")
+}
+
+// NewSigningKey wraps a private key. alg "" picks the key's usual algorithm (RS256 for
+// RSA); PS256 may be asked for an RSA key.
+func NewSigningKey(s crypto.Signer, alg string) (*SigningKey, error) {
+	def := ""
+	switch k := s.(type) {
+	case *rsa.PrivateKey:
+		def = string(jose.RS256)
+		if alg == "" {
+			alg = def
+		}
+		if alg != string(jose.RS256) && alg != string(jose.PS256) {
+			return nil, fmt.Errorf("%w: an RSA key signs RS256 or PS256, not %s", ErrSigningKey, alg)
+		}
+	case *ecdsa.PrivateKey:
+		if k.Curve != elliptic.P256() {
+			return nil, fmt.Errorf("%w: EC key on %s; a2abind signs ES256, which needs P-256", ErrSigningKey, k.Curve.Params().Name)
+		}
+		def = string(jose.ES256)
+	case ed25519.PrivateKey:
+		def = string(jose.EdDSA)
+	default:
+		return nil, fmt.Errorf("%w: %T is not an RSA, P-256 or Ed25519 key", ErrSigningKey, s)
+	}
+	if alg == "" {
+		alg = def
+	}
+	if alg != def && def != string(jose.RS256) {
+		return nil, fmt.Errorf("%w: this key signs %s, not %s", ErrSigningKey, def, alg)
+	}
+	if reason := keyFitsAlg(s.Public(), alg); reason != "" {
+		return nil, fmt.Errorf("%w: %s", ErrSigningKey, reason)
+	}
+	jwk := jose.JSONWebKey{Key: s.Public()}
+	tp, err := jwk.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSigningKey, err)
+	}
+	return &SigningKey{signer: s, Algorithm: alg, KeyID: base64.RawURLEncoding.EncodeToString(tp)}, nil
+}
+
+// PublicJWKS returns the JWKS ({"keys": [...]}) holding the key's public part, with its
+// kid, alg and use "sig": what a jku URL serves.
+func (k *SigningKey) PublicJWKS() ([]byte, error) {
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: k.signer.Public(), KeyID: k.KeyID, Algorithm: k.Algorithm, Use: "sig"}}}
+	return json.Marshal(set)
+}
+
+// SignOption configures Sign.
+type SignOption func(*signOptions)
+
+type signOptions struct {
+	kid, jku string
+	replace  bool
+}
+
+// WithSignKeyID writes kid instead of the key's own KeyID.
+func WithSignKeyID(kid string) SignOption { return func(o *signOptions) { o.kid = kid } }
+
+// WithSignJKU writes a jku (the https URL of the JWKS holding the public key).
+func WithSignJKU(jku string) SignOption { return func(o *signOptions) { o.jku = jku } }
+
+// WithReplaceSignatures drops the signatures the document already carries (after a
+// rewrite they no longer verify) instead of adding to them.
+func WithReplaceSignatures() SignOption { return func(o *signOptions) { o.replace = true } }
+
+// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the spec canonical
+// form; protected header alg, typ "JOSE", kid and optionally jku) and returns the
+// document, indented, with the signature added to `signatures`. Every other member keeps
+// its order and its value as written.
+func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
+	var o signOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if k == nil {
+		return nil, fmt.Errorf("%w: no key", ErrSigningKey)
+	}
+	if o.kid == "" {
+		o.kid = k.KeyID
+	}
+	if o.jku != "" && !strings.HasPrefix(o.jku, "https://") {
+		return nil, fmt.Errorf("jku %q: verifiers fetch keys over HTTPS only; give an https:// URL", o.jku)
+	}
+	members, err := topMembers(doc)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := Canonicalize(doc, FormSpec)
+	if err != nil {
+		return nil, err
+	}
+	so := (&jose.SignerOptions{}).WithType("JOSE").WithHeader(jose.HeaderKey("kid"), o.kid)
+	if o.jku != "" {
+		so = so.WithHeader(jose.HeaderKey("jku"), o.jku)
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(k.Algorithm), Key: k.signer}, so)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSigningKey, err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
+	}
+	compact, err := jws.DetachedCompactSerialize()
+	if err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
+	}
+	protected, signature, _ := strings.Cut(compact, "..")
+	var sigs []json.RawMessage
+	for i, m := range members {
+		if m.key == "signatures" {
+			if !o.replace {
+				_ = json.Unmarshal(m.value, &sigs) // not a list: replaced
+			}
+			members = append(members[:i], members[i+1:]...)
+			break
+		}
+	}
+	entry, _ := json.Marshal(rawSignature{Protected: protected, Signature: signature})
+	sigs = append(sigs, entry)
+	list, _ := json.Marshal(sigs)
+	members = append(members, member{key: "signatures", value: list})
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(m.key)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// member is one top-level key of a JSON object with its value as written.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// topMembers splits a JSON object into its members, in order.
+func topMembers(doc []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(doc, utf8BOM)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrCanonical)
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
+		}
+		out = append(out, member{key: key, value: v})
+	}
+	return out, nil
+}
+
+// WithAlgorithm returns the key set to sign with alg (PS256 for an RSA key), same kid.
+func (k *SigningKey) WithAlgorithm(alg string) (*SigningKey, error) {
+	n, err := NewSigningKey(k.signer, alg)
+	if err != nil {
+		return nil, err
+	}
+	n.KeyID = k.KeyID
+	return n, nil
+}
+
+// FormDifferences says, for each SDK whose canonical form of doc differs from the
+// specification's, what its verifiers will make of a spec-form signature and which
+// top-level fields differ; nil when every SDK form agrees.
+func FormDifferences(doc []byte) []string {
+	spec, err := Canonicalize(doc, FormSpec)
+	if err != nil {
+		return nil
+	}
+	var specFields map[string]any
+	_ = json.Unmarshal(spec, &specFields)
+	var out []string
+	for _, f := range []Form{FormJS, FormPython} {
+		other, err := Canonicalize(doc, f)
+		if err != nil || bytes.Equal(other, spec) {
+			continue
+		}
+		var otherFields map[string]any
+		_ = json.Unmarshal(other, &otherFields)
+		var differ []string
+		for k, v := range specFields {
+			if w, ok := otherFields[k]; !ok || !reflect.DeepEqual(v, w) {
+				differ = append(differ, k)
+			}
+		}
+		sort.Strings(differ)
+		what := "it encodes the card differently (non-ASCII text escaped, Struct numbers as floats)"
+		if len(differ) > 0 {
+			what = "it strips empty values the specification keeps, in " + strings.Join(differ, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s canonicalises this card differently from A2A 1.0 §8.4.1 (%s): its verifiers will reject this signature", f.SDK(), what))
+	}
+	return out
+}

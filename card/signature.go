@@ -1,0 +1,397 @@
+package card
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// SignatureStatus is the verdict on one entry of a card's `signatures`. The strings are a
+// stable contract.
+type SignatureStatus string
+
+const (
+	// StatusValid: the signature verifies over the specification's canonical form.
+	StatusValid SignatureStatus = "valid"
+	// StatusVariant: it verifies only over an SDK's canonical form (see SignatureCheck.Form).
+	StatusVariant SignatureStatus = "variant"
+	// StatusInvalid: it does not verify, or it breaks a rule no key can mend (alg none,
+	// no kid, an expired key).
+	StatusInvalid SignatureStatus = "invalid"
+	// StatusUnverified: no trusted key for it was available.
+	StatusUnverified SignatureStatus = "unverified"
+)
+
+// Algorithms a2abind verifies and signs with (A2A names ES256 and RS256; PS256 and EdDSA
+// are what a2a-js and a2a-python also accept).
+var signatureAlgorithms = []jose.SignatureAlgorithm{jose.ES256, jose.RS256, jose.PS256, jose.EdDSA}
+
+func algNames() []string {
+	out := make([]string, len(signatureAlgorithms))
+	for i, a := range signatureAlgorithms {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// MaxSignatures bounds how many signatures of one card are checked.
+const MaxSignatures = 16
+
+// maxProtectedBytes bounds a protected header (base64url).
+const maxProtectedBytes = 8 << 10
+
+// SignatureCheck is the result for one entry of `signatures`. The JSON field names are a
+// stable contract.
+type SignatureCheck struct {
+	// Index is the entry's position in `signatures`.
+	Index int `json:"index"`
+	// Status is the verdict.
+	Status SignatureStatus `json:"status"`
+	// KeyID is the protected header's kid.
+	KeyID string `json:"kid,omitempty"`
+	// Algorithm is the protected header's alg.
+	Algorithm string `json:"alg,omitempty"`
+	// JKU is the protected header's jku, if any.
+	JKU string `json:"jku,omitempty"`
+	// Form is the canonical form the signature verified over (valid and variant only).
+	Form Form `json:"form,omitempty"`
+	// KeySource says where the key that verified it came from.
+	KeySource string `json:"keySource,omitempty"`
+	// Unprotected lists top-level card fields the matched form leaves out, so the
+	// signature does not protect them (the v0.3 url, preferredTransport, ...).
+	Unprotected []string `json:"unprotected,omitempty"`
+	// Reason says why the signature is invalid or unverified.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Verification is the outcome of VerifySignatures for one card.
+type Verification struct {
+	// Signatures has one result per entry of the card's `signatures`, in order.
+	Signatures []SignatureCheck `json:"signatures"`
+	// Rewrites names the interfaces whose host is not the card's origin host, when the card
+	// was fetched over HTTP(S): a gateway that rewrites interface URLs breaks signatures.
+	Rewrites []string `json:"rewrites,omitempty"`
+}
+
+// Signed reports whether the card carried any signature.
+func (v *Verification) Signed() bool { return v != nil && len(v.Signatures) > 0 }
+
+// Verified reports whether at least one signature verified (valid or variant).
+func (v *Verification) Verified() bool {
+	if v == nil {
+		return false
+	}
+	for _, s := range v.Signatures {
+		if s.Status == StatusValid || s.Status == StatusVariant {
+			return true
+		}
+	}
+	return false
+}
+
+// VerifyOption configures VerifySignatures.
+type VerifyOption func(*verifyOptions)
+
+type verifyOptions struct {
+	keys    []*KeySet
+	jku     jkuFetcher
+	origins []string
+	now     func() time.Time
+}
+
+// WithKeySet trusts the keys of set (repeatable).
+func WithKeySet(set *KeySet) VerifyOption {
+	return func(o *verifyOptions) {
+		if set != nil {
+			o.keys = append(o.keys, set)
+		}
+	}
+}
+
+// WithJKUOrigins lets VerifySignatures fetch the JWKS a signature's jku names when the jku
+// is an https URL on one of these origins ("https://keys.example.com[:port]"). Without it
+// no jku is followed.
+func WithJKUOrigins(origins ...string) VerifyOption {
+	return func(o *verifyOptions) { o.origins = append(o.origins, origins...) }
+}
+
+// WithJKUClient fetches jku documents with c (its Transport and TLS settings; a2abind
+// still sets the redirect policy and the time bound).
+func WithJKUClient(c *http.Client) VerifyOption { return func(o *verifyOptions) { o.jku.client = c } }
+
+// WithJKUTimeout bounds each jku fetch (default 10 s).
+func WithJKUTimeout(d time.Duration) VerifyOption {
+	return func(o *verifyOptions) { o.jku.timeout = d }
+}
+
+// WithClock sets the time key validity is judged at (default time.Now).
+func WithClock(now func() time.Time) VerifyOption { return func(o *verifyOptions) { o.now = now } }
+
+// VerifySignatures checks every signature of c against the trusted keys and remembers
+// the result on c, where Lint reports it. It returns an error only for unusable options
+// (a jku origin that is not https://host[:port]); a card without signatures yields an
+// empty Verification, and Lint then reports it as unsigned.
+func VerifySignatures(ctx context.Context, c *Card, opts ...VerifyOption) (*Verification, error) {
+	o := verifyOptions{now: time.Now}
+	o.jku.timeout = 10 * time.Second
+	for _, opt := range opts {
+		opt(&o)
+	}
+	for _, s := range o.origins {
+		n, err := normalizeOrigin(s)
+		if err != nil {
+			return nil, err
+		}
+		o.jku.origins = append(o.jku.origins, n)
+	}
+	v := verify(ctx, c, &o)
+	c.sigs = v
+	return v, nil
+}
+
+// Verification returns what VerifySignatures found, nil if it was not called.
+func (c *Card) Verification() *Verification { return c.sigs }
+
+// rawSignature is one entry of `signatures` as written.
+type rawSignature struct {
+	Protected string          `json:"protected"`
+	Signature string          `json:"signature"`
+	Header    json.RawMessage `json:"header,omitempty"`
+}
+
+// cardSignatures reads the `signatures` entries of a document; ok is false when the field
+// is there but is not a list of objects (every entry is then reported invalid).
+func cardSignatures(raw []byte) (sigs []rawSignature, present, ok bool) {
+	var doc struct {
+		Signatures json.RawMessage `json:"signatures"`
+	}
+	if json.Unmarshal(raw, &doc) != nil || doc.Signatures == nil || string(doc.Signatures) == "null" {
+		return nil, false, true
+	}
+	if err := json.Unmarshal(doc.Signatures, &sigs); err != nil {
+		return nil, true, false
+	}
+	return sigs, true, true
+}
+
+func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
+	v := &Verification{Signatures: []SignatureCheck{}}
+	if c == nil || c.rawDocument() == nil {
+		return v
+	}
+	sigs, present, ok := cardSignatures(c.rawDocument())
+	switch {
+	case !ok:
+		v.Signatures = append(v.Signatures, SignatureCheck{Status: StatusInvalid,
+			Reason: "signatures is not a list of {protected, signature} objects"})
+	case present && len(sigs) == 0:
+		// an empty list is an unsigned card
+	case len(sigs) > MaxSignatures:
+		v.Signatures = append(v.Signatures, SignatureCheck{Status: StatusInvalid,
+			Reason: fmt.Sprintf("the card carries %d signatures, over the limit of %d a2abind checks", len(sigs), MaxSignatures)})
+	default:
+		type canon struct {
+			b   []byte
+			err error
+		}
+		payloads := map[Form]canon{}
+		payload := func(f Form) ([]byte, error) {
+			p, ok := payloads[f]
+			if !ok {
+				p.b, p.err = Canonicalize(c.rawDocument(), f)
+				payloads[f] = p
+			}
+			return p.b, p.err
+		}
+		for i, s := range sigs {
+			r := checkOne(ctx, s, o, payload)
+			r.Index = i
+			if r.Form != "" && r.Form != FormNoPresence {
+				r.Unprotected = OutsideSchema(c.rawDocument())
+			}
+			v.Signatures = append(v.Signatures, r)
+		}
+	}
+	if len(v.Signatures) > 0 {
+		v.Rewrites = rewrites(c)
+	}
+	return v
+}
+
+// protectedHeader is what a2abind reads of a protected header.
+type protectedHeader struct {
+	Alg  string          `json:"alg"`
+	Kid  string          `json:"kid"`
+	Typ  string          `json:"typ"`
+	JKU  string          `json:"jku"`
+	JWK  json.RawMessage `json:"jwk"`
+	X5C  json.RawMessage `json:"x5c"`
+	X5U  string          `json:"x5u"`
+	B64  *bool           `json:"b64"`
+	Crit []string        `json:"crit"`
+}
+
+// parseProtected decodes a protected header and applies the rules no key can mend.
+func parseProtected(s rawSignature) (protectedHeader, string) {
+	var h protectedHeader
+	if s.Protected == "" || s.Signature == "" {
+		return h, "the entry needs both protected and signature (base64url)"
+	}
+	if len(s.Protected) > maxProtectedBytes {
+		return h, fmt.Sprintf("the protected header is over %d bytes", maxProtectedBytes)
+	}
+	hb, err := base64.RawURLEncoding.DecodeString(s.Protected)
+	if err != nil {
+		return h, "protected is not base64url without padding"
+	}
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return h, "the protected header is not a JSON object with string alg, kid and typ"
+	}
+	alg := h.Alg
+	switch {
+	case alg == "":
+		return h, "the protected header has no alg"
+	case strings.EqualFold(alg, "none"):
+		return h, `alg "none" is an unsigned JWS; a2abind never accepts it`
+	case !isAccepted(alg):
+		return h, fmt.Sprintf("alg %q is not accepted (a2abind verifies %s)", alg, strings.Join(algNames(), ", "))
+	case h.Kid == "":
+		return h, "the protected header has no kid (A2A 1.0 §8.4.2 requires alg, typ and kid)"
+	case h.Typ == "":
+		return h, "the protected header has no typ (A2A 1.0 §8.4.2 requires alg, typ and kid; typ SHOULD be \"JOSE\")"
+	case h.B64 != nil || len(h.Crit) > 0:
+		return h, "the protected header uses crit/b64; A2A card signatures sign the base64url payload and define no critical parameters"
+	}
+	return h, ""
+}
+
+func isAccepted(alg string) bool {
+	for _, a := range signatureAlgorithms {
+		if string(a) == alg {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOne verifies one signature entry.
+func checkOne(ctx context.Context, s rawSignature, o *verifyOptions, payload func(Form) ([]byte, error)) SignatureCheck {
+	h, bad := parseProtected(s)
+	r := SignatureCheck{KeyID: h.Kid, Algorithm: h.Alg, JKU: h.JKU}
+	if bad != "" {
+		r.Status, r.Reason = StatusInvalid, bad
+		return r
+	}
+	keys, source, why := o.keysFor(ctx, h)
+	if len(keys) == 0 {
+		if len(h.JWK) > 0 || len(h.X5C) > 0 || h.X5U != "" {
+			why += "; the header carries its own key (jwk/x5c/x5u), which proves nothing: a2abind never trusts a key that comes with the signature"
+		}
+		r.Status, r.Reason = StatusUnverified, why
+		return r
+	}
+	var unusable []string
+	for _, k := range keys {
+		if reason := k.usableFor(h.Alg, o.now()); reason != "" {
+			unusable = append(unusable, reason)
+			continue
+		}
+		for _, f := range Forms {
+			p, err := payload(f)
+			if err != nil {
+				continue
+			}
+			jws, err := jose.ParseDetached(s.Protected+".."+s.Signature, p, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(h.Alg)})
+			if err != nil {
+				r.Status, r.Reason = StatusInvalid, "the signature is malformed: "+strings.TrimPrefix(err.Error(), "go-jose/go-jose: ")
+				return r
+			}
+			if jws.DetachedVerify(p, k.jwk) == nil {
+				r.Status, r.Form, r.KeySource = StatusValid, f, source
+				if f != FormSpec {
+					r.Status = StatusVariant
+				}
+				return r
+			}
+		}
+	}
+	r.Status = StatusInvalid
+	if len(unusable) == len(keys) {
+		r.Reason = "no usable key: " + strings.Join(unusable, "; ")
+		return r
+	}
+	if _, err := payload(FormSpec); err != nil {
+		r.Reason = "the card cannot be canonicalised: " + err.Error()
+		return r
+	}
+	r.Reason = fmt.Sprintf("the signature does not verify with key %q from %s over the card in any canonical form (spec, a2a-js, a2a-python, no-presence): the card changed after it was signed, or another key signed it", h.Kid, source)
+	return r
+}
+
+// keysFor finds the trusted keys for a header: the caller's key sets first, then the
+// jku's JWKS when its origin is allowed. why says why there are none.
+func (o *verifyOptions) keysFor(ctx context.Context, h protectedHeader) (keys []key, source, why string) {
+	for _, set := range o.keys {
+		if ks := set.byKeyID(h.Kid); len(ks) > 0 {
+			return ks, set.Source, ""
+		}
+	}
+	var given []string
+	for _, set := range o.keys {
+		given = append(given, set.Source)
+	}
+	why = "no trusted key: pass --jwks FILE"
+	if len(given) > 0 {
+		why = fmt.Sprintf("no key with kid %q in %s", h.Kid, strings.Join(given, ", "))
+	}
+	if h.JKU == "" {
+		return nil, "", why
+	}
+	set, err := o.jku.fetch(ctx, h.JKU)
+	if err != nil {
+		return nil, "", why + "; " + err.Error()
+	}
+	if ks := set.byKeyID(h.Kid); len(ks) > 0 {
+		return ks, set.Source, ""
+	}
+	return nil, "", fmt.Sprintf("%s; no key with kid %q at jku %q (a key missing from its JWKS is revoked)", why, h.Kid, h.JKU)
+}
+
+// rewrites names the interfaces whose host is not the host the card was fetched from.
+func rewrites(c *Card) []string {
+	from := OriginOf(c.Location)
+	if from.IsZero() {
+		return nil
+	}
+	var out []string
+	for _, i := range c.declared {
+		a, err := ParseAddress(i.URL, i.Binding)
+		if err == nil && a.Host != "" && a.Host != from.Host {
+			out = append(out, fmt.Sprintf("%s (%s)", i.Source, i.URL))
+		}
+	}
+	return out
+}
+
+// Signed reports whether the card document carries a non-empty `signatures` list.
+func Signed(c *Card) bool {
+	if c == nil || c.rawDocument() == nil {
+		return false
+	}
+	sigs, present, ok := cardSignatures(c.rawDocument())
+	return present && (!ok || len(sigs) > 0)
+}
+
+// rawDocument is the document as read, not copied (nil for a hand-built card).
+func (c *Card) rawDocument() []byte {
+	if c == nil || c.doc == nil {
+		return nil
+	}
+	return c.doc.raw
+}

@@ -1,0 +1,103 @@
+package card_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gowebpki/jcs"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+func seedCards(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "cards", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seed cards: %v", err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// FuzzCanonicalize feeds arbitrary documents to every canonical form. Nothing may panic,
+// every error wraps ErrCanonical, the RFC 8785 forms are their own canonical form, and
+// canonicalising a canonical form changes nothing.
+func FuzzCanonicalize(f *testing.F) {
+	seedCards(f)
+	f.Add([]byte(`{"capabilities":{"extensions":[{"params":{"n":1e-7,"s":"\u2028","":[{}]}}]},"name":"\ud83d\ude00"}`))
+	f.Add([]byte(`{"skills":[null,{"tags":[""]}],"securitySchemes":{"a":{}},"supported_interfaces":[{}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, form := range card.Forms {
+			out, err := card.Canonicalize(data, form)
+			if err != nil {
+				if !errors.Is(err, card.ErrCanonical) {
+					t.Fatalf("%s: error %v does not wrap ErrCanonical", form, err)
+				}
+				continue
+			}
+			if !json.Valid(out) {
+				t.Fatalf("%s: output is not JSON: %q", form, out)
+			}
+			if form == card.FormPython {
+				continue // not RFC 8785 by design
+			}
+			if again, err := jcs.Transform(out); err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("%s: output is not RFC 8785 canonical (%v):\n%s\n%s", form, err, out, again)
+			}
+			if form == card.FormSpec && !bytes.Equal(out, []byte("null")) {
+				again, err := card.Canonicalize(out, form)
+				if err != nil || !bytes.Equal(again, out) {
+					t.Fatalf("%s is not idempotent (%v):\n%s\n%s", form, err, out, again)
+				}
+			}
+		}
+	})
+}
+
+// FuzzVerifySignatures feeds arbitrary cards (signature entries included) to
+// VerifySignatures with a trusted key and no jku origin. Nothing may panic, every entry
+// gets exactly one known status, and nothing but an invalid entry lacks a kid.
+func FuzzVerifySignatures(f *testing.F) {
+	seedCards(f)
+	f.Add([]byte(`{"signatures":[{"protected":"eyJhbGciOiJFUzI1NiIsImtpZCI6ImNvcnB1cy1lczI1NiIsInR5cCI6IkpPU0UifQ","signature":""}]}`))
+	f.Add([]byte(`{"signatures":{"protected":1}}`))
+	keys, err := card.LoadKeySet(corpusKeys)
+	if err != nil {
+		f.Fatal(err)
+	}
+	known := map[card.SignatureStatus]bool{card.StatusValid: true, card.StatusVariant: true, card.StatusInvalid: true, card.StatusUnverified: true}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := card.Parse(data)
+		if err != nil {
+			return
+		}
+		v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Signatures) > card.MaxSignatures {
+			t.Fatalf("%d results, over MaxSignatures", len(v.Signatures))
+		}
+		for _, s := range v.Signatures {
+			if !known[s.Status] {
+				t.Fatalf("status %q", s.Status)
+			}
+			if s.Status != card.StatusInvalid && s.KeyID == "" {
+				t.Fatalf("%s without kid: %+v", s.Status, s)
+			}
+			if (s.Status == card.StatusValid || s.Status == card.StatusVariant) != (s.Form != "") {
+				t.Fatalf("form %q with status %s", s.Form, s.Status)
+			}
+		}
+		_ = card.Lint(c)
+	})
+}

@@ -1,0 +1,60 @@
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// ErrCardRejected: the card verifier (WithCardVerifier) refused the card, so nothing was
+// sent to the agent.
+var ErrCardRejected = errors.New("card refused before anything was sent")
+
+// CardVerifier decides whether a loaded card may be used; an error refuses the card.
+type CardVerifier func(ctx context.Context, c *card.Card) error
+
+// WithCardVerifier checks the card with v before the Client exists: New and NewFromCard
+// fail with an *Error wrapping ErrCardRejected (and v's error) when v refuses it, before
+// any call reaches the agent.
+func WithCardVerifier(v CardVerifier) Option { return func(o *options) { o.verifier = v } }
+
+// RequireSignature is a CardVerifier that accepts a card only when at least one of its
+// signatures verifies (over the spec's canonical form or an SDK's) with the keys the
+// options give (card.WithKeySet, card.WithJKUOrigins, ...).
+func RequireSignature(opts ...card.VerifyOption) CardVerifier {
+	return func(ctx context.Context, c *card.Card) error {
+		v, err := card.VerifySignatures(ctx, c, opts...)
+		if err != nil {
+			return err
+		}
+		if v.Verified() {
+			return nil
+		}
+		if !v.Signed() {
+			return errors.New("the card carries no signature")
+		}
+		var why []string
+		for _, s := range v.Signatures {
+			why = append(why, fmt.Sprintf("signatures[%d] %s: %s", s.Index, s.Status, s.Reason))
+		}
+		return fmt.Errorf("no signature verifies: %s", strings.Join(why, "; "))
+	}
+}
+
+// checkCard runs the verifier, if any, on a loaded card.
+func (o *options) checkCard(ctx context.Context, c *card.Card) error {
+	if o.verifier == nil {
+		return nil
+	}
+	if err := o.verifier(ctx, c); err != nil {
+		agent := c.Location
+		if c.Name != "" {
+			agent = fmt.Sprintf("%q", c.Name)
+		}
+		return &Error{Op: "NewClient", Agent: agent, Kind: ErrCardRejected, Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+func init() { commands = append(commands, newSignCmd) }
+
+func newSignCmd(g *globals) *cobra.Command {
+	var (
+		keyFile, kid, jku, alg string
+		replace                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sign CARD --key FILE",
+		Short: "Sign an AgentCard (A2A 1.0 §8.4 detached JWS) and print the signed card",
+		Long: `Sign canonicalises CARD as A2A 1.0 §8.4.1 says (proto presence rules, RFC 8785, the
+signatures field left out), signs it with the private key of --key as a detached JWS
+whose protected header carries alg, typ "JOSE", kid and optionally jku, and prints the
+card with the signature added to signatures. Every other field keeps its order and value.
+
+--key is a PEM private key (PKCS#8, SEC 1 EC or PKCS#1 RSA) or a private JWK. P-256 keys
+sign ES256, Ed25519 keys EdDSA, RSA keys RS256 (or PS256 with --alg PS256). The kid is
+the key's RFC 7638 thumbprint unless --kid (or the JWK's kid) says otherwise.
+
+When a2a-js or a2a-python canonicalise this card differently (they strip empty values the
+specification keeps), their clients will reject the signature: sign says so on standard
+error and names the fields to drop.
+
+CARD is a file, "-" for standard input, or a URL, as for lint.`,
+		Example: `  a2abind sign card.json --key signer.pem > card.signed.json
+  a2abind sign card.json --key signer.jwk --kid 2026-12 --jku https://agent.example.com/.well-known/jwks.json
+  a2abind lint card.signed.json --jwks jwks.json --require-signature`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fail(ExitUsage, fmt.Errorf("sign needs one CARD (a file, a URL or -), got %d arguments; see a2abind sign --help", len(args)))
+			}
+			if keyFile == "" {
+				return fail(ExitUsage, fmt.Errorf("sign needs --key FILE (a PEM private key or a private JWK)"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := card.LoadSigningKey(keyFile)
+			if err != nil {
+				return fail(ExitUsage, fmt.Errorf("--key: %w", err))
+			}
+			if alg != "" {
+				if key, err = key.WithAlgorithm(alg); err != nil {
+					return fail(ExitUsage, fmt.Errorf("--alg: %w", err))
+				}
+			}
+			ctx, cancel := g.context(cmd.Context())
+			defer cancel()
+			c, err := card.Load(ctx, args[0], card.WithStdin(g.stdin))
+			if err != nil {
+				return fail(ExitUsage, err)
+			}
+			opts := []card.SignOption{}
+			if kid != "" {
+				opts = append(opts, card.WithSignKeyID(kid))
+			}
+			if jku != "" {
+				opts = append(opts, card.WithSignJKU(jku))
+			}
+			if replace {
+				opts = append(opts, card.WithReplaceSignatures())
+			}
+			signed, err := card.Sign(c.Document(), key, opts...)
+			if err != nil {
+				return fail(ExitUsage, err)
+			}
+			for _, w := range card.FormDifferences(c.Document()) {
+				fmt.Fprintln(g.stderr, "a2abind: warning:", w)
+			}
+			_, err = g.stdout.Write(signed)
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&keyFile, "key", "", "private key file: PEM (PKCS#8, EC, RSA) or a private JWK")
+	fl.StringVar(&kid, "kid", "", "key ID for the protected header (default: the JWK's kid, else the RFC 7638 thumbprint)")
+	fl.StringVar(&jku, "jku", "", "https URL of the JWKS that holds the public key, written in the protected header")
+	fl.StringVar(&alg, "alg", "", "JWS algorithm: "+strings.Join([]string{"ES256", "RS256", "PS256", "EdDSA"}, ", ")+" (default: the key's)")
+	fl.BoolVar(&replace, "replace", false, "drop the signatures the card already carries instead of adding to them")
+	return cmd
+}

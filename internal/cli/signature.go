@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// signatureFlags are the card-signature flags lint, probe and send share.
+type signatureFlags struct {
+	jwks       []string
+	jkuOrigins []string
+	require    bool
+}
+
+func (f *signatureFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file or https URL of public keys trusted to have signed the card (repeatable)")
+	fl.StringArrayVar(&f.jkuOrigins, "jku-origin", nil, "follow a signature's jku when it is an https URL on this origin, e.g. https://keys.example.com (repeatable)")
+	fl.BoolVar(&f.require, "require-signature", false, "fail unless at least one card signature verifies")
+}
+
+// asked reports whether the user asked about signatures at all.
+func (f *signatureFlags) asked() bool {
+	return f.require || len(f.jwks) > 0 || len(f.jkuOrigins) > 0
+}
+
+// options loads the key sets; errors are usage errors (a JWKS that cannot be read).
+func (f *signatureFlags) options(ctx context.Context) ([]card.VerifyOption, error) {
+	var opts []card.VerifyOption
+	for _, path := range f.jwks {
+		load := func() (*card.KeySet, error) { return card.LoadKeySet(path) }
+		if strings.HasPrefix(path, "https://") || strings.HasPrefix(path, "http://") {
+			load = func() (*card.KeySet, error) { return card.FetchKeySet(ctx, path, nil, 0) }
+		}
+		ks, err := load()
+		if err != nil {
+			return nil, fmt.Errorf("--jwks: %w", err)
+		}
+		opts = append(opts, card.WithKeySet(ks))
+	}
+	if len(f.jkuOrigins) > 0 {
+		opts = append(opts, card.WithJKUOrigins(f.jkuOrigins...))
+	}
+	return opts, nil
+}
+
+// check verifies c's signatures when the card is signed or the user asked, so that Lint
+// reports them; with --require-signature the findings fail unless one verified.
+func (f *signatureFlags) check(ctx context.Context, c *card.Card) error {
+	opts, err := f.options(ctx)
+	if err != nil {
+		return err
+	}
+	if !f.asked() && !card.Signed(c) {
+		return nil
+	}
+	_, err = card.VerifySignatures(ctx, c, opts...)
+	return err
+}
+
+// findings is card.Lint with --require-signature applied.
+func (f *signatureFlags) findings(c *card.Card) []card.Finding {
+	findings := card.Lint(c)
+	if f.require {
+		findings = card.RequireSignature(c, findings)
+	}
+	return findings
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+func signingKey(t *testing.T) *card.SigningKey {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := card.NewSigningKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestCardSigning: the published card (v1.0 and union) carries a signature that verifies
+// over the spec form with the JWKS the server publishes at the jku's path.
+func TestCardSigning(t *testing.T) {
+	const jku = "https://agent.example.com/.well-known/jwks.json"
+	for name, extra := range map[string][]Option{"v1.0": nil, "union": {WithV03()}} {
+		t.Run(name, func(t *testing.T) {
+			k := signingKey(t)
+			srv := startServer(t, append([]Option{WithHTTPAddr("127.0.0.1:0"), WithCardSigning(k, jku)}, extra...)...)
+			status, h, body := get(t, srv.BaseURL()+"/.well-known/jwks.json")
+			if status != http.StatusOK || h.Get("Content-Type") != "application/jwk-set+json" {
+				t.Fatalf("GET the JWKS: %d %s", status, h.Get("Content-Type"))
+			}
+			jwks, err := card.ParseKeySet([]byte(body), "served JWKS")
+			if err != nil || jwks.Len() != 1 {
+				t.Fatalf("served JWKS: %v (%d keys)", err, jwks.Len())
+			}
+			c, err := card.Load(context.Background(), srv.CardURL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(jwks))
+			if err != nil || len(v.Signatures) != 1 {
+				t.Fatalf("VerifySignatures = %+v, %v", v, err)
+			}
+			got := v.Signatures[0]
+			if got.Status != card.StatusValid || got.JKU != jku || got.KeyID != k.KeyID || got.Algorithm != "EdDSA" {
+				t.Fatalf("signature = %+v, want valid EdDSA with the jku", got)
+			}
+			if name == "union" && !strings.Contains(strings.Join(got.Unprotected, ","), "url") {
+				t.Errorf("union card: unprotected = %v, want the v0.3 url named", got.Unprotected)
+			}
+			if d := card.FormDifferences(c.Document()); len(d) != 0 {
+				t.Errorf("the derived card canonicalises differently in an SDK: %v", d)
+			}
+		})
+	}
+}
+
+func TestCardSigningRefusesBadJKU(t *testing.T) {
+	for _, jku := range []string{"http://agent.example.com/jwks.json", "https://agent.example.com", "https://agent.example.com" + card.WellKnownPath} {
+		if _, err := New(Echo{}, WithHTTPAddr("127.0.0.1:0"), WithCardSigning(signingKey(t), jku)); err == nil {
+			t.Errorf("jku %q accepted", jku)
+		}
+	}
+	if _, err := New(Echo{}, WithHTTPAddr("127.0.0.1:0"), WithCardSigning(nil, "")); err == nil {
+		t.Error("nil key accepted")
+	}
+}
+
+// TestCardSigningMount: Mount registers the JWKS path with the card.
+func TestCardSigningMount(t *testing.T) {
+	srv := newServer(t, WithHTTPAddr("127.0.0.1:0"), WithCardSigning(signingKey(t), "https://agent.example.com/keys.json"))
+	mux := http.NewServeMux()
+	if err := srv.Mount(mux); err != nil {
+		t.Fatal(err)
+	}
+	if _, pattern := mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/keys.json"}, Host: "localhost"}); pattern != "/keys.json" {
+		t.Errorf("Mount registered no JWKS path (pattern %q)", pattern)
+	}
+}
