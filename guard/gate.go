@@ -59,6 +59,9 @@ type State struct {
 	Results []probe.Result
 	// Normalized is what the normalizer did to the published card (WithNormalize only).
 	Normalized *Normalized
+	// Resigned is the key ID the guard re-signed the rewritten card with
+	// (WithCardSigning), empty otherwise.
+	Resigned string
 }
 
 // snapshot is the state a request sees: replaced whole after each round.
@@ -115,6 +118,9 @@ func (g *Guard) serveCard(w http.ResponseWriter, r *http.Request) {
 		if nz.SignaturesDropped > 0 {
 			h.Set(HeaderSignaturesDropped, strconv.Itoa(nz.SignaturesDropped))
 		}
+	}
+	if s.Resigned != "" {
+		h.Set(HeaderResigned, s.Resigned)
 	}
 	// ServeContent answers If-None-Match / If-Modified-Since with 304, and HEAD.
 	http.ServeContent(w, r, "", s.modified, bytes.NewReader(s.body))

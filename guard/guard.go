@@ -61,6 +61,14 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	if o.interval <= 0 {
 		return nil, fmt.Errorf("guard: interval %s must be positive", o.interval)
 	}
+	if o.signing != nil {
+		if !o.normalize {
+			return nil, errors.New("guard: WithCardSigning re-signs the cards WithNormalize rewrites; without it the upstream card is served unchanged")
+		}
+		if err := o.signing.prepare(); err != nil {
+			return nil, err
+		}
+	}
 	lis := o.listener
 	if lis == nil {
 		if lis, err = net.Listen("tcp", o.listenAddr); err != nil {
@@ -127,6 +135,8 @@ func (g *Guard) Handler() http.Handler {
 			serveHealthz(w, r)
 		case p == PathReadyz:
 			g.serveReadyz(w, r)
+		case g.o.signing != nil && g.o.signing.path != "" && p == g.o.signing.path:
+			g.o.signing.serveJWKS(w, r)
 		default:
 			g.proxy.ServeHTTP(w, r)
 		}

@@ -28,6 +28,7 @@ type options struct {
 	shutdownTimeout time.Duration
 	via             []Mapping
 	logger          *slog.Logger
+	signing         *signing
 }
 
 // WithListenAddr is where the guard listens (card, /healthz, /readyz and the proxy).

@@ -84,6 +84,18 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		s.Reason = s.public + ": " + err.Error()
 		return
 	}
+	if nz.Changed && g.o.signing != nil {
+		signed, err := g.o.signing.sign(nz.Document)
+		if err == nil {
+			err = verify(signed, servedKeys(findings, s.Results))
+		}
+		if err != nil {
+			s.public = "the normalized card cannot be signed"
+			s.Reason = s.public + ": " + err.Error()
+			return
+		}
+		nz.Document, s.Resigned = signed, g.o.signing.key.KeyID
+	}
 	s.Published, s.body, s.Normalized = true, nz.Document, &nz
 }
 
@@ -153,6 +165,9 @@ func (g *Guard) logChange(prev, next *snapshot) {
 	log.Info("card published normalized", attrs...)
 	for _, f := range next.Findings {
 		log.Info("left out", "code", f.Code, "interface", f.Interface, "cause", f.Message)
+	}
+	if next.Resigned != "" {
+		log.Info("card re-signed by the guard", "kid", next.Resigned)
 	}
 	if nz.SignaturesDropped > 0 {
 		log.Warn("signatures dropped: the upstream card was signed and had to be rewritten; the published card is unsigned",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 )
 
@@ -25,6 +26,9 @@ type guardFlags struct {
 	probeTimeout    time.Duration
 	probeVia        []string
 	shutdownTimeout time.Duration
+	signKey         string
+	signKid         string
+	jku             string
 }
 
 func newGuardCmd(g *globals) *cobra.Command {
@@ -49,7 +53,9 @@ interface and its cause. Once consistent, the upstream card is served unchanged.
 --normalize: the card served is the truth: only the served interfaces, a served preferred
 entry (v1.0: the first supportedInterfaces entry; v0.3: url + preferredTransport), other
 fields untouched. A signed card that has to change loses its signatures, and the
-A2abind-Signatures-Dropped header and the log say so. Nothing served: 503.
+A2abind-Signatures-Dropped header and the log say so; with --sign-key the rewritten card is
+signed again with the operator's key, as the registry that rewrote it (A2A 1.0 §8.4; --jku
+names the key's JWKS, which the guard serves at that URL's path). Nothing served: 503.
 
 When the card names public addresses the guard cannot reach, --probe-via PUBLIC=LOCAL
 sends the probes of PUBLIC to LOCAL (both origins, or both host:port; repeatable). The
@@ -66,6 +72,10 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
   # publish only what is served, re-checked every 5 seconds
   a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 --normalize --interval 5s
 
+  # normalize and re-sign what had to change, as the registry that rewrote it
+  a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 --normalize \
+    --sign-key guard-key.pem --jku https://agent.example.com/.well-known/jwks.json
+
   # the card names public addresses: probe them on loopback
   a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 \
     --probe-via https://agent.example.com=http://127.0.0.1:8080 \
@@ -81,6 +91,9 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
 	fl.DurationVar(&f.probeTimeout, "probe-timeout", guard.DefaultProbeTimeout, "bound on one interface's probe (at most --interval)")
 	fl.StringArrayVar(&f.probeVia, "probe-via", nil, "probe PUBLIC at LOCAL: PUBLIC=LOCAL, both origins or both host:port (repeatable)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", guard.DefaultShutdownTimeout, "bound on draining proxied requests at shutdown")
+	fl.StringVar(&f.signKey, "sign-key", "", "with --normalize: re-sign the rewritten card with this private key (PEM or private JWK)")
+	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
+	fl.StringVar(&f.jku, "jku", "", "https URL of the signing key's JWKS, written in the signature; its path serves the JWKS")
 	return cmd
 }
 
@@ -107,6 +120,21 @@ func runGuard(parent context.Context, g *globals, f *guardFlags) error {
 			return fail(ExitUsage, fmt.Errorf("--probe-via: %w", err))
 		}
 		opts = append(opts, guard.WithProbeVia(m))
+	}
+	switch {
+	case f.signKey != "" && !f.normalize:
+		return fail(ExitUsage, errors.New("--sign-key re-signs the card --normalize rewrites: add --normalize (strict mode serves the upstream card unchanged)"))
+	case f.signKey == "" && (f.jku != "" || f.signKid != ""):
+		return fail(ExitUsage, errors.New("--jku and --sign-kid need --sign-key"))
+	case f.signKey != "":
+		key, err := card.LoadSigningKey(f.signKey)
+		if err != nil {
+			return fail(ExitUsage, fmt.Errorf("--sign-key: %w", err))
+		}
+		if f.signKid != "" {
+			key.KeyID = f.signKid
+		}
+		opts = append(opts, guard.WithCardSigning(key, f.jku))
 	}
 	gd, err := guard.New(f.upstream, opts...)
 	if err != nil {

@@ -131,6 +131,9 @@ func TestGuardCmd_UsageErrors(t *testing.T) {
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--probe-via", "agent.example.com:443=http://127.0.0.1:1"}, "both sides"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--interval", "0s"}, "must be positive"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "256.0.0.1:1"}, "listen"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--sign-key", "k.pem"}, "add --normalize"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--jku", "https://x/j"}, "need --sign-key"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--normalize", "--sign-key", "/nonexistent.pem"}, "--sign-key"},
 	} {
 		code, _, stderr := probeCLI(t, "", tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
