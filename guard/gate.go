@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
 )
@@ -89,20 +87,10 @@ func isCardPath(p string) bool {
 
 // serveCard publishes the card of the last round, or 503 with Retry-After.
 func (g *Guard) serveCard(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-	case http.MethodOptions:
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, "+a2a.SvcParamVersion)
-		w.WriteHeader(http.StatusNoContent)
-		return
-	default:
-		h.Set("Allow", "GET, HEAD, OPTIONS")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if card.AnswerCardPreflight(w, r) {
 		return
 	}
+	h := w.Header()
 	s := g.snap.Load()
 	if why := g.withheld(s); why != "" {
 		h.Set("Retry-After", g.retryAfter())

@@ -84,7 +84,7 @@ func runA2abind(t *testing.T, args ...string) ([]byte, int) {
 	return stdout.Bytes(), code
 }
 
-// probeOutput is the `a2abind probe -o json` contract (design.md).
+// probeOutput is the `a2abind probe -o json` contract (docs/taxonomy.md and the README).
 type probeOutput struct {
 	Target     string `json:"target"`
 	OK         bool   `json:"ok"`
@@ -104,7 +104,7 @@ type probeOutput struct {
 	} `json:"clients"`
 }
 
-// sendOutput is the `a2abind send -o json` contract (design.md).
+// sendOutput is the `a2abind send -o json` contract (docs/taxonomy.md and the README).
 type sendOutput struct {
 	OK       bool `json:"ok"`
 	Attempts []struct {

@@ -4,7 +4,7 @@ package probe
 // stable contract: `a2abind probe -o json` and `a2abind send -o json` print them.
 type Outcome string
 
-// The outcome taxonomy of design.md.
+// The outcome taxonomy (docs/taxonomy.md).
 const (
 	// Served: the binding and version answer at that URL and an A2A handler is registered.
 	Served Outcome = "served"
@@ -43,7 +43,7 @@ const (
 	Blocked Outcome = "blocked"
 )
 
-// Outcomes lists every outcome Classify can return: design.md's interface taxonomy in
+// Outcomes lists every outcome Classify can return: the interface taxonomy of docs/taxonomy.md in
 // its order, then AgentError and Ambiguous, which only calls produce. (NoInterface, a
 // client-impact verdict, is not a classification and is not listed.)
 func Outcomes() []Outcome {

@@ -103,20 +103,10 @@ func (srv *Server) deriveCard() ([]byte, error) {
 // Cache-Control, a strong ETag and Last-Modified (when New built it); If-None-Match, or
 // without it If-Modified-Since, gives 304 (RFC 9110 §13.2.2).
 func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-	case http.MethodOptions:
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, "+a2a.SvcParamVersion)
-		w.WriteHeader(http.StatusNoContent)
-		return
-	default:
-		h.Set("Allow", "GET, HEAD, OPTIONS")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if card.AnswerCardPreflight(w, r) {
 		return
 	}
+	h := w.Header()
 	if !srv.ready.Load() {
 		h.Set("Retry-After", "1")
 		h.Set("Cache-Control", "no-store")
