@@ -33,6 +33,9 @@ const (
 	CodeURLWildcardHost = "url-wildcard-host"
 	// CodeFieldNameCase: a member name differs from a field's only in case.
 	CodeFieldNameCase = "field-name-case"
+	// CodeMemberDuplicate: a member name appears twice in one JSON object (the
+	// reader refuses the document; lint reports the ReadError as this finding).
+	CodeMemberDuplicate = "member-duplicate"
 	// CodeBindingMissing: an interface declares no binding.
 	CodeBindingMissing = "binding-missing"
 	// CodeBindingCase: a core binding name is spelt in the wrong case.

@@ -167,14 +167,11 @@ type rawSignature struct {
 
 // cardSignatures reads the `signatures` entries of a document; ok is false when the field
 // is there but is not a list of objects (every entry is then reported invalid).
-func cardSignatures(raw []byte) (sigs []rawSignature, present, ok bool) {
-	var doc struct {
-		Signatures json.RawMessage `json:"signatures"`
-	}
-	if json.Unmarshal(raw, &doc) != nil || doc.Signatures == nil || string(doc.Signatures) == "null" {
+func cardSignatures(c *Card) (sigs []rawSignature, present, ok bool) {
+	if c == nil || c.doc == nil || c.doc.signatures == nil || string(c.doc.signatures) == "null" {
 		return nil, false, true
 	}
-	if err := json.Unmarshal(doc.Signatures, &sigs); err != nil {
+	if err := json.Unmarshal(c.doc.signatures, &sigs); err != nil {
 		return nil, true, false
 	}
 	return sigs, true, true
@@ -185,7 +182,7 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 	if c == nil || c.rawDocument() == nil {
 		return v
 	}
-	sigs, present, ok := cardSignatures(c.rawDocument())
+	sigs, present, ok := cardSignatures(c)
 	switch {
 	case !ok:
 		v.Signatures = append(v.Signatures, SignatureCheck{Status: StatusInvalid,
@@ -384,7 +381,7 @@ func Signed(c *Card) bool {
 	if c == nil || c.rawDocument() == nil {
 		return false
 	}
-	sigs, present, ok := cardSignatures(c.rawDocument())
+	sigs, present, ok := cardSignatures(c)
 	return present && (!ok || len(sigs) > 0)
 }
 
