@@ -56,6 +56,9 @@ const (
 	CodeInterfaceDuplicate = "interface-duplicate"
 	// CodeSignatureInvalid: a signature does not verify or breaks a rule.
 	CodeSignatureInvalid = "signature-invalid"
+	// CodeSignaturePartial: a signature verifies, but its form leaves out a member
+	// used to decide where or how to connect.
+	CodeSignaturePartial = "signature-partial"
 	// CodeSignatureUnverified: no trusted key for a signature.
 	CodeSignatureUnverified = "signature-unverified"
 	// CodeSignatureVariant: a signature verifies only over an SDK's form.
