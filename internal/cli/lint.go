@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
 )
 
 func init() { commands = append(commands, newLintCmd) }
@@ -27,6 +28,7 @@ func newLintCmd(g *globals) *cobra.Command {
 		headers   []string
 		listRules bool
 		sig       signatureFlags
+		tlsf      tlsFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "lint CARD",
@@ -89,6 +91,22 @@ at least one, 2 when the card cannot be obtained or read.`,
 				}
 				opts = append(opts, card.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v)))
 			}
+			if tlsf.insecure || tlsf.caFile != "" { // the card fetch trusts what probe would
+				var popts []probe.Option
+				if tlsf.caFile != "" {
+					pool, err := loadCAs(tlsf.caFile)
+					if err != nil {
+						return fail(ExitUsage, err)
+					}
+					popts = append(popts, probe.WithRootCAs(pool))
+				}
+				if tlsf.insecure {
+					popts = append(popts, probe.WithInsecureSkipVerify())
+				}
+				e := probe.NewEngine()
+				defer e.Close()
+				opts = append(opts, card.WithHTTPClient(e.HTTPClient(popts...)))
+			}
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			target := args[0]
@@ -128,6 +146,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `request header for fetching the card, "Name: value" (repeatable)`)
 	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
 	sig.register(cmd.Flags())
+	tlsf.register(cmd.Flags())
 	return cmd
 }
 

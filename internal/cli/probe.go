@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"crypto/x509"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -216,13 +214,9 @@ func (f probeFlags) options() ([]card.Option, []probe.Option, error) {
 		probeOpts = append(probeOpts, probe.WithHeader(k, v))
 	}
 	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
+		pool, err := loadCAs(f.caFile)
 		if err != nil {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile))
+			return nil, nil, fail(ExitUsage, err)
 		}
 		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
 	}

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -158,13 +156,9 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 		opts = append(opts, delegate.WithCredentialHosts(f.credentialHosts...))
 	}
 	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
+		pool, err := loadCAs(f.caFile)
 		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile)
+			return nil, err
 		}
 		opts = append(opts, delegate.WithRootCAs(pool))
 	}
