@@ -178,10 +178,12 @@ func cardSignatures(c *Card) (sigs []rawSignature, present, ok bool) {
 	if c == nil || c.doc == nil || c.doc.signatures == nil || string(c.doc.signatures) == "null" {
 		return nil, false, true
 	}
-	if err := json.Unmarshal(c.doc.signatures, &sigs); err != nil {
+	d := c.doc
+	d.sigOnce.Do(func() { d.sigOK = json.Unmarshal(d.signatures, &d.sigList) == nil })
+	if !d.sigOK {
 		return nil, true, false
 	}
-	return sigs, true, true
+	return d.sigList, true, true
 }
 
 func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
