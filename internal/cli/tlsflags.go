@@ -15,8 +15,8 @@ type tlsFlags struct {
 }
 
 func (f *tlsFlags) register(fl *pflag.FlagSet) {
-	fl.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	fl.StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	fl.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate")
+	fl.StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust")
 }
 
 // loadCAs reads --cacert: the CA certificates of a PEM file.
