@@ -18,8 +18,8 @@ type signatureFlags struct {
 }
 
 func (f *signatureFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file or URL of signer keys (repeatable)")
-	fl.StringArrayVar(&f.jkuOrigins, "jku-origin", nil, "follow a jku on this https origin (repeatable)")
+	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file or URL of signer keys")
+	fl.StringArrayVar(&f.jkuOrigins, "jku-origin", nil, "follow a jku on this https origin")
 	fl.BoolVar(&f.require, "require-signature", false, "fail unless a card signature verifies")
 }
 
