@@ -127,7 +127,7 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
-	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
+	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", delegate.DefaultAttemptTimeout, "bound each attempt, so that a silent interface leaves time for the next")
 	f.addr.register(fl)
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
@@ -215,7 +215,12 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	ctx, cancel := g.context(cmd.Context())
 	defer cancel()
 
-	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
+	attempt := f.attemptTimeout
+	if attempt <= 0 {
+		attempt = delegate.DefaultAttemptTimeout
+	}
+	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true,
+		run: ctx.Err, timeout: g.timeout, attempt: attempt, resend: f.resend}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
 		code := ExitUsage
