@@ -222,6 +222,11 @@ func validPort(p string) bool {
 // Local reports a unix:, unix-abstract:, vsock: or file: address.
 func (a Address) Local() bool { return localSchemes[a.Scheme] }
 
+// Loopback reports whether a's host is a loopback address: an IP literal in
+// 127.0.0.0/8 or ::1, or "localhost" (and names under .localhost). A name that merely
+// resolves to loopback does not count.
+func (a Address) Loopback() bool { return isLoopback(a.Host) }
+
 // HostPort is host:port, with brackets around an IPv6 host; "" for a local address.
 func (a Address) HostPort() string {
 	if a.Host == "" || a.Port == "" {

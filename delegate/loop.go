@@ -88,7 +88,7 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 	alog := newAttemptLog(ctx, c)
 	var lastErr, closedErr, finalKind error
 	var served []Attempt
-	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
+	w := pol.Walk(c.order(), func(iface card.Interface) probe.Tried {
 		if err := ctx.Err(); err != nil {
 			finalKind, lastErr = ErrExhausted, err
 			return probe.Tried{Final: true}
@@ -158,7 +158,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 		defer alog.flush() // no naming outlives the call
 		var lastErr error
 		done := false // the stream was delivered, or its end was yielded
-		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
+		w := pol.Walk(c.order(), func(iface card.Interface) probe.Tried {
 			if err := ctx.Err(); err != nil {
 				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
 				done = true

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
 )
@@ -29,6 +31,26 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome
 	if ctx.Err() != nil {
 		return o, detail
 	}
+	opts := c.lookupOptions(ctx, iface)
+	if opts == nil {
+		return o, detail
+	}
+	r := probe.Name(ctx, iface, o, opts...)
+	if !sharpens(o, r.Outcome) {
+		return o, detail
+	}
+	named := fmt.Sprintf("%s; probed: %s", detail, r.Outcome)
+	if r.ActualBinding != "" {
+		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
+	}
+	return r.Outcome, named
+}
+
+// lookupOptions are the probe options of a side-effect-free lookup at iface on the
+// client's behalf (naming a failure, locating a route): its TLS settings, dial and
+// credential policies and headers, and a budget of at most nameBudget, the attempt
+// bound, and half of what is left of ctx. nil when no time is left.
+func (c *Client) lookupOptions(ctx context.Context, iface card.Interface) []probe.Option {
 	budget := nameBudget
 	if d := c.opts.attemptTimeout; d > 0 && d < budget {
 		budget = d
@@ -37,7 +59,7 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome
 		budget = time.Until(dl) / 2 // leave the next interfaces most of the call's time
 	}
 	if budget < time.Millisecond {
-		return o, detail
+		return nil
 	}
 	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs),
 		probe.WithCredentialPolicy(c.creds), probe.WithDialPolicy(c.opts.dialPolicy)}
@@ -51,15 +73,31 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome
 			}
 		}
 	}
-	r := probe.Name(ctx, iface, o, opts...)
-	if !sharpens(o, r.Outcome) {
-		return o, detail
+	return opts
+}
+
+// mayServePlaintext reports whether a failed attempt may have met plaintext gRPC: TLS
+// refused or not understood at a bare gRPC host:port that the client dials over TLS
+// only (not loopback, no WithPlaintextGRPC).
+func (c *Client) mayServePlaintext(a Attempt) bool {
+	if a.Interface.Binding != a2a.TransportProtocolGRPC || (a.Outcome != probe.TLSMismatch && a.Outcome != probe.Malformed) {
+		return false
 	}
-	named := fmt.Sprintf("%s; probed: %s", detail, r.Outcome)
-	if r.ActualBinding != "" {
-		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
+	addr, ok := c.addrs[a.Interface.Key()]
+	useTLS, plain := c.tlsModes(addr)
+	return ok && addr.TLS == card.TLSUnknown && useTLS && !plain
+}
+
+// plaintextServed looks iface up (probe.Locate: plaintext first, then TLS) and reports
+// whether it is served in plaintext. The lookup carries no message and, where the
+// credential policy refuses plaintext, no credentials.
+func (c *Client) plaintextServed(ctx context.Context, iface card.Interface) bool {
+	opts := c.lookupOptions(ctx, iface)
+	if opts == nil {
+		return false
 	}
-	return r.Outcome, named
+	w, _, ok := probe.Locate(ctx, iface, opts...)
+	return ok && !w.TLS
 }
 
 // attemptLog collects a call's attempts. Failed attempts that need a name are named in
@@ -84,13 +122,20 @@ func newAttemptLog(ctx context.Context, c *Client) *attemptLog {
 func (l *attemptLog) add(a Attempt) {
 	n := len(l.attempts)
 	l.attempts = append(l.attempts, a)
-	if !needsName(a.Outcome) {
+	plain := l.c.mayServePlaintext(a)
+	if !needsName(a.Outcome) && !plain {
 		return
 	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+		if needsName(a.Outcome) {
+			a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+		}
+		if plain && l.c.plaintextServed(l.ctx, a.Interface) {
+			a.PlaintextServed = true
+			a.Detail += "; plaintext gRPC is served there, which is not used for a host that is not loopback unless asked (WithPlaintextGRPC, --grpc-plaintext)"
+		}
 		l.mu.Lock()
 		l.names[n] = a
 		l.mu.Unlock()

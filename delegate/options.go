@@ -26,7 +26,8 @@ type options struct {
 	plaintextGRPC   bool
 	dialPolicy      *card.DialPolicy
 	maxInterfaces   int
-	verifier        CardVerifier // verify.go
+	verifier        CardVerifier            // verify.go
+	loopback        func(card.Address) bool // tests: which addresses count as loopback (way.go)
 }
 
 // DefaultMaxInterfaces bounds how many of a card's interfaces a Client attempts, unless
