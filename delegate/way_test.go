@@ -16,6 +16,7 @@ import (
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // oneInterface is a card declaring only iface, read as from a file (no origin).
@@ -81,14 +82,14 @@ func TestSendUsesTheWayProbeFound(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := probe.Interface(testContext(t), tt.iface)
-			if r.Outcome != probe.Served || r.Way != tt.way {
+			if r.Outcome != wire.Served || r.Way != tt.way {
 				t.Fatalf("probe: %s, way %+v (%s); want served, way %+v", r.Outcome, r.Way, r.Detail, tt.way)
 			}
 			got, attempts, err := sendOnce(t, oneInterface(t, "way", tt.iface))
 			if err != nil || got != "way" {
 				t.Fatalf("SendMessage() = %q, %v; want the echo", got, err)
 			}
-			if diff := cmp.Diff([]probe.Outcome{probe.Served}, outcomes(attempts)); diff != "" {
+			if diff := cmp.Diff([]wire.Outcome{wire.Served}, outcomes(attempts)); diff != "" {
 				t.Errorf("attempts (-want +got):\n%s", diff)
 			}
 		})

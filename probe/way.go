@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Way is how a served interface answered: where its routes are under the declared URL
@@ -47,7 +48,7 @@ func ValidPrefix(p string) bool {
 // TLS modes of a bare gRPC host:port, plaintext first), and returns the Way it was
 // served, or ok false with the outcome when it was not. Nothing else is looked up. Like
 // Interface, it runs on a fresh Engine closed before it returns; WithTimeout bounds it.
-func Locate(ctx context.Context, iface card.Interface, opts ...Option) (w Way, o Outcome, ok bool) {
+func Locate(ctx context.Context, iface card.Interface, opts ...Option) (w Way, o wire.Outcome, ok bool) {
 	e := NewEngine()
 	defer e.Close()
 	op := newOptions(opts)
@@ -57,27 +58,27 @@ func Locate(ctx context.Context, iface card.Interface, opts ...Option) (w Way, o
 	r := newRun(iface, op)
 	ep, err := parseEndpoint(iface.URL, r.binding)
 	if err != nil {
-		return Way{}, Unreachable, false
+		return Way{}, wire.Unreachable, false
 	}
 	if r.custom {
-		return Way{}, WrongBinding, false
+		return Way{}, wire.WrongBinding, false
 	}
 	if err := op.dial.Check(ep.addr); err != nil {
-		return Way{}, Blocked, false
+		return Way{}, wire.Blocked, false
 	}
 	if op.creds == nil {
 		p := card.AddressCredentials(ep.addr, op.credHosts...)
 		op.creds = &p
 	}
 	if err := op.dial.CheckResolved(ctx, ep.addr.Host); err != nil {
-		return Way{}, Blocked, false
+		return Way{}, wire.Blocked, false
 	}
 	declared, _, _ := versions(iface.ProtocolVersion)
 	a := r.attempt(ctx, ep, r.binding, declared, tlsAuto)
-	if a.outcome != Served {
+	if a.outcome != wire.Served {
 		return Way{}, a.outcome, false
 	}
-	return a.way(), Served, true
+	return a.way(), wire.Served, true
 }
 
 // way is the Way of an attempt that answered.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // hintContext is what a hint needs to know about the command that failed.
@@ -93,7 +93,7 @@ func hintFor(err error, hc hintContext) string {
 	case plaintextServed(err) != "":
 		return fmt.Sprintf("%s serves plaintext gRPC, and send speaks plaintext to a host that is not "+
 			"loopback only when asked: pass --grpc-plaintext if the network path to it is trusted", plaintextServed(err))
-	case untrustedCert(err) || lastOutcome(err) == probe.TLSMismatch && strings.Contains(err.Error(), "certificate"):
+	case untrustedCert(err) || lastOutcome(err) == wire.TLSMismatch && strings.Contains(err.Error(), "certificate"):
 		if hc.tlsFlags {
 			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
 		}
@@ -101,7 +101,7 @@ func hintFor(err error, hc hintContext) string {
 			"pipe it in, e.g. curl --cacert ca.pem %s | a2abind %s -", hc.command, card.CardURL(hc.target), hc.command)
 	case hc.command == "send" && timedOut(err):
 		return timerHint(hc)
-	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == probe.Timeout:
+	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == wire.Timeout:
 		return "no answer in time: allow longer with --timeout (e.g. --timeout 60s), or check that the agent is up"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "nothing listens there: is the agent running, and are the host and port right?"
@@ -127,7 +127,7 @@ func plaintextServed(err error) string {
 // timedOut reports whether a delegation failed because a bound ran out: the call's
 // error or its last attempt's evidence is a deadline.
 func timedOut(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == probe.Timeout {
+	if errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == wire.Timeout {
 		return true
 	}
 	var de *delegate.Error
@@ -172,7 +172,7 @@ func untrustedCert(err error) bool {
 }
 
 // lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.
-func lastOutcome(err error) probe.Outcome {
+func lastOutcome(err error) wire.Outcome {
 	var de *delegate.Error
 	if !errors.As(err, &de) || len(de.Attempts) == 0 {
 		return ""

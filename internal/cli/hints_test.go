@@ -12,7 +12,7 @@ import (
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestErrorsSayWhatToDoNext: each way of failing that the user can fix gets a hint line
@@ -175,7 +175,7 @@ func TestPlaintextHintNamesTheFlag(t *testing.T) {
 	t.Parallel()
 	err := &delegate.Error{Op: "SendMessage", Agent: "a", Kind: delegate.ErrExhausted, Attempts: []delegate.Attempt{{
 		Interface:       card.Interface{URL: "agent.example:50051", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1},
-		Outcome:         probe.TLSMismatch,
+		Outcome:         wire.TLSMismatch,
 		PlaintextServed: true,
 	}}}
 	got := withHint(err, hintContext{command: "send"}).Error()
