@@ -131,6 +131,9 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 			res, err = fn(actx, t, c.params[iface.Key()], iface)
 		}
 		lat := time.Since(start)
+		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			rec.markTimedOut() // the attempt's own bound fired, not the call's
+		}
 		cancel()
 		if err == nil {
 			served = append(served, Attempt{Interface: iface, Outcome: wire.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
@@ -139,7 +142,7 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		}
 		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
 		v := judge(ev, err)
-		pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev}
+		pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 		lastErr = err
 		if ctx.Err() != nil {
 			finalKind = ErrExhausted
@@ -255,7 +258,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 			}
 			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
 			v := judge(ev, err)
-			pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: time.Since(start), Evidence: ev}
+			pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: time.Since(start), Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 			lastErr = err
 			if ctx.Err() != nil {
 				kind := ErrExhausted
