@@ -216,11 +216,8 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		code := ExitUsage
-		if errors.Is(err, delegate.ErrCardRejected) {
-			code = ExitFailed // the card was obtained and failed its signature check
-		}
-		return sendFailed(g, nil, nil, code, withHint(err, hc))
+		// exit 2 also when the card was refused (--require-signature): it cannot be used
+		return sendFailed(g, nil, nil, ExitUsage, withHint(err, hc))
 	}
 	defer client.Close()
 
