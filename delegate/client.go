@@ -200,7 +200,7 @@ const maxNotes = 8
 func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interface, []Skipped) {
 	limit := c.opts.maxInterfaces
 	if limit <= 0 {
-		limit = DefaultMaxInterfaces
+		limit = card.DefaultMaxInterfaces
 	}
 	over := fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)
 	var kept []card.Interface

@@ -29,13 +29,9 @@ type options struct {
 	verifier        CardVerifier // verify.go
 }
 
-// DefaultMaxInterfaces bounds how many of a card's interfaces a Client attempts, unless
-// WithMaxInterfaces says otherwise: a card is input from the network.
-const DefaultMaxInterfaces = 32
-
 // WithMaxInterfaces bounds how many of the card's usable interfaces the client
 // attempts, the first n in candidate order; the rest are Skipped. n <= 0 means
-// DefaultMaxInterfaces.
+// card.DefaultMaxInterfaces.
 func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxInterfaces = n } }
 
 // WithDialPolicy sets which addresses the client dials (card.DialPolicy; nil is the

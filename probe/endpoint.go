@@ -104,7 +104,7 @@ func (e endpoint) siblings(urls []string) []endpoint {
 // notes are remarks about the URL form itself for a binding.
 func (e endpoint) notes(b a2a.TransportProtocol) []string {
 	var n []string
-	if b == a2a.TransportProtocolGRPC && e.scheme != "" && e.scheme != "dns" && e.scheme != "passthrough" {
+	if b == a2a.TransportProtocolGRPC && !e.addr.GoGRPCAccepts() {
 		n = append(n, fmt.Sprintf("gRPC URL has a %s:// scheme: Go clients (grpc.NewClient) reject it, clients that strip it accept it", e.scheme))
 	}
 	return n

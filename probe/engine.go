@@ -142,7 +142,7 @@ type Stats struct {
 func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e.reqs.Load()} }
 
 // Card probes the interfaces of c, in parallel, and returns the results in card order,
-// reusing the Engine's connections: the first DefaultMaxInterfaces (WithMaxInterfaces)
+// reusing the Engine's connections: the first card.DefaultMaxInterfaces (WithMaxInterfaces)
 // only, so a result list may be shorter than c.Interfaces (Skipped says how many were
 // left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
 // of WithHeader go only to the card's origin and the WithCredentialHosts hosts.

@@ -88,13 +88,9 @@ type options struct {
 	cardOpts    []card.Option // Engine.Targets: card.Load options
 }
 
-// DefaultMaxInterfaces bounds how many interfaces Card probes per card unless
-// WithMaxInterfaces says otherwise: a card is input from the network, and 13,500
-// declared interfaces must not become 13,500 probes.
-const DefaultMaxInterfaces = 32
-
 // WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
-// card order); n <= 0 means DefaultMaxInterfaces.
+// card order); n <= 0 means card.DefaultMaxInterfaces (a card is input from
+// the network: 13,500 declared interfaces must not become 13,500 probes).
 func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxIfaces = n } }
 
 // WithDialPolicy sets which addresses the probe dials (see card.DialPolicy). The
@@ -162,7 +158,7 @@ func newOptions(opts []Option) *options {
 		o.timeout = DefaultTimeout
 	}
 	if o.maxIfaces <= 0 {
-		o.maxIfaces = DefaultMaxInterfaces
+		o.maxIfaces = card.DefaultMaxInterfaces
 	}
 	return o
 }
