@@ -152,8 +152,8 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	}
 	o := newOptions(opts)
 	ifaces := c.Interfaces
-	if len(ifaces) > o.maxIfaces {
-		ifaces = ifaces[:o.maxIfaces]
+	if n := o.conn.Interfaces(); len(ifaces) > n {
+		ifaces = ifaces[:n]
 	}
 	urls := make([]string, 0, len(ifaces))
 	for _, i := range ifaces {
@@ -161,7 +161,7 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	}
 	opts = append(append([]Option(nil), opts...), withSiblings(urls))
 	if o.creds == nil {
-		opts = append(opts, WithCredentialPolicy(card.CardCredentials(c, o.credHosts...)))
+		opts = append(opts, WithCredentialPolicy(o.conn.Credentials(c)))
 	}
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
@@ -211,7 +211,7 @@ type connKey struct {
 }
 
 func (o *options) connKey() connKey {
-	return connKey{insecure: o.insecure, roots: o.roots, dial: o.dial}
+	return connKey{insecure: o.conn.Insecure, roots: o.conn.RootCAs, dial: o.conn.Dial}
 }
 
 // client returns the keep-alive client of o's TLS settings, creating it once.
