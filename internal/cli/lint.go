@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ type lintOutput struct {
 
 func newLintCmd(g *globals) *cobra.Command {
 	var (
-		headers   []string
+		conn      connFlags
 		listRules bool
 		sig       signatureFlags
 	)
@@ -82,13 +83,13 @@ at least one, 2 when the card cannot be obtained or read.`,
 			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
 				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 			}
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, ":")
-				if !ok || strings.TrimSpace(k) == "" {
-					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-				}
-				opts = append(opts, card.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v)))
+			cc, err := conn.conn()
+			if err != nil {
+				return fail(ExitUsage, err)
 			}
+			// Only the headers: lint fetches the card the user named as it always has,
+			// with no dial policy or TLS flags (it has none).
+			opts = append(opts, card.WithConn(cc), card.WithHTTPClient(http.DefaultClient))
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			target := args[0]
@@ -102,7 +103,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(conn.Headers) > 0}))
 			}
 			if err := sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
@@ -125,7 +126,7 @@ at least one, 2 when the card cannot be obtained or read.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `request header for fetching the card, "Name: value" (repeatable)`)
+	conn.registerHeaders(cmd.Flags(), `request header for fetching the card, "Name: value" (repeatable)`)
 	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
 	sig.register(cmd.Flags())
 	return cmd
