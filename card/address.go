@@ -222,11 +222,6 @@ func validPort(p string) bool {
 // Local reports a unix:, unix-abstract:, vsock: or file: address.
 func (a Address) Local() bool { return localSchemes[a.Scheme] }
 
-// Loopback reports whether a's host is a loopback address: an IP literal in
-// 127.0.0.0/8 or ::1, or "localhost" (and names under .localhost). A name that merely
-// resolves to loopback does not count.
-func (a Address) Loopback() bool { return isLoopback(a.Host) }
-
 // HostPort is host:port, with brackets around an IPv6 host; "" for a local address.
 func (a Address) HostPort() string {
 	if a.Host == "" || a.Port == "" {
@@ -310,4 +305,21 @@ func OriginOf(rawURL string) Origin {
 		return Origin{}
 	}
 	return a.Origin(a.TLS == TLSYes)
+}
+
+// ParseKeyURL reads a URL signing keys are fetched from (a signature's jku, a JWKS
+// URL): an absolute https URL (the scheme compared case-insensitively) with a host and
+// no user:password@. It is the one https rule of signing, of serving a JWKS and of
+// verification. Errors are *AddressError.
+func ParseKeyURL(raw string) (Address, error) {
+	a, err := ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+	switch {
+	case err != nil:
+		return Address{}, &AddressError{URL: raw, Problem: "is not an absolute https URL"}
+	case a.Scheme != "https":
+		return Address{}, &AddressError{URL: raw, Problem: "is not https (verifiers fetch keys over HTTPS only)"}
+	case a.UserInfo:
+		return Address{}, &AddressError{URL: raw, Problem: "carries user:password@ credentials"}
+	}
+	return a, nil
 }

@@ -53,6 +53,9 @@ type Attempt struct {
 	// not a loopback address, that a lookup found plaintext gRPC served there: a message
 	// goes there only with WithPlaintextGRPC (--grpc-plaintext).
 	PlaintextServed bool
+	// AttemptTimedOut reports that the attempt's own bound (WithAttemptTimeout) ended
+	// it, not the call's context: hints name the bound that fired.
+	AttemptTimedOut bool
 }
 
 // String renders the attempt as one line.

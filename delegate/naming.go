@@ -48,9 +48,9 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o wire.Outcome,
 }
 
 // lookupOptions are the probe options of a side-effect-free lookup at iface on the
-// client's behalf (naming a failure, locating a route): its TLS settings, dial and
-// credential policies and headers, and a budget of at most nameBudget, the attempt
-// bound, and half of what is left of ctx. nil when no time is left.
+// client's behalf (naming a failure, locating a route): its connection configuration
+// and credential policy, and a budget of at most nameBudget, the attempt bound, and
+// half of what is left of ctx. nil when no time is left.
 func (c *Client) lookupOptions(ctx context.Context, iface card.Interface) []probe.Option {
 	budget := nameBudget
 	if d := c.opts.attemptTimeout; d > 0 && d < budget {
@@ -62,19 +62,11 @@ func (c *Client) lookupOptions(ctx context.Context, iface card.Interface) []prob
 	if budget < time.Millisecond {
 		return nil
 	}
-	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs),
-		probe.WithCredentialPolicy(c.creds), probe.WithDialPolicy(c.opts.dialPolicy)}
-	if c.opts.insecure {
-		opts = append(opts, probe.WithInsecureSkipVerify())
+	conn := c.opts.conn
+	if c.withheld[iface.Key()] {
+		conn.Header = nil
 	}
-	if !c.withheld[iface.Key()] {
-		for k, vs := range c.opts.header {
-			for _, v := range vs {
-				opts = append(opts, probe.WithHeader(k, v))
-			}
-		}
-	}
-	return opts
+	return []probe.Option{probe.WithConn(conn), probe.WithTimeout(budget), probe.WithCredentialPolicy(c.creds)}
 }
 
 // mayServePlaintext reports whether a failed attempt may have met plaintext gRPC: TLS

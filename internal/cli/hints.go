@@ -9,9 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
-	"time"
-
-	"google.golang.org/grpc/codes"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
@@ -24,23 +21,11 @@ type hintContext struct {
 	target   string // as the user gave it
 	headers  bool   // -H was given
 	tlsFlags bool   // the command has --cacert and --insecure
-
-	// send only: which bound fired, and whether a message may be resent.
-	run     func() error  // the whole run's context error (--timeout), nil while it runs
-	timeout time.Duration // --timeout
-	attempt time.Duration // the attempt bound in force (--attempt-timeout or its default)
-	resend  bool          // --resend was given
 }
 
 // withHint returns err with a line saying what to do next appended, when there is one.
 func withHint(err error, hc hintContext) error {
 	h := hintFor(err, hc)
-	if r := resendHint(err, hc); r != "" {
-		if h != "" {
-			h += "; "
-		}
-		h += r
-	}
 	if h == "" {
 		return err
 	}
@@ -99,8 +84,18 @@ func hintFor(err error, hc hintContext) string {
 		}
 		return fmt.Sprintf("the agent's certificate is not trusted, and %s has no TLS options: fetch the card yourself and "+
 			"pipe it in, e.g. curl --cacert ca.pem %s | a2abind %s -", hc.command, card.CardURL(hc.target), hc.command)
-	case hc.command == "send" && timedOut(err):
-		return timerHint(hc)
+	case errors.As(err, &de) && errors.Is(err, delegate.ErrAmbiguous):
+		resend := "the message may have run, so it was not sent to another interface: check the agent before " +
+			"sending again, or pass --resend to resend the same messageId to the next interface"
+		if a, ok := de.Last(); ok && a.AttemptTimedOut {
+			return "no answer within --attempt-timeout (allow longer, e.g. --attempt-timeout 30s); " + resend
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "no answer within --timeout (allow longer, e.g. --timeout 60s); " + resend
+		}
+		return resend
+	case attemptTimedOut(err):
+		return "an attempt got no answer within --attempt-timeout: allow longer (e.g. --attempt-timeout 30s), or check that the agent is up"
 	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == wire.Timeout:
 		return "no answer in time: allow longer with --timeout (e.g. --timeout 60s), or check that the agent is up"
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -124,42 +119,6 @@ func plaintextServed(err error) string {
 	return ""
 }
 
-// timedOut reports whether a delegation failed because a bound ran out: the call's
-// error or its last attempt's evidence is a deadline.
-func timedOut(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == wire.Timeout {
-		return true
-	}
-	var de *delegate.Error
-	if !errors.As(err, &de) || len(de.Attempts) == 0 {
-		return false
-	}
-	ev := de.Attempts[len(de.Attempts)-1].Evidence
-	return errors.Is(ev.Err, context.DeadlineExceeded) || ev.GRPCCode == codes.DeadlineExceeded
-}
-
-// timerHint names the bound that fired: the whole run's (--timeout) once its context
-// is done, else an attempt's (--attempt-timeout).
-func timerHint(hc hintContext) string {
-	if hc.run != nil && errors.Is(hc.run(), context.DeadlineExceeded) {
-		return fmt.Sprintf("the whole run's --timeout (%s) ran out: allow longer with --timeout "+
-			"(e.g. --timeout 60s), or check that the agent is up", hc.timeout)
-	}
-	return fmt.Sprintf("an attempt ran past --attempt-timeout (%s) with no answer: allow longer "+
-		"with --attempt-timeout, or check that the agent is up", hc.attempt)
-}
-
-// resendHint is the hint of a message that stopped after an ambiguous attempt: it may
-// have been delivered, so it was not resent, unless --resend says so.
-func resendHint(err error, hc hintContext) string {
-	if hc.command != "send" || hc.resend || !errors.Is(err, delegate.ErrAmbiguous) {
-		return ""
-	}
-	return "the message may have reached the agent, so it was not sent to another interface: " +
-		"check the agent for it, or pass --resend to send the same messageId to the next " +
-		"interface (an agent that de-duplicates on it runs it once)"
-}
-
 // untrustedCert reports whether err is a certificate verification failure.
 func untrustedCert(err error) bool {
 	var (
@@ -169,6 +128,17 @@ func untrustedCert(err error) bool {
 		verify   *tls.CertificateVerificationError
 	)
 	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify)
+}
+
+// attemptTimedOut reports that the last attempt of a failed delegation ended at the
+// per-attempt bound (--attempt-timeout), not at the whole run's --timeout.
+func attemptTimedOut(err error) bool {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return false
+	}
+	a, ok := de.Last()
+	return ok && a.AttemptTimedOut
 }
 
 // lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.

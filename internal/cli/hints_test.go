@@ -121,53 +121,6 @@ func TestNotACardExits2(t *testing.T) {
 	}
 }
 
-// TestSendHintsNameWhatFired: a message sent to a gRPC server that never answers stops
-// ambiguous; the hint names the bound that ran out (the attempt's --attempt-timeout, or
-// the whole run's --timeout) and, unless --resend was given, says --resend would send
-// the same messageId to the next interface.
-func TestSendHintsNameWhatFired(t *testing.T) {
-	t.Parallel()
-	hanging, err := lab.StartHostile(lab.HangingGRPC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = hanging.Close() })
-	file := hostileCard(t, lab.Decl{URL: hanging.Addr, Binding: lab.GRPC, Version: "1.0"})
-	const resend = "pass --resend to send the same messageId to the next interface"
-	tests := []struct {
-		name      string
-		args      []string
-		want, not []string
-	}{
-		{"the attempt bound fired", []string{"--attempt-timeout", "300ms", "--timeout", "10s"},
-			[]string{"hint: an attempt ran past --attempt-timeout (300ms)", resend}, []string{"whole run"}},
-		{"the run's bound fired", []string{"--timeout", "500ms"},
-			[]string{"hint: the whole run's --timeout (500ms) ran out", resend}, []string{"--attempt-timeout"}},
-		{"--resend given", []string{"--attempt-timeout", "300ms", "--timeout", "10s", "--resend"},
-			[]string{"hint: an attempt ran past --attempt-timeout (300ms)"}, []string{"--resend"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			args := append([]string{"send", file, "hi", "--grpc-plaintext", "--no-cache"}, tt.args...)
-			code, _, stderr, _ := runBounded(t, args...)
-			if code != ExitFailed {
-				t.Errorf("exit %d, want %d", code, ExitFailed)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-			for _, n := range tt.not {
-				if strings.Contains(stderr[strings.Index(stderr, "hint:")+1:], n) {
-					t.Errorf("hint names %q:\n%s", n, stderr)
-				}
-			}
-		})
-	}
-}
-
 // TestPlaintextHintNamesTheFlag: a delegation whose attempt found plaintext gRPC served
 // at a host that is not loopback (delegate's TestPlaintextGRPCOffLoopback shows it on
 // the wire) gets a hint naming --grpc-plaintext and the address.
