@@ -58,6 +58,17 @@ func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) h
 			grpcRP.ServeHTTP(w, r)
 			return
 		}
+		// Full duplex: Go's HTTP/1 server otherwise reads and closes what is left of the
+		// request body when the handler writes its first answer bytes, while the
+		// transport may still be forwarding that body; the transport then drops the
+		// upstream connection and the answer is cut (golang/go#40747), or, when the
+		// client sends the rest only after the first answer bytes, both wait for ever.
+		// HTTP/2 is full duplex already.
+		if r.ProtoMajor == 1 {
+			if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+				log.Debug("proxy: full duplex not available", "err", err)
+			}
+		}
 		rp.ServeHTTP(w, r)
 	})
 }
