@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/a2abind/a2abind/card"
@@ -22,9 +20,6 @@ const (
 	PathHealthz = "/healthz"
 	// PathReadyz answers 200 while the card is published, 503 otherwise (readiness).
 	PathReadyz = "/readyz"
-	// pathLegacyCard is the card path before A2A 0.3; some clients still try it, so it
-	// is gated too rather than proxied to the upstream's unchecked card.
-	pathLegacyCard = "/.well-known/agent.json"
 )
 
 // Response headers of a normalized card.
@@ -75,14 +70,6 @@ type snapshot struct {
 func etagOf(body []byte) string {
 	sum := sha256.Sum256(body)
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
-}
-
-// isCardPath reports whether a request path names a card document, in any case
-// (some servers route case-insensitively) and after cleaning ("//", "/./", a trailing
-// slash), so that no spelling reaches the upstream's unchecked card.
-func isCardPath(p string) bool {
-	p = path.Clean("/" + p)
-	return strings.EqualFold(p, card.WellKnownPath) || strings.EqualFold(p, pathLegacyCard)
 }
 
 // serveCard publishes the card of the last round, or 503 with Retry-After.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +22,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -179,11 +179,7 @@ func TestProxyCutsNoGRPCAnswer(t *testing.T) {
 // (golang/go#40747). Through the guard the whole answer arrives.
 func TestProxyIsFullDuplex(t *testing.T) {
 	t.Parallel()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == card.WellKnownPath {
-			http.NotFound(w, r) // no card: the guard withholds it and still proxies
-			return
-		}
+	duplex := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = http.NewResponseController(w).EnableFullDuplex()
 		first := make([]byte, 5)
 		if _, err := io.ReadFull(r.Body, first); err != nil {
@@ -198,9 +194,22 @@ func TestProxyIsFullDuplex(t *testing.T) {
 			return
 		}
 		fmt.Fprintf(w, "data: %s\n\ndata: end\n\n", rest)
-	}))
-	t.Cleanup(up.Close)
-	g := startGuard(t, up.URL)
+	})
+	// A healthy agent (its card published, so nothing of a request is read before it
+	// is proxied) whose /stream is the duplex handler.
+	a := labtest.Start(t, append(lab.Healthy(), lab.WithHTTPMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/stream" {
+				duplex(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}))...)
+	g := startGuard(t, a.BaseURL)
+	if s := g.State(); !s.Published {
+		t.Fatalf("card withheld: %s", s.Reason)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	for i := range 20 {

@@ -14,6 +14,14 @@ import (
 // a loop (the upstream is the guard itself, or proxies back to it).
 const headerHop = "A2abind-Guard-Hop"
 
+// clientIPHeaders are request headers that name the client's address; a client's own
+// are never forwarded.
+var clientIPHeaders = []string{
+	"Forwarded", "X-Forwarded-For", "X-Real-Ip", "X-Client-Ip", "Client-Ip", "True-Client-Ip",
+	"X-Cluster-Client-Ip", "Cf-Connecting-Ip", "Fastly-Client-Ip", "X-Original-Forwarded-For", "X-Forwarded",
+	"Forwarded-For", "X-Proxyuser-Ip",
+}
+
 // newTransport is the guard's own connection pool to the upstream, closed on Shutdown.
 // With h2c it speaks only cleartext HTTP/2 (prior knowledge), for gRPC to an http://
 // upstream.
@@ -77,6 +85,12 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(origin)
+			// X-Forwarded-For from the peer only: ReverseProxy drops the client's
+			// X-Forwarded-*, and the other client-IP headers go here, so that no client
+			// can name an address the upstream would take for its own.
+			for _, k := range clientIPHeaders {
+				pr.Out.Header.Del(k)
+			}
 			pr.SetXForwarded()
 			pr.Out.Header.Set(headerHop, "1")
 		},

@@ -47,7 +47,7 @@ func (s *signing) prepare() error {
 		return fmt.Errorf("guard: WithCardSigning: jku %q must be an https URL (verifiers fetch keys over HTTPS only)", s.jku)
 	}
 	s.path = u.EscapedPath()
-	if s.path == "" || s.path == "/" || isCardPath(s.path) || s.path == PathHealthz || s.path == PathReadyz {
+	if s.path == "" || s.path == "/" || isCardDocument(s.path) || s.path == PathHealthz || s.path == PathReadyz {
 		return fmt.Errorf("guard: WithCardSigning: jku %q needs a path of its own for the JWKS, e.g. /.well-known/jwks.json", s.jku)
 	}
 	return nil
