@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"crypto/x509"
 	"fmt"
 	"math"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 func init() { commands = append(commands, newProbeCmd) }
@@ -32,7 +30,7 @@ type probeInterface struct {
 	Binding         a2a.TransportProtocol `json:"binding"`
 	ProtocolVersion string                `json:"protocolVersion"`
 	Source          string                `json:"source"`
-	Outcome         probe.Outcome         `json:"outcome"`
+	Outcome         wire.Outcome          `json:"outcome"`
 	ActualBinding   a2a.TransportProtocol `json:"actualBinding,omitempty"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
@@ -146,7 +144,7 @@ is wrong.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.headers) > 0, tlsFlags: true}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}))
 			}
 			if err := f.sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
@@ -172,12 +170,8 @@ is wrong.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	f.conn.register(cmd.Flags(), `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
 	f.sig.register(cmd.Flags())
-	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	cmd.Flags().StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
-	cmd.Flags().StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	f.addr.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
 	return cmd
@@ -185,50 +179,19 @@ is wrong.`,
 
 // probeFlags are the probe command's own flags.
 type probeFlags struct {
-	headers         []string
-	insecure        bool
-	caFile          string
-	credentialHosts []string
-	addr            addressFlags
-	sig             signatureFlags
-	targets         string
-	concurrency     int
+	conn        connFlags
+	sig         signatureFlags
+	targets     string
+	concurrency int
 }
 
-// options turns the credential and TLS flags into card and probe options.
+// options turns the connection flags into card and probe options (one card.Conn).
 func (f probeFlags) options() ([]card.Option, []probe.Option, error) {
-	var cardOpts []card.Option
-	var probeOpts []probe.Option
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-		}
-		cardOpts = append(cardOpts, card.WithHeader(k, v))
-		probeOpts = append(probeOpts, probe.WithHeader(k, v))
-	}
-	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
-		if err != nil {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile))
-		}
-		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
-	}
-	if f.insecure {
-		probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
-	}
-	policy, err := f.addr.policy()
+	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, nil, fail(ExitUsage, err)
 	}
-	probeOpts = append(probeOpts, f.addr.probeOptions(policy)...)
-	probeOpts = append(probeOpts, probe.WithCredentialHosts(f.credentialHosts...))
-	return cardOpts, probeOpts, nil
+	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
 }
 
 func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {
@@ -275,9 +238,9 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		switch {
 		case row == 0:
 			return st.bold(cell)
-		case col == 2 && (results[row-1].Outcome == probe.Served):
+		case col == 2 && (results[row-1].Outcome == wire.Served):
 			return st.good(cell)
-		case col == 2 && results[row-1].Outcome == probe.AuthRequired:
+		case col == 2 && results[row-1].Outcome == wire.AuthRequired:
 			return st.warn(cell)
 		case col == 2:
 			return st.bad(cell)
@@ -343,15 +306,15 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 // really says what the probe found at an interface's address.
 func really(r probe.Result) string {
 	switch {
-	case r.Outcome == probe.Served:
+	case r.Outcome == wire.Served:
 		return "as declared"
-	case r.Outcome == probe.AuthRequired:
+	case r.Outcome == wire.AuthRequired:
 		return "needs credentials"
 	case r.ActualBinding != "" && r.ActualVersion != "":
 		return string(r.ActualBinding) + " " + r.ActualVersion
 	case r.ActualBinding != "":
 		return string(r.ActualBinding) + ", no A2A service"
-	case r.Outcome == probe.WrongBinding:
+	case r.Outcome == wire.WrongBinding:
 		return "another protocol"
 	}
 	return "-"
