@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/accesslog"
 )
 
 // Guard is a running front for one upstream agent. Create it with New, then Start;
@@ -96,8 +97,12 @@ func newGuard(upstream string, o options) (*Guard, error) {
 		grpcRT = g.transport // HTTP/2 negotiated by ALPN
 	}
 	g.proxy = newProxy(g.origin, g.transport, grpcRT, o.logger)
+	var h http.Handler = g.Handler()
+	if o.accessLog != nil {
+		h = accesslog.HTTP(h, o.accessLog)
+	}
 	g.srv = &http.Server{
-		Handler:           g.Handler(),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		// A request (headers and body) must arrive within ReadTimeout, so a client
 		// trickling its body cannot hold a proxied connection; answers (SSE streams,

@@ -31,6 +31,7 @@ type options struct {
 	via             []Mapping
 	maxProxied      int
 	logger          *slog.Logger
+	accessLog       *slog.Logger
 	signing         *signing
 }
 
@@ -68,6 +69,11 @@ func WithProbeVia(m ...Mapping) Option { return func(o *options) { o.via = appen
 // bound a request gets 503 with Retry-After (gRPC: UNAVAILABLE). n <= 0 means
 // DefaultMaxProxied.
 func WithMaxProxied(n int) Option { return func(o *options) { o.maxProxied = n } }
+
+// WithAccessLog logs one line per request the guard answers or proxies to l
+// (accesslog: binding, A2A method, status or A2A error, duration, bytes; never bodies
+// or credentials). Off by default.
+func WithAccessLog(l *slog.Logger) Option { return func(o *options) { o.accessLog = l } }
 
 // WithLogger sets the structured logger. The default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }

@@ -27,6 +27,7 @@ type guardFlags struct {
 	probeVia        []string
 	shutdownTimeout time.Duration
 	maxProxied      int
+	accessLog       bool
 	signKey         string
 	signKid         string
 	jku             string
@@ -94,6 +95,7 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
 	fl.DurationVar(&f.probeTimeout, "probe-timeout", guard.DefaultProbeTimeout, "bound on one interface's probe (at most --interval)")
 	fl.StringArrayVar(&f.probeVia, "probe-via", nil, "probe PUBLIC at LOCAL: PUBLIC=LOCAL, both origins or both host:port (repeatable)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", guard.DefaultShutdownTimeout, "bound on draining proxied requests at shutdown")
+	fl.BoolVar(&f.accessLog, "access-log", true, "log one line per request (method, status, bytes; no bodies)")
 	fl.IntVar(&f.maxProxied, "max-proxied", guard.DefaultMaxProxied, "requests proxied at once, streams included; then 503")
 	fl.StringVar(&f.signKey, "sign-key", "", "with --normalize: re-sign the rewritten card with this private key (PEM or private JWK)")
 	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
@@ -119,6 +121,9 @@ func runGuard(parent context.Context, g *globals, f *guardFlags) error {
 	}
 	if f.normalize {
 		opts = append(opts, guard.WithNormalize())
+	}
+	if f.accessLog {
+		opts = append(opts, guard.WithAccessLog(logger))
 	}
 	for _, s := range f.probeVia {
 		m, err := guard.ParseMapping(s)
