@@ -77,11 +77,12 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	}
 	nz, err := normalize(c, s.Results, findings)
 	if err != nil {
-		s.public = "no declared interface is served"
+		// ErrNothingServed's text is the public reason already; the interfaces follow it.
+		s.public, s.Reason = ErrNothingServed.Error(), err.Error()
 		if !errors.Is(err, ErrNothingServed) {
 			s.public = "the card cannot be normalized"
+			s.Reason = s.public + ": " + err.Error()
 		}
-		s.Reason = s.public + ": " + err.Error()
 		return
 	}
 	if nz.Changed && g.o.signing != nil {

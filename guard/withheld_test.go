@@ -1,9 +1,11 @@
 package guard_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -246,3 +248,39 @@ func TestProxiedRequestsAreBounded(t *testing.T) {
 type badAnswer struct{ a answer }
 
 func (e *badAnswer) Error() string { return "held stream answered " + e.a.body }
+
+// TestNothingServedIsSaidOnce: a normalizing guard in front of an agent that serves
+// nothing it declares says so once, in its state and in its log, naming the interface.
+func TestNothingServedIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	upstream, _ := lyingUpstream(t)
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	g := startGuard(t, upstream, guard.WithNormalize(), guard.WithLogger(slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))))
+	s := g.State()
+	if s.Published || strings.Count(s.Reason, "no declared interface is served") != 1 || !strings.Contains(s.Reason, "/agent/jsonrpc") {
+		t.Errorf("reason = %q, want the cause once, naming the interface", s.Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, line := range strings.Split(logged.String(), "\n") {
+		if strings.Count(line, "no declared interface is served") > 1 {
+			t.Errorf("the log repeats itself: %s", line)
+		}
+	}
+	if !strings.Contains(logged.String(), "no declared interface is served") {
+		t.Errorf("the log does not say why the card is withheld:\n%s", logged.String())
+	}
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
