@@ -143,8 +143,8 @@ func (g *Guard) Handler() http.Handler {
 		case p == PathReadyz:
 			g.serveReadyz(w, r)
 			return
-		case g.o.signing != nil && g.o.signing.path != "" && p == g.o.signing.path:
-			g.o.signing.serveJWKS(w, r)
+		case g.o.signing != nil && g.o.signing.signer.JWKSPath() != "" && p == g.o.signing.signer.JWKSPath():
+			g.o.signing.signer.ServeJWKS(w, r, g.cacheControl())
 			return
 		}
 		rt := g.route(r)

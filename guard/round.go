@@ -36,7 +36,7 @@ func (g *Guard) round(ctx context.Context) {
 		next.Since = prev.Since
 	}
 	if next.Published {
-		next.ETag = etagOf(next.body)
+		next.ETag = card.ETagOf(next.body)
 		next.modified = time.Now().UTC().Truncate(time.Second)
 		if prev != nil && prev.Published && prev.ETag == next.ETag {
 			next.modified = prev.modified
@@ -86,7 +86,7 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		return
 	}
 	if nz.Changed && g.o.signing != nil {
-		signed, err := g.o.signing.sign(nz.Document)
+		signed, err := g.o.signing.signer.Sign(nz.Document)
 		if err == nil {
 			err = verify(signed, servedKeys(findings, s.Results))
 		}
