@@ -64,7 +64,6 @@ type snapshot struct {
 	public string
 }
 
-
 // serveCard publishes the card of the last round, or 503 with Retry-After
 // (card.ServeCard, the one card endpoint of serve and guard).
 func (g *Guard) serveCard(w http.ResponseWriter, r *http.Request) {
