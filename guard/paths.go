@@ -96,7 +96,7 @@ func (g *Guard) route(r *http.Request) cardRoute {
 	}
 	last := p[strings.LastIndexByte(p, '/')+1:]
 	switch {
-	case isGRPC(r):
+	case card.IsGRPCRequest(r):
 		if extendedMethods[last] {
 			return routeExtended
 		}
@@ -110,7 +110,7 @@ func (g *Guard) route(r *http.Request) cardRoute {
 // to find a JSON-RPC request for the extended card, and puts it back for the proxy. An
 // error means the body could not be inspected within the bound.
 func inspect(r *http.Request) (cardRoute, error) {
-	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody || isGRPC(r) {
+	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody || card.IsGRPCRequest(r) {
 		return routeProxy, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxInspect+1))
@@ -179,7 +179,7 @@ func (g *Guard) extendedPassable() string {
 // UNAVAILABLE, saying why.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, why string) {
 	msg := "a2abind guard: " + why
-	if isGRPC(r) {
+	if card.IsGRPCRequest(r) {
 		grpcUnavailable(w, msg)
 		return
 	}

@@ -6,8 +6,9 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"time"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // headerHop marks a request the guard forwarded: a request that comes back with it is
@@ -43,13 +44,6 @@ func newTransport(h2c bool) *http.Transport {
 	return t
 }
 
-// isGRPC reports whether a request is gRPC over HTTP/2 (content type application/grpc,
-// with or without a +suffix).
-func isGRPC(r *http.Request) bool {
-	ct := strings.ToLower(r.Header.Get("Content-Type"))
-	return r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;"))
-}
-
 // newProxy forwards a request to the upstream origin, path and query unchanged. Streams
 // are not buffered (FlushInterval -1: every write of the upstream is flushed at once),
 // X-Forwarded-* are set from the client connection (a client's own are dropped), and
@@ -62,7 +56,7 @@ func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) h
 			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
 			return
 		}
-		if isGRPC(r) {
+		if card.IsGRPCRequest(r) && r.ProtoMajor == 2 {
 			grpcRP.ServeHTTP(w, r)
 			return
 		}
