@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
@@ -21,6 +22,7 @@ type Exporter struct {
 	self   *selfMetrics
 	log    *slog.Logger
 	mux    *http.ServeMux
+	slots  chan struct{} // one per running probe, max_concurrent_probes of them
 }
 
 // Option configures New.
@@ -49,7 +51,8 @@ func New(cfg *Config, opts ...Option) *Exporter {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	x := &Exporter{cfg: cfg, engine: probe.NewEngine(o.engine...), log: o.log, mux: http.NewServeMux()}
+	x := &Exporter{cfg: cfg, engine: probe.NewEngine(o.engine...), log: o.log, mux: http.NewServeMux(),
+		slots: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentProbes, 0), DefaultMaxConcurrentProbes))}
 	x.self = newSelfMetrics(x.engine)
 	x.mux.HandleFunc("GET /probe", x.serveProbe)
 	x.mux.Handle("GET /metrics", promhttp.HandlerFor(x.self.reg, promhttp.HandlerOpts{}))

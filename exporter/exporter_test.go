@@ -327,9 +327,11 @@ func TestProbe_ModuleHeadersAndTLS(t *testing.T) {
 	cfg, err := exporter.ParseConfig(fmt.Appendf(nil, `
 modules:
   file:
+    credential_hosts: [127.0.0.1]
     headers: {Authorization: {file: %q, prefix: "Bearer "}}
     tls: {insecure_skip_verify: true}
   env:
+    credential_hosts: [127.0.0.1]
     headers: {Authorization: {env: A2ABIND_TEST_TOKEN}}
     tls: {insecure_skip_verify: true}
   none:

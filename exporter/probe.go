@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -36,6 +37,20 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := x.cfg.checkTarget(target); err != nil {
 		x.refuse(w, name, http.StatusForbidden, err.Error())
+		return
+	}
+	if err := mod.checkCredentialTarget(target); err != nil {
+		x.refuse(w, name, http.StatusForbidden, err.Error())
+		return
+	}
+	select {
+	case x.slots <- struct{}{}:
+		defer func() { <-x.slots }()
+	default:
+		x.log.Warn("probe refused: busy", "target", target, "module", name, "max_concurrent_probes", cap(x.slots))
+		x.self.probes.WithLabelValues(name, resultBusy).Inc()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("busy: %d probes are running (max_concurrent_probes); retry later", cap(x.slots)), http.StatusServiceUnavailable)
 		return
 	}
 	header, err := mod.headers()
@@ -80,8 +95,9 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 		opts = append(opts, probe.WithRootCAs(mod.roots))
 	}
 	opts = append(opts, probe.WithTimeout(mod.Timeout), probe.WithDialPolicy(x.cfg.dial),
-		probe.WithMaxInterfaces(mod.MaxInterfaces))
-	certs := &certRecorder{next: x.engine.HTTPClient(opts...).Transport}
+		probe.WithMaxInterfaces(mod.MaxInterfaces), probe.WithCredentialHosts(mod.CredentialHosts...))
+	certs := &certRecorder{next: scopedTransport{next: x.engine.HTTPClient(opts...).Transport,
+		origin: card.OriginOf(target), cfg: x.cfg}}
 	cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: certs}))
 
 	var p probed
@@ -95,12 +111,42 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	}
 	p.declared = len(c.Interfaces)
 	p.card = c
-	p.results = x.engine.Card(ctx, c, opts...)
+	p.results = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
 	p.report = probe.Diagnose(c, p.results)
 	for _, r := range p.results {
 		p.certExpiry = earlier(p.certExpiry, r.CertExpiry)
 	}
 	return p
+}
+
+// probeAllowed probes the first limit interfaces of c that allowed_targets lets the
+// exporter reach; the others are reported Blocked, nothing sent to them.
+func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, opts []probe.Option) []probe.Result {
+	ifaces := c.Interfaces[:min(limit, len(c.Interfaces))]
+	reach := *c
+	reach.Interfaces = make([]card.Interface, 0, len(ifaces))
+	blocked := map[int]probe.Result{}
+	for n, i := range ifaces {
+		if err := x.cfg.checkInterface(c.Origin, i); err != nil {
+			blocked[n] = probe.Result{Interface: i, Outcome: probe.Blocked, Detail: "not probed: " + err.Error()}
+			continue
+		}
+		reach.Interfaces = append(reach.Interfaces, i)
+	}
+	if len(blocked) == 0 {
+		return x.engine.Card(ctx, c, opts...)
+	}
+	probed := x.engine.Card(ctx, &reach, opts...)
+	results := make([]probe.Result, 0, len(ifaces))
+	for n := range ifaces {
+		if r, ok := blocked[n]; ok {
+			results = append(results, r)
+			continue
+		}
+		results = append(results, probed[0])
+		probed = probed[1:]
+	}
+	return results
 }
 
 // refuse answers a /probe request that cannot be probed: a plain-text error the scrape

@@ -37,9 +37,13 @@ expiry. GET /metrics serves the exporter's own metrics. Connections to the agent
 open from scrape to scrape.
 
 --config names a YAML file of modules (headers from files or the environment, timeout,
-TLS) and an allow-list of targets (allowed_targets). Only http(s) targets are probed;
-link-local and cloud metadata addresses are never dialled unless allow_link_local is
-set. See docs/exporter.md for the config, a Prometheus scrape config and alert rules.
+TLS) and an allow-list of targets (allowed_targets), which also bounds card redirects
+and interface hosts. A module with headers must say where they may go
+(credential_hosts, or allowed_targets), else the config is refused. At most
+max_concurrent_probes (default 16) probes run at once; more get a quick 503. Only
+http(s) targets are probed; link-local and cloud metadata addresses are never dialled
+unless allow_link_local is set. See docs/exporter.md for the config, a Prometheus
+scrape config and alert rules.
 
 The exporter runs until SIGINT or SIGTERM: --timeout does not apply to it.`,
 		Example: `  a2abind exporter --listen 127.0.0.1:9115
