@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // scrapeTimeoutHeader is the header in which Prometheus sends its scrape timeout.
@@ -128,7 +129,7 @@ func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, op
 	blocked := map[int]probe.Result{}
 	for n, i := range ifaces {
 		if err := x.cfg.checkInterface(c.Origin, i); err != nil {
-			blocked[n] = probe.Result{Interface: i, Outcome: probe.Blocked, Detail: "not probed: " + err.Error()}
+			blocked[n] = probe.Result{Interface: i, Outcome: wire.Blocked, Detail: "not probed: " + err.Error()}
 			continue
 		}
 		reach.Interfaces = append(reach.Interfaces, i)
