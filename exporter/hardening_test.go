@@ -294,4 +294,3 @@ func TestProbe_ConcurrencyCap(t *testing.T) {
 		t.Errorf("/metrics does not count %d busy probes:\n%s", scrapes-limit, body)
 	}
 }
-

@@ -87,6 +87,7 @@ type options struct {
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
+	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes
 }
 
 // DefaultMaxInterfaces bounds how many interfaces Card probes per card unless
