@@ -40,18 +40,11 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o wire.Outcome,
 	if budget < time.Millisecond {
 		return o, detail
 	}
-	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs),
-		probe.WithCredentialPolicy(c.creds), probe.WithDialPolicy(c.opts.dialPolicy)}
-	if c.opts.insecure {
-		opts = append(opts, probe.WithInsecureSkipVerify())
+	conn := c.opts.conn
+	if c.withheld[iface.Key()] {
+		conn.Header = nil
 	}
-	if !c.withheld[iface.Key()] {
-		for k, vs := range c.opts.header {
-			for _, v := range vs {
-				opts = append(opts, probe.WithHeader(k, v))
-			}
-		}
-	}
+	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(budget), probe.WithCredentialPolicy(c.creds)}
 	r := probe.Name(ctx, iface, o, opts...)
 	if !sharpens(o, r.Outcome) {
 		return o, detail

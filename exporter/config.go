@@ -27,11 +27,6 @@ const DefaultModule = "default"
 // shorter than it (X-Prometheus-Scrape-Timeout-Seconds) wins.
 const DefaultTimeout = 10 * time.Second
 
-// DefaultMaxInterfaces bounds how many of a card's interfaces are probed and exported
-// when a module sets no max_interfaces: a card is input from the network, and every
-// interface costs requests and series.
-const DefaultMaxInterfaces = 32
-
 // DefaultMaxConcurrentProbes bounds the /probe requests probed at once when the config
 // sets no max_concurrent_probes. A request beyond it is answered 503 at once, with
 // Retry-After, rather than queued: each probe holds a card (up to 1 MiB) and its
@@ -100,7 +95,7 @@ type Module struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// TLS configures certificate verification.
 	TLS TLS `yaml:"tls"`
-	// MaxInterfaces bounds the interfaces probed per card (DefaultMaxInterfaces when 0).
+	// MaxInterfaces bounds the interfaces probed per card (card.DefaultMaxInterfaces when 0).
 	MaxInterfaces int `yaml:"max_interfaces"`
 
 	roots *x509.CertPool
@@ -225,7 +220,7 @@ func (m *Module) check() error {
 		return fmt.Errorf("max_interfaces %d is negative", m.MaxInterfaces)
 	}
 	if m.MaxInterfaces == 0 {
-		m.MaxInterfaces = DefaultMaxInterfaces
+		m.MaxInterfaces = card.DefaultMaxInterfaces
 	}
 	for _, h := range m.CredentialHosts {
 		if h = strings.TrimSpace(h); h == "" || strings.Contains(h, "/") {

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -26,12 +27,12 @@ func (c *Config) checkTarget(target string) error {
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
 		return fmt.Errorf("%w: %q is not an http:// or https:// URL", errNotAllowed, target)
 	}
-	u, err := url.Parse(target)
+	a, err := card.ParseAddress(target, a2a.TransportProtocolJSONRPC)
 	if err != nil {
-		return fmt.Errorf("%w: %q: %v", errNotAllowed, target, err)
+		return fmt.Errorf("%w: %v", errNotAllowed, err)
 	}
-	if u.User != nil {
-		return fmt.Errorf("%w: %q carries user information; put credentials in a module's headers", errNotAllowed, u.Redacted())
+	if a.UserInfo {
+		return fmt.Errorf("%w: %q carries user information; put credentials in a module's headers", errNotAllowed, a.Rewrite("", a.HostPort()))
 	}
 	if c.matchesAllowed(target) {
 		return nil

@@ -81,6 +81,18 @@ func hintFor(err error, hc hintContext) string {
 		}
 		return fmt.Sprintf("the agent's certificate is not trusted, and %s has no TLS options: fetch the card yourself and "+
 			"pipe it in, e.g. curl --cacert ca.pem %s | a2abind %s -", hc.command, card.CardURL(hc.target), hc.command)
+	case errors.As(err, &de) && errors.Is(err, delegate.ErrAmbiguous):
+		resend := "the message may have run, so it was not sent to another interface: check the agent before " +
+			"sending again, or pass --resend to resend the same messageId to the next interface"
+		if a, ok := de.Last(); ok && a.AttemptTimedOut {
+			return "no answer within --attempt-timeout (allow longer, e.g. --attempt-timeout 30s); " + resend
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "no answer within --timeout (allow longer, e.g. --timeout 60s); " + resend
+		}
+		return resend
+	case attemptTimedOut(err):
+		return "an attempt got no answer within --attempt-timeout: allow longer (e.g. --attempt-timeout 30s), or check that the agent is up"
 	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == wire.Timeout:
 		return "no answer in time: allow longer with --timeout (e.g. --timeout 60s), or check that the agent is up"
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -98,6 +110,17 @@ func untrustedCert(err error) bool {
 		verify   *tls.CertificateVerificationError
 	)
 	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify)
+}
+
+// attemptTimedOut reports that the last attempt of a failed delegation ended at the
+// per-attempt bound (--attempt-timeout), not at the whole run's --timeout.
+func attemptTimedOut(err error) bool {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return false
+	}
+	a, ok := de.Last()
+	return ok && a.AttemptTimedOut
 }
 
 // lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"crypto/x509"
 	"fmt"
 	"math"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -149,7 +146,7 @@ is wrong.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.headers) > 0, tlsFlags: true}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}))
 			}
 			if err := f.sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
@@ -175,12 +172,8 @@ is wrong.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	f.conn.register(cmd.Flags(), `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
 	f.sig.register(cmd.Flags())
-	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	cmd.Flags().StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
-	cmd.Flags().StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	f.addr.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
 	cmd.Flags().DurationVar(&f.deadline, "deadline", 0, "with --targets, bound on the whole run (--timeout bounds each target); 0 for none")
@@ -189,51 +182,20 @@ is wrong.`,
 
 // probeFlags are the probe command's own flags.
 type probeFlags struct {
-	headers         []string
-	insecure        bool
-	caFile          string
-	credentialHosts []string
-	addr            addressFlags
-	sig             signatureFlags
-	targets         string
-	concurrency     int
-	deadline        time.Duration
+	conn        connFlags
+	sig         signatureFlags
+	targets     string
+	concurrency int
+	deadline    time.Duration
 }
 
-// options turns the credential and TLS flags into card and probe options.
+// options turns the connection flags into card and probe options (one card.Conn).
 func (f probeFlags) options() ([]card.Option, []probe.Option, error) {
-	var cardOpts []card.Option
-	var probeOpts []probe.Option
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-		}
-		cardOpts = append(cardOpts, card.WithHeader(k, v))
-		probeOpts = append(probeOpts, probe.WithHeader(k, v))
-	}
-	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
-		if err != nil {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile))
-		}
-		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
-	}
-	if f.insecure {
-		probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
-	}
-	policy, err := f.addr.policy()
+	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, nil, fail(ExitUsage, err)
 	}
-	probeOpts = append(probeOpts, f.addr.probeOptions(policy)...)
-	probeOpts = append(probeOpts, probe.WithCredentialHosts(f.credentialHosts...))
-	return cardOpts, probeOpts, nil
+	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
 }
 
 func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {
