@@ -444,15 +444,3 @@ func TestProbe_ReusesConnections(t *testing.T) {
 		t.Errorf("six scrapes opened %v connections, want 1 to 3", v)
 	}
 }
-
-// TestIndex serves a landing page and 404 elsewhere.
-func TestIndex(t *testing.T) {
-	t.Parallel()
-	base := start(t, nil)
-	if status, body, _ := scrape(t, base, "/"); status != 200 || !strings.Contains(body, "/probe?target=") {
-		t.Errorf("GET / = %d %q", status, body)
-	}
-	if status, _, _ := scrape(t, base, "/nope"); status != 404 {
-		t.Errorf("GET /nope = %d, want 404", status)
-	}
-}

@@ -1,8 +1,10 @@
 package exporter
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -18,8 +20,10 @@ import (
 // scrapeTimeoutHeader is the header in which Prometheus sends its scrape timeout.
 const scrapeTimeoutHeader = "X-Prometheus-Scrape-Timeout-Seconds"
 
-// serveProbe is GET /probe?target=URL[&module=NAME]: it fetches the card, probes its
-// interfaces within the scrape timeout and answers with the series of the result.
+// serveProbe is GET /probe?target=URL[&module=NAME][&debug=true]: it fetches the
+// card, probes its interfaces within the scrape timeout and answers with the series of
+// the result, or with debug=true the probe's log, series and module as text. Every
+// probe is kept in the recent-probes ring.
 func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q := r.URL.Query()
@@ -61,7 +65,10 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), budget(r.Header, mod.Timeout))
 	defer cancel()
-	p := x.probe(ctx, target, mod, header)
+	var logBuf bytes.Buffer
+	plog := slog.New(slog.NewTextHandler(&logBuf, nil))
+	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", budget(r.Header, mod.Timeout).Seconds())
+	p := x.probe(ctx, target, mod, header, plog)
 	p.duration = time.Since(start)
 
 	result := resultSuccess
@@ -76,11 +83,20 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	x.self.probes.WithLabelValues(name, result).Inc()
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
-	promhttp.HandlerFor(p.registry(), promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
+	reg := p.registry()
+	debug := debugOutput(logBuf.Bytes(), reg, name, mod)
+	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
+	if on, _ := strconv.ParseBool(r.URL.Query().Get("debug")); on {
+		serveDebug(w, debug)
+		return
+	}
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces.
-func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header) probed {
+// Each step is logged on plog, for the debug output.
+func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header, plog *slog.Logger) probed {
 	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
 		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces, CredentialHosts: mod.CredentialHosts}
 	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(mod.Timeout)}
@@ -95,12 +111,22 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	p.certExpiry = certs.earliest()
 	if err != nil {
 		p.fetchErr = err
+		plog.Error("card not obtainable", "err", err, "duration_seconds", p.fetchDuration.Seconds())
 		return p
 	}
 	p.declared = len(c.Interfaces)
 	p.card = c
+	plog.Info("card fetched", "url", c.Location, "shape", c.Shape, "name", c.Name, "interfaces", len(c.Interfaces),
+		"probed", min(len(c.Interfaces), mod.MaxInterfaces), "duration_seconds", p.fetchDuration.Seconds())
 	p.results = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
+	for _, r := range p.results {
+		plog.Info("interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
+			"outcome", r.Outcome, "latency_seconds", r.Latency.Seconds(), "detail", r.Detail)
+	}
 	p.report = probe.Diagnose(c, p.results)
+	for _, f := range p.report.Findings {
+		plog.Info("finding", "code", f.Code, "severity", f.Severity, "message", f.Message)
+	}
 	for _, r := range p.results {
 		p.certExpiry = earlier(p.certExpiry, r.CertExpiry)
 	}

@@ -33,8 +33,9 @@ scrape timeout (X-Prometheus-Scrape-Timeout-Seconds), and answers with probe_suc
 probe_duration_seconds, a2abind_interface_up{url,binding,protocol_version},
 a2abind_interface_outcome{url,binding,protocol_version,outcome}, the findings per
 severity and per code, the card fetch duration and the earliest TLS certificate
-expiry. GET /metrics serves the exporter's own metrics. Connections to the agents stay
-open from scrape to scrape.
+expiry; with &debug=true, the probe's log and series as text. GET /metrics serves the
+exporter's own metrics, GET / a page of the recent probes linking to their logs.
+Connections to the agents stay open from scrape to scrape.
 
 --config names a YAML file of modules (headers from files or the environment, timeout,
 TLS) and an allow-list of targets (allowed_targets), which also bounds card redirects
