@@ -95,6 +95,9 @@ type Module struct {
 	CredentialHosts []string `yaml:"credential_hosts"`
 	// TLS configures certificate verification.
 	TLS TLS `yaml:"tls"`
+	// Signatures names the keys a card's signatures are verified with
+	// (a2abind_card_signature); without keys a signed card is "unverified".
+	Signatures Signatures `yaml:"signatures"`
 	// MaxInterfaces bounds the interfaces probed per card (card.DefaultMaxInterfaces when 0).
 	MaxInterfaces int `yaml:"max_interfaces"`
 
@@ -108,6 +111,18 @@ type Secret struct {
 	Env    string `yaml:"env"`
 	Value  string `yaml:"value"`
 	Prefix string `yaml:"prefix"`
+}
+
+// Signatures are the keys trusted to sign the cards a module probes, as probe's --jwks
+// and --jku-origin.
+type Signatures struct {
+	// JWKS are JWKS files of trusted public keys, read at start.
+	JWKS []string `yaml:"jwks"`
+	// JKUOrigins lets a signature's jku be fetched when it is an https URL on one of
+	// these origins ("https://keys.example.com").
+	JKUOrigins []string `yaml:"jku_origins"`
+
+	keys []*card.KeySet
 }
 
 // TLS is a module's certificate verification.
@@ -234,6 +249,14 @@ func (m *Module) check() error {
 		if _, err := s.read(); err != nil {
 			return fmt.Errorf("header %s: %w", name, err)
 		}
+	}
+	m.Signatures.keys = nil
+	for _, path := range m.Signatures.JWKS {
+		ks, err := card.LoadKeySet(path)
+		if err != nil {
+			return fmt.Errorf("signatures.jwks: %w", err)
+		}
+		m.Signatures.keys = append(m.Signatures.keys, ks)
 	}
 	if m.TLS.CAFile != "" {
 		pem, err := os.ReadFile(m.TLS.CAFile)

@@ -118,6 +118,20 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	p.card = c
 	plog.Info("card fetched", "url", c.Location, "shape", c.Shape, "name", c.Name, "interfaces", len(c.Interfaces),
 		"probed", min(len(c.Interfaces), mod.MaxInterfaces), "duration_seconds", p.fetchDuration.Seconds())
+	if card.Signed(c) || len(mod.Signatures.keys) > 0 {
+		vopts := []card.VerifyOption{card.WithJKUOrigins(mod.Signatures.JKUOrigins...),
+			card.WithJKUClient(&http.Client{Transport: certs.next})}
+		for _, ks := range mod.Signatures.keys {
+			vopts = append(vopts, card.WithKeySet(ks))
+		}
+		if v, err := card.VerifySignatures(ctx, c, vopts...); err != nil {
+			plog.Warn("signatures not verified", "err", err)
+		} else {
+			for _, sc := range v.Signatures {
+				plog.Info("signature", "index", sc.Index, "status", sc.Status, "kid", sc.KeyID, "alg", sc.Algorithm, "reason", sc.Reason)
+			}
+		}
+	}
 	p.results = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
 	for _, r := range p.results {
 		plog.Info("interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
