@@ -23,7 +23,8 @@ import (
 // TestProbe_CardInfoAndSignature: a2abind_card_info carries the SHA-256 of the document
 // as served, which changes when the card does (the drift signal), and
 // a2abind_card_signature the card's signature state: unsigned, verified with the
-// module's JWKS, unverified without it, invalid once a signed member is edited.
+// module's JWKS, unverified without it, invalid once a signed member is edited; the
+// verifying key's expiry is a2abind_card_signing_key_expiry.
 func TestProbe_CardInfoAndSignature(t *testing.T) {
 	t.Parallel()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -38,6 +39,8 @@ func TestProbe_CardInfoAndSignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const exp = 4102444800 // 2100-01-01: the key's expiry, exported as a2abind_card_signing_key_expiry
+	jwks = []byte(strings.Replace(string(jwks), `"kty"`, fmt.Sprintf(`"exp":%d,"kty"`, exp), 1))
 	jwksFile := filepath.Join(t.TempDir(), "jwks.json")
 	if err := os.WriteFile(jwksFile, jwks, 0o600); err != nil {
 		t.Fatal(err)
@@ -85,6 +88,13 @@ func TestProbe_CardInfoAndSignature(t *testing.T) {
 					want = 1
 				}
 				mustValue(t, f, "a2abind_card_signature", map[string]string{"status": s}, want)
+			}
+			v, ok := value(f, "a2abind_card_signing_key_expiry", nil)
+			switch {
+			case tc.state == "verified" && v != exp:
+				t.Errorf("a2abind_card_signing_key_expiry = %v (present %v), want %d", v, ok, exp)
+			case tc.state != "verified" && ok:
+				t.Errorf("a2abind_card_signing_key_expiry = %v without a verifying key", v)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ const (
 	metricFindingsCode  = "a2abind_findings_by_code"
 	metricCardInfo      = "a2abind_card_info"
 	metricSignature     = "a2abind_card_signature"
+	metricSigningKey    = "a2abind_card_signing_key_expiry"
 	maxLabelValueLength = 512
 )
 
@@ -136,6 +137,18 @@ func (p probed) registerCard(reg *prometheus.Registry) {
 		sig.WithLabelValues(s).Set(boolValue(s == state))
 	}
 	reg.MustRegister(info, sig)
+	var expiry time.Time
+	for _, s := range sigChecks(p.card.Verification()) {
+		if (s.Status == card.StatusValid || s.Status == card.StatusVariant) && s.KeyExpiry.After(expiry) {
+			expiry = s.KeyExpiry
+		}
+	}
+	if !expiry.IsZero() {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricSigningKey,
+			Help: "When the last key that verifies the card's signatures expires, as a Unix time; absent when no verifying key says."})
+		g.Set(float64(expiry.Unix()))
+		reg.MustRegister(g)
+	}
 }
 
 // signatureState sums up the card's signatures: verified when one verified, else the
