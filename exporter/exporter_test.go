@@ -228,6 +228,7 @@ func TestProbe_Refused(t *testing.T) {
 		{"a file", open, probePath("/etc/passwd"), 403, "not an http:// or https:// URL"},
 		{"upper-case scheme read as a file by card.Load", open, probePath("HTTP://" + u.Host), 403, "not an http:// or https:// URL"},
 		{"user info", open, probePath("http://user:secret@" + u.Host), 403, "user information"},
+		{"a huge target", open, probePath(agent.URL + "/" + strings.Repeat("a", 5000)), 403, "over 4096"},
 		{"not in the allow-list", strict, probePath(agent.URL), 403, "matches none of allowed_targets"},
 	}
 	for _, tt := range tests {

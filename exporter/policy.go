@@ -17,6 +17,9 @@ import (
 // addresses are refused by card.DialPolicy (the one dial policy of probe and send), at
 // connect time for the card fetch, its redirects and every interface alike.
 
+// maxTargetBytes bounds a /probe target (it is kept in the recent-probes ring).
+const maxTargetBytes = 4 << 10
+
 // errNotAllowed marks a /probe target the policy refuses (HTTP 403).
 var errNotAllowed = errors.New("target not allowed")
 
@@ -24,6 +27,9 @@ var errNotAllowed = errors.New("target not allowed")
 // file path would make the exporter read local files), without user information
 // (credentials belong in module headers), matching the allow-list when there is one.
 func (c *Config) checkTarget(target string) error {
+	if len(target) > maxTargetBytes {
+		return fmt.Errorf("%w: the target is %d bytes long, over %d", errNotAllowed, len(target), maxTargetBytes)
+	}
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
 		return fmt.Errorf("%w: %q is not an http:// or https:// URL", errNotAllowed, target)
 	}
