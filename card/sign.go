@@ -184,8 +184,10 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	if o.kid == "" {
 		o.kid = k.KeyID
 	}
-	if o.jku != "" && !strings.HasPrefix(o.jku, "https://") {
-		return nil, fmt.Errorf("jku %q: verifiers fetch keys over HTTPS only; give an https:// URL", o.jku)
+	if o.jku != "" {
+		if _, err := ParseKeyURL(o.jku); err != nil {
+			return nil, fmt.Errorf("jku %w; give an https:// URL", err)
+		}
 	}
 	members, err := topMembers(doc)
 	if err != nil {

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
 )
 
 func init() { commands = append(commands, newLintCmd) }
@@ -25,10 +25,9 @@ type lintOutput struct {
 
 func newLintCmd(g *globals) *cobra.Command {
 	var (
-		headers   []string
+		conn      connFlags
 		listRules bool
 		sig       signatureFlags
-		tlsf      tlsFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "lint CARD",
@@ -91,28 +90,15 @@ there is at least one, 2 when the card cannot be obtained or read.`,
 			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
 				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 			}
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, ":")
-				if !ok || strings.TrimSpace(k) == "" {
-					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-				}
-				opts = append(opts, card.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v)))
+			cc, err := conn.conn()
+			if err != nil {
+				return fail(ExitUsage, err)
 			}
-			if tlsf.insecure || tlsf.caFile != "" { // the card fetch trusts what probe would
-				var popts []probe.Option
-				if tlsf.caFile != "" {
-					pool, err := loadCAs(tlsf.caFile)
-					if err != nil {
-						return fail(ExitUsage, err)
-					}
-					popts = append(popts, probe.WithRootCAs(pool))
-				}
-				if tlsf.insecure {
-					popts = append(popts, probe.WithInsecureSkipVerify())
-				}
-				e := probe.NewEngine()
-				defer e.Close()
-				opts = append(opts, card.WithHTTPClient(e.HTTPClient(popts...)))
+			opts = append(opts, card.WithConn(cc))
+			if cc.RootCAs == nil && !cc.Insecure {
+				// Without TLS flags lint fetches the card the user named as it always
+				// has: the default client, no dial policy.
+				opts = append(opts, card.WithHTTPClient(http.DefaultClient))
 			}
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
@@ -127,7 +113,7 @@ there is at least one, 2 when the card cannot be obtained or read.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(conn.Headers) > 0}))
 			}
 			if err := sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
@@ -150,10 +136,10 @@ there is at least one, 2 when the card cannot be obtained or read.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `card fetch header, "Name: value" (repeatable)`)
+	conn.registerHeaders(cmd.Flags(), `card fetch header, "Name: value" (repeatable)`)
+	conn.registerTLS(cmd.Flags())
 	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule and exit")
 	sig.register(cmd.Flags())
-	tlsf.register(cmd.Flags())
 	return cmd
 }
 
