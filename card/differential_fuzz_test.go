@@ -1,14 +1,15 @@
-package card
+package card_test
 
 import (
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // FuzzInterfacesMatchProtojson is the differential check of the exact reader (issue 17):
@@ -18,17 +19,7 @@ import (
 // reports a member spelt the proto way ("protocol_binding"), which protojson reads and
 // a2abind, like a2a-go, does not.
 func FuzzInterfacesMatchProtojson(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "cards", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seed cards: %v", err)
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	seedCards(f) // signature_fuzz_test.go
 	for _, s := range []string{
 		`{"name":"a","supportedInterfaces":[{"url":"http://h/","URL":"http://evil/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
 		`{"name":"a","SupportedInterfaces":[{"url":"http://evil/"}],"supportedInterfaces":[{"url":"http://h/","protocolBinding":"GRPC"}]}`,
@@ -45,21 +36,21 @@ func FuzzInterfacesMatchProtojson(f *testing.F) {
 		if protojson.Unmarshal(data, &pb) != nil {
 			return // not a v1.0 card to protojson: nothing to compare
 		}
-		c, err := Parse(data)
+		c, err := card.Parse(data)
 		if err != nil {
 			return // a2abind reports the document as an error
 		}
 		var got [][4]string
-		for _, i := range c.declared {
+		for _, i := range c.Declared() {
 			if strings.HasPrefix(i.Source, "supportedInterfaces[") {
 				got = append(got, [4]string{i.URL, string(i.Binding), i.ProtocolVersion, i.Tenant})
 			}
 		}
 		var want [][4]string
 		for _, i := range pb.GetSupportedInterfaces() {
-			want = append(want, [4]string{i.GetUrl(), i.GetProtocolBinding(), NormalizeVersion(i.GetProtocolVersion()), i.GetTenant()})
+			want = append(want, [4]string{i.GetUrl(), i.GetProtocolBinding(), card.NormalizeVersion(i.GetProtocolVersion()), i.GetTenant()})
 		}
-		if equalReadings(got, want) {
+		if slices.Equal(got, want) {
 			return
 		}
 		for _, e := range c.ReadIssues() {
@@ -69,16 +60,4 @@ func FuzzInterfacesMatchProtojson(f *testing.F) {
 		}
 		t.Fatalf("a2abind reads supportedInterfaces as %q, protojson as %q, and reports no error (stray members %v)", got, want, c.ReadIssues())
 	})
-}
-
-func equalReadings(a, b [][4]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -16,16 +16,7 @@ import (
 func TestLintCmd_TLSFlags(t *testing.T) {
 	t.Parallel()
 	agent := labtest.Start(t, append(lab.Healthy(), lab.WithTLS())...)
-	conn, err := tls.Dial("tcp", agent.HTTPAddr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // fetching the test cert
-	if err != nil {
-		t.Fatal(err)
-	}
-	der := conn.ConnectionState().PeerCertificates[0].Raw
-	_ = conn.Close()
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	caFile := peerCertFile(t, agent.HTTPAddr)
 	for _, tt := range []struct {
 		args []string
 		want int
@@ -39,4 +30,21 @@ func TestLintCmd_TLSFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d\n%s%s", tt.args[2:], code, tt.want, out, stderr)
 		}
 	}
+}
+
+// peerCertFile writes the certificate the TLS server at addr presents to a PEM file, for
+// --cacert.
+func peerCertFile(t *testing.T, addr string) string {
+	t.Helper()
+	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // fetching the test cert
+	if err != nil {
+		t.Fatal(err)
+	}
+	der := conn.ConnectionState().PeerCertificates[0].Raw
+	_ = conn.Close()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return caFile
 }
