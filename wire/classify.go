@@ -71,26 +71,6 @@ type Evidence struct {
 // Unrecognised is the Framing of an answer that fits no binding.
 const Unrecognised a2a.TransportProtocol = "unrecognised"
 
-// jsonrpcOutcomes maps JSON-RPC error codes (standard and A2A) to outcomes.
-var jsonrpcOutcomes = map[int]Outcome{
-	-32700: Malformed,       // parse error: the server could not read our JSON
-	-32600: AgentError,      // invalid request
-	-32601: HandlerMissing,  // method not found: refined to VersionMismatch by a cross-version probe
-	-32602: AgentError,      // invalid params
-	-32603: AgentError,      // internal error
-	-32001: Served,          // TaskNotFound: the probe's random id is unknown, so the handler is there
-	-32002: AgentError,      // TaskNotCancelable
-	-32003: AgentError,      // PushNotificationNotSupported
-	-32004: AgentError,      // UnsupportedOperation
-	-32005: WrongBinding,    // ContentTypeNotSupported
-	-32006: AgentError,      // InvalidAgentResponse
-	-32007: AgentError,      // ExtendedAgentCardNotConfigured
-	-32008: AgentError,      // ExtensionSupportRequired
-	-32009: VersionMismatch, // VersionNotSupported
-	-31401: AuthRequired,    // a2a-go's Unauthenticated
-	-31403: AuthRequired,    // a2a-go's Unauthorized
-}
-
 // grpcOutcomes maps gRPC status codes to outcomes.
 var grpcOutcomes = map[codes.Code]Outcome{
 	codes.OK:                 Served,
@@ -108,17 +88,6 @@ var grpcOutcomes = map[codes.Code]Outcome{
 	codes.Canceled:           Ambiguous,
 	codes.DeadlineExceeded:   Timeout,
 	codes.Unavailable:        Refused, // refined from the message: HTTP/1 preface, TLS, refused
-}
-
-// reasonOutcomes maps google.rpc.ErrorInfo reasons that decide the outcome on their own.
-var reasonOutcomes = map[string]Outcome{
-	"TASK_NOT_FOUND":             Served,
-	"VERSION_NOT_SUPPORTED":      VersionMismatch,
-	"METHOD_NOT_FOUND":           HandlerMissing,
-	"CONTENT_TYPE_NOT_SUPPORTED": WrongBinding,
-	"UNAUTHENTICATED":            AuthRequired,
-	"UNAUTHORIZED":               AuthRequired,
-	"PERMISSION_DENIED":          AuthRequired,
 }
 
 // Classify decides the outcome of one request from its evidence, with a one-line reason.
@@ -207,7 +176,7 @@ func classify(ev Evidence) verdict {
 		return seen(WrongBinding, why)
 	}
 	if ev.Reason != "" {
-		if o, ok := reasonOutcomes[ev.Reason]; ok {
+		if o, ok := reasonOutcome(ev.Reason); ok {
 			return by(answerKind(o), o, "A2A error "+ev.Reason)
 		}
 	}
@@ -215,8 +184,8 @@ func classify(ev Evidence) verdict {
 	case ev.GRPC:
 		return classifyGRPC(ev)
 	case ev.JSONRPCCode != 0:
-		if o, ok := jsonrpcOutcomes[ev.JSONRPCCode]; ok {
-			return by(answerKind(o), o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
+		if e, ok := byJSONRPC[ev.JSONRPCCode]; ok {
+			return by(answerKind(e.Outcome), e.Outcome, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
 		}
 		if ev.JSONRPCCode <= -32000 && ev.JSONRPCCode >= -32099 {
 			return by(kindAnswer, AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode))
