@@ -3,14 +3,12 @@ package delegate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -129,20 +127,18 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 		if ev.Err == nil {
 			ev.Err = r.grpcStatus.Err()
 		}
-		for _, d := range r.grpcStatus.Details() {
-			if info, ok := d.(interface{ GetReason() string }); ok && info.GetReason() != "" {
-				ev.Reason = info.GetReason()
-				break
-			}
-		}
+		var info map[string]string
+		ev.Reason, info = wire.GRPCErrorInfo(r.grpcStatus)
+		ev.Message, ev.ExpectedTenant = ev.GRPCMessage, info["expectedTenant"]
 	}
 	if r.httpStatus != 0 && len(r.body) > 0 {
 		ev.Body = string(r.body[:min(len(r.body), 512)])
-		code, reason := wireError(r.contentType, r.body)
-		if binding == a2a.TransportProtocolJSONRPC {
-			ev.JSONRPCCode = code
+		ans := wire.ReadAnswer(r.contentType, r.body)
+		if ans.Framing == wire.Unrecognised && r.httpStatus < 300 {
+			// A success body a2a-go read (or cut) itself: not an answer to judge by shape.
+			ans.Framing = ""
 		}
-		ev.Reason = reason
+		ans.Fill(&ev)
 	}
 	if ev.Err == nil && ev.HTTPStatus == 0 && !ev.GRPC {
 		// No wire evidence at all (for example a URL the transport could not use): the
@@ -150,49 +146,6 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 		ev.Err = callErr
 	}
 	return ev
-}
-
-// wireError reads the JSON-RPC error code and the google.rpc.ErrorInfo reason from a
-// JSON answer or from the first event of an SSE stream. REST error bodies carry the
-// HTTP status in "code"; callers keep it only for JSON-RPC.
-func wireError(contentType string, body []byte) (code int, reason string) {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "text/event-stream" {
-		for line := range bytes.Lines(body) {
-			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
-				body = d
-				break
-			}
-		}
-	} else if !strings.Contains(mt, "json") && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
-		return 0, "" // some servers (a2a-go's v0.3 JSON-RPC handler) label JSON text/plain
-	}
-	var doc struct {
-		Error *struct {
-			Code    json.Number     `json:"code"`
-			Data    json.RawMessage `json:"data"`
-			Details json.RawMessage `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &doc) != nil || doc.Error == nil {
-		return 0, ""
-	}
-	if n, err := doc.Error.Code.Int64(); err == nil {
-		code = int(n)
-	}
-	for _, raw := range []json.RawMessage{doc.Error.Data, doc.Error.Details} {
-		var details []struct {
-			Reason string `json:"reason"`
-		}
-		if json.Unmarshal(raw, &details) == nil {
-			for _, d := range details {
-				if d.Reason != "" {
-					return code, d.Reason
-				}
-			}
-		}
-	}
-	return code, ""
 }
 
 // recordingTransport is the http.RoundTripper under a2a-go's HTTP transports: it

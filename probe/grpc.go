@@ -9,7 +9,6 @@ import (
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -126,12 +125,10 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		return a
 	}
 	st := status.Convert(err)
-	a.ev.GRPCCode, a.ev.GRPCMessage, a.message = st.Code(), st.Message(), st.Message()
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "" {
-			a.ev.Reason = info.GetReason()
-		}
-	}
+	a.ev.GRPCCode, a.ev.GRPCMessage, a.ev.Message = st.Code(), st.Message(), st.Message()
+	var info map[string]string
+	a.ev.Reason, info = wire.GRPCErrorInfo(st)
+	a.ev.ExpectedTenant = info["expectedTenant"]
 	a.ev.Sent, a.ev.Answered = ws.sent.Load(), ws.answered.Load()
 	// For the probe an answer is a status the server chose: response headers followed by
 	// our own deadline or a lost connection are no answer to read a binding from.
@@ -139,7 +136,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
-	a.seen = fmt.Sprintf("%s %q", st.Code(), trim(st.Message(), 200))
+	a.seen = fmt.Sprintf("%s %q", st.Code(), clipText(st.Message(), 200))
 	if a.ev.Reason != "" {
 		a.seen += " " + a.ev.Reason
 	}

@@ -21,56 +21,6 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-// Evidence is what one request saw on the wire. Probes fill it from raw HTTP statuses,
-// JSON-RPC error objects and gRPC status codes; delegate fills it from the same layers
-// under a2a-go's transports. Classify turns it into an Outcome, so one table decides
-// what a failure means everywhere.
-type Evidence struct {
-	// Binding is the binding the request spoke.
-	Binding a2a.TransportProtocol
-	// Err is a transport failure (dial, TLS, read, deadline); nil when an answer arrived.
-	Err error
-	// Sent reports that the request was fully written (httptrace WroteRequest; for gRPC,
-	// the request headers handed to a live connection). Once it was, only an answer that
-	// proves it reached no handler keeps a "never reached" outcome (see Classify).
-	Sent bool
-	// HTTPStatus is the HTTP status of the answer, 0 if none.
-	HTTPStatus int
-	// ContentType is the answer's media type.
-	ContentType string
-	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none; for HTTP+JSON,
-	// the A2A error code of a v0.3 error body that carries one (a2a-js answers
-	// {"code":-32001,"message":...}).
-	JSONRPCCode int
-	// Reason is the google.rpc.ErrorInfo reason of an A2A error, if the answer carried one.
-	Reason string
-	// Answered reports that the server itself answered at the protocol level: for gRPC,
-	// response headers or trailers arrived (grpc-go also makes statuses up client-side,
-	// for dial, TLS and preface failures: those are not answers). An HTTP status is
-	// always an answer. Once the server answered, the text of its status message is
-	// never read as a connection failure.
-	Answered bool
-	// GRPC reports that a gRPC status was received; GRPCCode and GRPCMessage hold it.
-	GRPC        bool
-	GRPCCode    codes.Code
-	GRPCMessage string
-	// Version is the protocol version the request spoke ("1.0", "0.3"), if known.
-	Version string
-	// AnswerVersion is the protocol version the answer's shape belongs to, when the
-	// caller could tell (e.g. a2a-go's v0.3 HTTP+JSON errors are application/problem+json).
-	AnswerVersion string
-	// Framing is the binding whose framing the answer's body has, when the caller parsed
-	// it: the request's own binding, another one (the answer proves another binding is
-	// served there), or Unrecognised. Empty means the body was not inspected.
-	Framing a2a.TransportProtocol
-	// Body is the start of the answer's body, for answers recognised by their text
-	// (a TLS server's plaintext rejection, for example).
-	Body string
-}
-
-// Unrecognised is the Framing of an answer that fits no binding.
-const Unrecognised a2a.TransportProtocol = "unrecognised"
-
 // grpcOutcomes maps gRPC status codes to outcomes.
 var grpcOutcomes = map[codes.Code]Outcome{
 	codes.OK:                 Served,

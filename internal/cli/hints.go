@@ -75,7 +75,7 @@ func hintFor(err error, hc hintContext) string {
 			return "the agent refused the credentials given with -H: check them (they go only to the card's origin and to --credential-host hosts)"
 		}
 		return `the agent wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`
-	case untrustedCert(err) || lastOutcome(err) == wire.TLSMismatch && strings.Contains(err.Error(), "certificate"):
+	case untrustedCert(err) || lastEvidence(err).CertificateFailure():
 		if hc.tlsFlags {
 			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
 		}
@@ -121,6 +121,17 @@ func attemptTimedOut(err error) bool {
 	}
 	a, ok := de.Last()
 	return ok && a.AttemptTimedOut
+}
+
+// lastEvidence is the wire evidence of a failed delegation's last attempt, empty for
+// other errors.
+func lastEvidence(err error) wire.Evidence {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return wire.Evidence{}
+	}
+	a, _ := de.Last()
+	return a.Evidence
 }
 
 // lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.
