@@ -348,7 +348,7 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 			}),
 			grpc.WithChainUnaryInterceptor(unaryRecorder),
 			grpc.WithChainStreamInterceptor(streamRecorder),
-			grpc.WithStatsHandler(sentStats{}),
+			grpc.WithStatsHandler(wire.GRPCStats{}),
 		)
 		if err != nil {
 			return nil, err

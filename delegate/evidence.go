@@ -13,7 +13,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/wire"
@@ -44,9 +43,9 @@ type recorder struct {
 	netErr      error
 	grpc        bool
 	grpcStatus  *status.Status
-	answered    bool   // gRPC response headers or trailers arrived from the server
-	timedOut    bool   // the attempt's own bound cancelled it
-	location    string // the Location of a 3xx answer (never followed)
+	call        wire.GRPCCall // gRPC: request headers sent, response headers or trailers arrived
+	timedOut    bool          // the attempt's own bound cancelled it
+	location    string        // the Location of a 3xx answer (never followed)
 }
 
 // redirectNote names where a 3xx answer pointed, for the attempt's detail: the call did
@@ -78,6 +77,9 @@ func (r *recorder) isTimedOut() bool {
 type recorderKey struct{}
 
 func withRecorder(ctx context.Context, r *recorder) context.Context {
+	if r != nil {
+		ctx = wire.WithGRPCCall(ctx, &r.call) // wire.GRPCStats records the gRPC transport's part
+	}
 	return context.WithValue(ctx, recorderKey{}, r)
 }
 
@@ -115,13 +117,13 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 	if r.timedOut {
 		// What the transports saw after the cancellation (a gRPC CANCELLED, a 200 whose
 		// stream never produced an event) is our own doing: the evidence is the deadline.
-		return wire.Evidence{Binding: binding, Version: version, Sent: r.sent, Err: context.DeadlineExceeded}
+		return wire.Evidence{Binding: binding, Version: version, Sent: r.sent || r.call.Sent(), Err: context.DeadlineExceeded}
 	}
-	ev := wire.Evidence{Binding: binding, Version: version, Sent: r.sent, Answered: r.httpStatus != 0,
+	ev := wire.Evidence{Binding: binding, Version: version, Sent: r.sent || r.call.Sent(), Answered: r.httpStatus != 0,
 		HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true
-		ev.Answered = r.answered
+		ev.Answered = r.call.Answered()
 		ev.GRPCCode = r.grpcStatus.Code()
 		ev.GRPCMessage = r.grpcStatus.Message()
 		if ev.Err == nil {
@@ -306,29 +308,3 @@ func (r *recorder) setGRPC(err error) {
 	}
 	r.mu.Unlock()
 }
-
-// sentStats marks an attempt sent once its headers were handed to a live transport, and
-// answered once response headers or trailers came back from a gRPC server (grpc-go
-// emits neither for the statuses it makes up itself: dial, TLS, preface failures).
-type sentStats struct{}
-
-func (sentStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-
-func (sentStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	rec := recorderFrom(ctx)
-	if rec == nil {
-		return
-	}
-	switch s.(type) {
-	case *stats.OutHeader:
-		rec.markSent()
-	case *stats.InHeader, *stats.InTrailer:
-		rec.mu.Lock()
-		rec.answered = true
-		rec.mu.Unlock()
-	}
-}
-
-func (sentStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-
-func (sentStats) HandleConn(context.Context, stats.ConnStats) {}

@@ -49,7 +49,7 @@ func tenantPrefixNote(ctx context.Context, req request, base, id string) []strin
 		"Accept":            {"application/a2a+json, application/json"},
 		a2a.SvcParamVersion: {card.V1},
 	})
-	if b.ev.Framing != a2a.TransportProtocolHTTPJSON || b.ev.Reason != "TASK_NOT_FOUND" {
+	if b.ev.Framing != a2a.TransportProtocolHTTPJSON || b.ev.Reason != a2a.ErrorReason(a2a.ErrTaskNotFound) {
 		return nil
 	}
 	return []string{fmt.Sprintf("with a tenant path prefix HTTP+JSON 1.0 answers (%s -> %s): the agent routes tenants by path and the card declares no tenant for this interface", b.sent, b.seen)}
