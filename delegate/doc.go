@@ -53,7 +53,7 @@
 // Addresses: interface URLs are read by card.ParseAddress; card.DialPolicy (WithDialPolicy)
 // refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata addresses
 // (by name, after resolution and at connect time: outcome wire.Blocked); at most
-// DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
+// card.DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
 // transport is built on an interface's first attempt.
 //
 // Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of

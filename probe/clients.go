@@ -228,7 +228,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	o, detail := v.outcomeFor(chosen, "")
 	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
 	if chosen.Binding == a2a.TransportProtocolGRPC {
-		if grpcSchemeRejected(chosen.URL) {
+		if card.GoGRPCTarget(strings.TrimSpace(chosen.URL)) != nil {
 			return choice{iface: &chosen, outcome: wire.Unreachable,
 				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
 		}
@@ -238,16 +238,6 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 		}
 	}
 	return choice{iface: &chosen, outcome: o, note: note}
-}
-
-// grpcSchemeRejected reports whether grpc.NewClient fails on a declared gRPC URL: it
-// knows the dns and passthrough target schemes, and reads anything else with "://" as
-// a host name with too many colons.
-func grpcSchemeRejected(u string) bool {
-	if !strings.Contains(u, "://") {
-		return false
-	}
-	return !strings.HasPrefix(u, "dns:///") && !strings.HasPrefix(u, "passthrough:///")
 }
 
 // pickJS models @a2a-js/sdk 1.3.0 ClientFactory.createFromNormalizedAgentCard: v0.3 cards

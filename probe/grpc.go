@@ -95,10 +95,10 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 
 	md := metadata.MD{}
 	if req.o.credentialsFor(req.ep, useTLS) {
-		for k, vs := range req.o.header {
+		for k, vs := range req.o.conn.Header {
 			md.Append(strings.ToLower(k), vs...)
 		}
-	} else if len(req.o.header) > 0 {
+	} else if len(req.o.conn.Header) > 0 {
 		a.extra = append(a.extra, withheldNote)
 	}
 	var in, out proto.Message

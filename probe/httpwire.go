@@ -45,9 +45,9 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if err != nil {
 		return httpAnswer{err: err}
 	}
-	withheld := len(req.o.header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
+	withheld := len(req.o.conn.Header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
 	if !withheld {
-		for k, vs := range req.o.header {
+		for k, vs := range req.o.conn.Header {
 			for _, v := range vs {
 				hr.Header.Add(k, v)
 			}
