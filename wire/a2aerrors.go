@@ -62,6 +62,13 @@ func ErrorFor(err error) (A2AError, bool) {
 	return A2AError{}, false
 }
 
+// ErrorForJSONRPC returns the table's row for a JSON-RPC error code (also the code a v0.3
+// HTTP+JSON error body carries).
+func ErrorForJSONRPC(code int) (A2AError, bool) {
+	e, ok := byJSONRPC[code]
+	return e, ok
+}
+
 // Reason is the row's google.rpc.ErrorInfo reason, a2a-go's name for it.
 func (e A2AError) Reason() string { return a2a.ErrorReason(e.Err) }
 
