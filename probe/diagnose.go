@@ -60,7 +60,7 @@ func Diagnose(c *card.Card, results []Result) Report {
 			Severity:  card.SeverityError,
 			Message:   fmt.Sprintf("%s is not served: %s (%s)", r.Interface, r.Outcome, cause(r)),
 			Fix:       fixFor(r),
-			Interface: r.Interface.Source,
+			Interface: r.Interface.Source.String(),
 		})
 	}
 	findings = append(findings, card.Lint(c)...)
@@ -104,7 +104,7 @@ func preferredNotServed(pref card.Interface, r Result, clients []ClientImpact) c
 	if r.ActualBinding != "" && r.ActualBinding != pref.Binding {
 		fix = fmt.Sprintf("prefer %s at %s (what is served there), or serve %s there", r.ActualBinding, pref.URL, pref.Binding)
 	}
-	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source}
+	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source.String()}
 }
 
 // cause is a short reading of a result for a finding's message.

@@ -154,7 +154,7 @@ func seedAgentStep(seed *lab.Agent, c *card.Card) Step {
 		fmt.Sprintf("card %s (v0.3 shape): url %s, preferredTransport GRPC", card.CardURL(seed.BaseURL), seed.BaseURL),
 		fmt.Sprintf("the HTTP port %s serves JSON-RPC 0.3 only; the gRPC port %s accepts connections with no A2A service", seed.HTTPAddr, seed.GRPCAddr))
 	for _, i := range c.Interfaces {
-		s.Notes = append(s.Notes, "declares "+i.String()+" ("+i.Source+")")
+		s.Notes = append(s.Notes, "declares "+i.String()+" ("+i.Source.String()+")")
 	}
 	return s
 }
