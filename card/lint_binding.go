@@ -117,7 +117,7 @@ func (l *linter) versionFields() []versionField {
 		if ri != nil {
 			raw = ri.ProtocolVersion
 		}
-		out = append(out, versionField{where: fmt.Sprintf("supportedInterfaces[%d]", i), raw: raw, v1: true})
+		out = append(out, versionField{where: Supported(i).String(), raw: raw, v1: true})
 	}
 	if l.doc.hasV03() && l.doc.ProtocolVersion != nil {
 		out = append(out, versionField{where: "the card", raw: l.doc.ProtocolVersion})

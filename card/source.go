@@ -58,15 +58,6 @@ func (s Source) String() string {
 	return ""
 }
 
-// Field is the name of the list ("supportedInterfaces", "additionalInterfaces") or
-// "url+preferredTransport".
-func (s Source) Field() string {
-	if s.List == ListPrimary {
-		return primaryText
-	}
-	return strings.SplitN(s.String(), "[", 2)[0]
-}
-
 // MarshalText writes String.
 func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
