@@ -147,9 +147,13 @@ var rules = append([]rule{
 		"publish the host name or address clients reach the agent at, not the bind address"},
 		(*linter).wildcardHost},
 	{Rule{CodeFieldNameCase, SeverityError,
-		"a card or interface field name is spelt in another case (\"URL\", \"ProtocolBinding\"): Go clients read it, JavaScript and Python clients ignore it",
-		"spell the field name exactly as the specification does"},
+		"a member is named like a card field at any depth but not exactly (\"URL\", \"ProtocolBinding\", \"supported_interfaces\"): a2abind, protojson, a2a-js and a2a-python do not read it, a2a-go does",
+		"spell the field name exactly as the specification does, or remove the member"},
 		(*linter).fieldCase},
+	{Rule{CodeMemberDuplicate, SeverityError,
+		"a member name appears twice in one JSON object: parsers disagree on which copy wins (protojson rejects the card), so a2abind refuses to read it",
+		"keep one copy of the member"},
+		nil}, // reported from the reader's *ReadError (Parse refuses the document)
 	{Rule{CodeBindingMissing, SeverityError,
 		"an interface declares no binding (protocolBinding / transport)",
 		`set the binding to "JSONRPC", "GRPC" or "HTTP+JSON"`},
@@ -198,6 +202,9 @@ func Lint(c *Card) []Finding {
 	l := newLinter(c)
 	var out []Finding
 	for _, r := range rules {
+		if r.check == nil {
+			continue
+		}
 		for _, h := range r.check(l) {
 			fix := h.fix
 			if fix == "" {

@@ -12,15 +12,13 @@ import (
 
 func (l *linter) fieldCase() []hit {
 	var out []hit
-	for _, m := range l.doc.MiscasedKeys {
-		where := "the card"
-		if m.where != "" {
-			where = m.where
+	for _, e := range l.doc.strays {
+		f := e.Finding()
+		iface := ""
+		if end := strings.IndexByte(e.Path, ']'); end > 0 && strings.HasSuffix(e.Path[:strings.IndexByte(e.Path, '[')], "Interfaces") {
+			iface = e.Path[:end+1]
 		}
-		out = append(out, hit{iface: m.where,
-			message: fmt.Sprintf("%s has the key %q where the field is %q: a2a-go (and a2abind) match field names case-insensitively and read it, "+
-				"while the JavaScript and Python SDKs ignore it, so clients disagree about what the card says", where, m.key, m.field),
-			fix: fmt.Sprintf("rename %q to %q", m.key, m.field)})
+		out = append(out, hit{iface: iface, message: f.Message, fix: f.Fix})
 	}
 	return out
 }

@@ -71,6 +71,12 @@ func (r *recorder) markTimedOut() {
 	r.mu.Unlock()
 }
 
+func (r *recorder) isTimedOut() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timedOut
+}
+
 type recorderKey struct{}
 
 func withRecorder(ctx context.Context, r *recorder) context.Context {

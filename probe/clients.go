@@ -342,7 +342,7 @@ func pickV03Preferred(v *cardView) choice {
 }
 
 // pickDelegate is a2abind's delegate, computed by the delegate's own rules rather than
-// modelled: it walks card.CallOrder under Policy (a SendMessage: not idempotent, no
+// modelled: it walks card.CallOrder under wire.Policy (a SendMessage: not idempotent, no
 // resend), with each attempt's outcome taken from the probe of that interface.
 func pickDelegate(v *cardView) choice {
 	cands, skipped := card.CallOrder(v.c, nil)
@@ -354,11 +354,17 @@ func pickDelegate(v *cardView) choice {
 		notes = append(notes, fmt.Sprintf("skips %s (%s)", s.Interface, s.Reason))
 	}
 	outcomes := make([]wire.Outcome, len(cands))
-	w := wire.Policy{}.Walk(cands, func(i card.Interface) wire.Tried {
-		o := v.callOutcome(i)
-		outcomes[len(tried)] = o
-		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
-		return wire.Tried{Outcome: o}
+	// The call is predicted to get what the probe's lookup got there, so the probe's
+	// lookup is also the walk's confirming lookup (wire.Walker.Lookup): an answer that
+	// needs confirmation is confirmed exactly when the lookup saw it too.
+	w := wire.Policy{}.Walk(cands, wire.Walker{
+		Try: func(i card.Interface) wire.Tried {
+			o := v.callOutcome(i)
+			outcomes[len(tried)] = o
+			tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+			return wire.Tried{Outcome: o}
+		},
+		Lookup: v.callOutcome,
 	})
 	chosen := cands[w.Last]
 	note := fmt.Sprintf("uses %s", chosen)

@@ -67,6 +67,9 @@ type Result struct {
 	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
 	// to the request of the declared binding; zero when it did not answer over TLS.
 	CertExpiry time.Time
+	// Way is how the declared binding and version answered, when Outcome is Served: a
+	// client calling the interface that way reaches what the probe reached.
+	Way Way
 }
 
 // Option configures Interface and Card.
@@ -81,6 +84,7 @@ type options struct {
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
+	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial
@@ -232,6 +236,7 @@ func (r *run) run(ctx context.Context) Result {
 	switch first.outcome {
 	case wire.Served:
 		res.ActualBinding, res.ActualVersion = r.binding, declared
+		res.Way = first.way()
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
 		}
@@ -448,6 +453,7 @@ type attempt struct {
 	answered   bool   // something answered at the protocol level (status line, gRPC status)
 	latency    time.Duration
 	extra      []string  // notes from the prober (TLS attempts of a bare host:port, ...)
+	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
 	message    string    // the A2A error message of the answer, if any
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer

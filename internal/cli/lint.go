@@ -94,6 +94,9 @@ at least one, 2 when the card cannot be obtained or read.`,
 			defer cancel()
 			target := args[0]
 			c, err := card.Load(ctx, target, opts...)
+			if x, ok := card.FindingOf(err); ok { // a repeated member name: readers disagree
+				return lintFailed(g, target, x)
+			}
 			if err != nil {
 				if g.json() {
 					if werr := g.writeJSON(lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()}); werr != nil {
@@ -127,6 +130,25 @@ at least one, 2 when the card cannot be obtained or read.`,
 	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
 	sig.register(cmd.Flags())
 	return cmd
+}
+
+// lintFailed reports a document the card reader refuses as ambiguous (a repeated member
+// name) as its finding, exit 1: the card was obtained and is wrong, like any error finding.
+func lintFailed(g *globals, target string, x card.Finding) error {
+	findings := []card.Finding{x}
+	if g.json() {
+		if err := g.writeJSON(lintOutput{Target: target, Findings: findings, Error: x.Message}); err != nil {
+			return fail(ExitUsage, err)
+		}
+		return fail(ExitFailed, nil)
+	}
+	st := newStyle(g.stdout)
+	st.block(g.stdout, 0, target+": a card no two readers read alike", st.bold)
+	fmt.Fprintln(g.stdout)
+	writeFindings(g.stdout, st, findings)
+	fmt.Fprintln(g.stdout)
+	st.block(g.stdout, 0, "FAIL: "+countSeverities(findings)+": clients read this card differently", verdict(st.bad, "FAIL"))
+	return fail(ExitFailed, nil)
 }
 
 // writeLint prints the human report: what was read, the interfaces, the findings and a verdict.
