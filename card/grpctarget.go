@@ -35,7 +35,7 @@ func GoGRPCTarget(target string) error {
 		return dnsEndpoint(strings.TrimPrefix(endpoint, "/"), target)
 	}
 	if _, err := url.Parse("dns:///" + target); err != nil {
-		return fmt.Errorf("Go's gRPC client rejects %q: %v", target, err)
+		return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: %v", target, err)
 	}
 	return dnsEndpoint(target, target)
 }
@@ -44,7 +44,7 @@ func GoGRPCTarget(target string) error {
 // a host (port 443).
 func dnsEndpoint(endpoint, target string) error {
 	if endpoint == "" {
-		return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver finds no address in it", target)
+		return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver finds no address in it", target)
 	}
 	if _, err := netip.ParseAddr(endpoint); err == nil {
 		return nil
@@ -53,12 +53,12 @@ func dnsEndpoint(endpoint, target string) error {
 		if !dialPort(port) {
 			// "grpc://agent" reads as host "grpc", port "//agent": the resolver takes it,
 			// and every dial fails.
-			return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver reads %q as host:port, with port %q", target, endpoint, port)
+			return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver reads %q as host:port, with port %q", target, endpoint, port)
 		}
 		return nil
 	}
 	if _, _, err := net.SplitHostPort(endpoint + ":443"); err != nil {
-		return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver reads %q as host:port (%v)", target, endpoint, err)
+		return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver reads %q as host:port (%v)", target, endpoint, err)
 	}
 	return nil
 }

@@ -358,9 +358,7 @@ func refuseStep() Step {
 	var be *server.BindingError
 	s.OK = errors.Is(err, server.ErrCardMismatch) && errors.As(err, &be) &&
 		be.Interface.Binding == a2a.TransportProtocolGRPC && be.Interface.URL == url
-	for _, line := range strings.Split(err.Error(), "\n") {
-		s.Notes = append(s.Notes, line)
-	}
+	s.Notes = append(s.Notes, strings.Split(err.Error(), "\n")...)
 	return s
 }
 
