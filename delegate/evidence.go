@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -143,6 +144,11 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 			ev.JSONRPCCode = code
 		}
 		ev.Reason = reason
+		if e, ok := restv03.ParseError(r.body); ok && binding == a2a.TransportProtocolHTTPJSON {
+			// The v0.3 REST error body (a2a-js 0.3, the /v1 routes): the A2A error code
+			// itself, read as probe reads it.
+			ev.Framing, ev.JSONRPCCode, ev.Reason = a2a.TransportProtocolHTTPJSON, e.Code, e.Reason
+		}
 	}
 	if ev.Err == nil && ev.HTTPStatus == 0 && !ev.GRPC {
 		// No wire evidence at all (for example a URL the transport could not use): the

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -225,8 +224,7 @@ func (s *restV03Stream) RecvMsg(m any) error {
 }
 
 func (s *restV03Stream) decode(data []byte, m proto.Message) error {
-	var e restv03.ErrorBody
-	if json.Unmarshal(data, &e) == nil && e.Code != 0 {
+	if e, ok := restv03.ParseError(data); ok {
 		s.resp.Body.Close()
 		return a2aError(e)
 	}
@@ -236,8 +234,7 @@ func (s *restV03Stream) decode(data []byte, m proto.Message) error {
 // answerError is the error of a non-2xx answer: the A2A error its body names, else the
 // HTTP status.
 func answerError(code int, body []byte) error {
-	var e restv03.ErrorBody
-	if json.Unmarshal(body, &e) == nil && e.Code != 0 {
+	if e, ok := restv03.ParseError(body); ok {
 		return fmt.Errorf("HTTP %d: %w", code, a2aError(e))
 	}
 	return fmt.Errorf("HTTP %d %s", code, http.StatusText(code))

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -223,24 +224,12 @@ type flatError struct {
 	Message string
 }
 
-// parseFlatError reads a flat v0.3 REST error body: a JSON object with an integer code
-// in the JSON-RPC error range (-32768 to -31000, which holds A2A's and a2a-go's codes)
-// and a string message, and no JSON-RPC envelope. ok is false for anything else.
+// parseFlatError reads a flat v0.3 REST error body (restv03.ParseError: a JSON object
+// with an integer code in the JSON-RPC error range and a string message, and no JSON-RPC
+// envelope). ok is false for anything else.
 func parseFlatError(b []byte) (flatError, bool) {
-	var doc struct {
-		JSONRPC *json.RawMessage `json:"jsonrpc"`
-		Error   *json.RawMessage `json:"error"`
-		Code    *json.Number     `json:"code"`
-		Message *string          `json:"message"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.JSONRPC != nil || doc.Error != nil || doc.Code == nil || doc.Message == nil {
-		return flatError{}, false
-	}
-	code, err := strconv.ParseInt(doc.Code.String(), 10, 32)
-	if err != nil || code < -32768 || code > -31000 {
-		return flatError{}, false
-	}
-	return flatError{Code: int(code), Message: *doc.Message}, true
+	e, ok := restv03.ParseError(b)
+	return flatError{Code: e.Code, Message: e.Message}, ok
 }
 
 func (e flatError) String() string {
