@@ -334,7 +334,7 @@ func (c *Client) build(iface card.Interface, w probe.Way) (a2aclient.Transport, 
 			}),
 			grpc.WithChainUnaryInterceptor(unaryRecorder),
 			grpc.WithChainStreamInterceptor(streamRecorder),
-			grpc.WithStatsHandler(sentStats{}),
+			grpc.WithStatsHandler(wire.GRPCStats{}),
 		)
 		if err != nil {
 			return nil, err

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/internal/restv03"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // newRESTV03Transport is the client of the v0.3 specification's HTTP+JSON binding at
@@ -224,7 +225,7 @@ func (s *restV03Stream) RecvMsg(m any) error {
 }
 
 func (s *restV03Stream) decode(data []byte, m proto.Message) error {
-	if e, ok := restv03.ParseError(data); ok {
+	if e, ok := wire.ParseFlatError(data); ok {
 		s.resp.Body.Close()
 		return a2aError(e)
 	}
@@ -234,32 +235,18 @@ func (s *restV03Stream) decode(data []byte, m proto.Message) error {
 // answerError is the error of a non-2xx answer: the A2A error its body names, else the
 // HTTP status.
 func answerError(code int, body []byte) error {
-	if e, ok := restv03.ParseError(body); ok {
+	if e, ok := wire.ParseFlatError(body); ok {
 		return fmt.Errorf("HTTP %d: %w", code, a2aError(e))
 	}
 	return fmt.Errorf("HTTP %d %s", code, http.StatusText(code))
 }
 
-// a2aErrors are the a2a-go sentinels of the A2A error codes a v0.3 HTTP+JSON error body
-// carries (the JSON-RPC codes of the specification's error table).
-var a2aErrors = map[int]error{
-	-32001: a2a.ErrTaskNotFound,
-	-32002: a2a.ErrTaskNotCancelable,
-	-32003: a2a.ErrPushNotificationNotSupported,
-	-32004: a2a.ErrUnsupportedOperation,
-	-32005: a2a.ErrUnsupportedContentType,
-	-32006: a2a.ErrInvalidAgentResponse,
-	-32700: a2a.ErrParseError,
-	-32600: a2a.ErrInvalidRequest,
-	-32601: a2a.ErrMethodNotFound,
-	-32602: a2a.ErrInvalidParams,
-	-32603: a2a.ErrInternalError,
-}
-
-func a2aError(e restv03.ErrorBody) error {
-	base, ok := a2aErrors[e.Code]
-	if !ok {
-		base = a2a.ErrInternalError
+// a2aError is the a2a-go error of a v0.3 HTTP+JSON error body: the sentinel of its
+// A2A error code (wire's A2A error table), InternalError for a code it does not name.
+func a2aError(e wire.Answer) error {
+	base := a2a.ErrInternalError
+	if row, ok := wire.ErrorForJSONRPC(e.Code); ok {
+		base = row.Err
 	}
 	return a2a.NewError(base, e.Message)
 }

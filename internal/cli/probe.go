@@ -151,9 +151,15 @@ is wrong.`,
 			if err := f.sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
 			}
-			results := e.Card(ctx, c, probeOpts...)
-			if n := probe.Skipped(c, probeOpts...); n > 0 {
-				fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+			var results []probe.Result
+			if f.sig.require && !c.Verification().Verified() {
+				// no signature vouches for where the card points: dial nothing
+				fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
+			} else {
+				results = e.Card(ctx, c, probeOpts...)
+				if n := probe.Skipped(c, probeOpts...); n > 0 {
+					fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+				}
 			}
 			rep := probe.Diagnose(c, results)
 			if f.sig.require {
@@ -204,7 +210,7 @@ func probeJSON(target string, results []probe.Result, rep probe.Report) probeOut
 	for _, r := range results {
 		out.Interfaces = append(out.Interfaces, probeInterface{
 			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
-			Source: r.Interface.Source, Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
+			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
 			LatencyMs: millis(r.Latency),
 		})
 	}
@@ -235,7 +241,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		if v == "" {
 			v = "?"
 		}
-		rows = append(rows, []string{r.Interface.Source, fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
+		rows = append(rows, []string{r.Interface.Source.String(), fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
 			string(r.Outcome), really(r), latency(r.Latency)})
 	}
 	st.table(w, 2, rows, func(row, col int, cell string) string {

@@ -6,7 +6,6 @@ package restv03
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -51,28 +50,6 @@ type ErrorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Reason  string `json:"reason,omitempty"`
-}
-
-// ParseError reads an error answer of the binding: a JSON object with an integer
-// "code" in the A2A / JSON-RPC error range (-32768..-31000) and a string "message",
-// and neither "jsonrpc" nor "error" (a JSON-RPC envelope or a google.rpc.Status is
-// another binding's answer). ok is false for anything else.
-func ParseError(b []byte) (e ErrorBody, ok bool) {
-	var doc struct {
-		JSONRPC *json.RawMessage `json:"jsonrpc"`
-		Error   *json.RawMessage `json:"error"`
-		Code    *json.Number     `json:"code"`
-		Message *string          `json:"message"`
-		Reason  string           `json:"reason"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.JSONRPC != nil || doc.Error != nil || doc.Code == nil || doc.Message == nil {
-		return ErrorBody{}, false
-	}
-	code, err := strconv.ParseInt(doc.Code.String(), 10, 32)
-	if err != nil || code < -32768 || code > -31000 {
-		return ErrorBody{}, false
-	}
-	return ErrorBody{Code: int(code), Message: *doc.Message, Reason: doc.Reason}, true
 }
 
 // messageParts copies, in every JSON object that is a message (it has "messageId" and
