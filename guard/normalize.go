@@ -94,7 +94,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 			return Normalized{}, fmt.Errorf("normalize: %w", err)
 		}
 	}
-	obj, err := decodeObject(doc)
+	obj, err := card.DecodeObject(doc)
 	if err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
@@ -118,7 +118,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 		return out, nil
 	}
 	out.SignaturesDropped = n.dropSignatures()
-	if out.Document, err = n.obj.encode(); err != nil {
+	if out.Document, err = n.obj.Encode(); err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
 	out.Changed = true
@@ -129,7 +129,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 }
 
 type normalizer struct {
-	obj       object
+	obj       card.Object
 	served    map[string]bool           // Interface.Key() of the served interfaces
 	declared  map[string]card.Interface // by Source
 	removed   []card.Interface
@@ -158,7 +158,7 @@ func (n *normalizer) isServed(i card.Interface) bool { return n.served[i.Key()] 
 
 // entries reads a list field as raw entries; absent or null is (nil, false).
 func (n *normalizer) entries(field string) ([]json.RawMessage, bool, error) {
-	raw, ok := n.obj.get(field)
+	raw, ok := n.obj.Get(field)
 	if !ok {
 		return nil, false, nil
 	}
@@ -201,10 +201,10 @@ func (n *normalizer) v1() (bool, error) {
 		n.preferred = &p
 	}
 	if len(kept) == 0 {
-		n.obj = n.obj.without(fieldSupported, false)
+		n.obj = n.obj.Without(fieldSupported, false)
 		return false, nil
 	}
-	n.obj = n.obj.set(fieldSupported, marshalList(kept))
+	n.obj = n.obj.Set(fieldSupported, marshalList(kept))
 	return true, nil
 }
 
@@ -218,7 +218,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 	}
 	if !hasPrimary {
 		if present {
-			n.obj = n.obj.set(fieldAdditional, marshalList(kept))
+			n.obj = n.obj.Set(fieldAdditional, marshalList(kept))
 		}
 		return len(kept) > 0, nil
 	}
@@ -239,7 +239,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 	if !found {
 		// Nothing of the v0.3 part is served: remove it (v1.0 clients read supportedInterfaces).
 		for _, f := range []string{fieldURL, fieldPreferred, fieldAdditional} {
-			n.obj = n.obj.without(f, false)
+			n.obj = n.obj.Without(f, false)
 		}
 		return false, nil
 	}
@@ -247,11 +247,11 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 		p := newPrimary
 		p.Source, p.Preferred = card.SourcePrimary, true
 		n.preferred = &p
-		n.obj = n.obj.set(fieldURL, jsonString(newPrimary.URL))
-		n.obj = n.obj.set(fieldPreferred, jsonString(string(newPrimary.Binding)))
+		n.obj = n.obj.Set(fieldURL, card.JSONString(newPrimary.URL))
+		n.obj = n.obj.Set(fieldPreferred, card.JSONString(string(newPrimary.Binding)))
 	}
 	if present { // a new primary comes from this list, so the list still names it
-		n.obj = n.obj.set(fieldAdditional, marshalList(kept))
+		n.obj = n.obj.Set(fieldAdditional, marshalList(kept))
 	}
 	return true, nil
 }
@@ -261,16 +261,16 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 func (n *normalizer) dropSignatures() int {
 	count := 0
 	for _, m := range n.obj {
-		if strings.EqualFold(m.key, fieldSignatures) {
+		if strings.EqualFold(m.Key, fieldSignatures) {
 			var list []json.RawMessage
-			if json.Unmarshal(m.value, &list) == nil {
+			if json.Unmarshal(m.Value, &list) == nil {
 				count += len(list)
-			} else if string(m.value) != "null" {
+			} else if string(m.Value) != "null" {
 				count++
 			}
 		}
 	}
-	n.obj = n.obj.without(fieldSignatures, true)
+	n.obj = n.obj.Without(fieldSignatures, true)
 	return count
 }
 

@@ -78,9 +78,10 @@ type Option func(*options)
 type options struct {
 	conn     card.Conn // headers, TLS, dial policy, credential hosts, interface bound
 	timeout  time.Duration
-	siblings []string               // other URLs the card declares: a binding found there is noted, not attributed
-	creds    *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
-	engine   *Engine                // whose connections and caps the requests use
+	siblings []string                            // other URLs the card declares: a binding found there is noted, not attributed
+	creds    *card.CredentialPolicy              // nil until run: Card sets the card's, Interface the address's
+	engine   *Engine                             // whose connections and caps the requests use
+	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
@@ -455,7 +456,6 @@ type attempt struct {
 	extra      []string  // notes from the prober (TLS attempts of a bare host:port, ...)
 	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
-	message    string    // the A2A error message of the answer, if any
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
 }
 
@@ -477,10 +477,7 @@ func (a attempt) tlsMode() tlsMode {
 }
 
 // certificate reports whether a TLS failure is about the certificate, not the mode.
-func (a attempt) certificate() bool {
-	s := strings.ToLower(a.why + " " + a.seen)
-	return strings.Contains(s, "x509") || strings.Contains(s, "certificate")
-}
+func (a attempt) certificate() bool { return a.ev.CertificateFailure() }
 
 // answeredBinding is the binding the answer's framing showed, if any.
 func (a attempt) answeredBinding() a2a.TransportProtocol {
