@@ -228,7 +228,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	o, detail := v.outcomeFor(chosen, "")
 	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
 	if chosen.Binding == a2a.TransportProtocolGRPC {
-		if card.GoGRPCTarget(strings.TrimSpace(chosen.URL)) != nil {
+		if card.GoGRPCTarget(chosen.URL) != nil {
 			return choice{iface: &chosen, outcome: wire.Unreachable,
 				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
 		}
