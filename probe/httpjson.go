@@ -63,7 +63,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	ob, _ := Classify(b.ev)
 	nothingFirst := a.ev.Framing == Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
 	if b.answered && (ob == Served || ob == AuthRequired || nothingFirst) {
-		b.extra = append(b.extra, "first tried "+a.sent+" -> "+a.seen)
+		b.firstTried, b.v1Routes = a.sent+" -> "+a.seen, true
 		return b
 	}
 	return a

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -67,6 +68,11 @@ type Result struct {
 	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
 	// to the request of the declared binding; zero when it did not answer over TLS.
 	CertExpiry time.Time
+
+	// restV03AtV1: HTTP+JSON 0.3 answered at {url}/v1/... (the v0.3 specification's
+	// routes, a2a-go v2.4.0), not at {url}/... (a2a-go v2.3.1's own layout). Read by
+	// the client-impact profiles of the two a2a-go releases.
+	restV03AtV1 bool
 }
 
 // Option configures Interface and Card.
@@ -242,6 +248,7 @@ func (r *run) run(ctx context.Context) Result {
 	switch first.outcome {
 	case Served:
 		res.ActualBinding, res.ActualVersion = r.binding, declared
+		res.restV03AtV1 = first.v1Routes
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
 		}
@@ -259,7 +266,7 @@ func (r *run) run(ctx context.Context) Result {
 			} else {
 				res.Outcome = second.outcome
 			}
-			res.ActualBinding, res.ActualVersion = r.binding, other
+			res.ActualBinding, res.ActualVersion, res.restV03AtV1 = r.binding, other, second.v1Routes
 			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
 		case first.outcome == HandlerMissing && second.outcome == HandlerMissing:
@@ -334,8 +341,17 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		}
 		return res
 	}
+	// The declared binding served for another version is version_mismatch (a v0.3
+	// HTTP+JSON agent serves its routes under {url}/v1, so nothing answers where 1.0 was
+	// asked); anything else is another binding.
+	if found.firstTried == first.sent+" -> "+first.seen {
+		found.firstTried = "" // the declared lookup, already in the detail
+	}
 	res.Outcome = WrongBinding
-	res.ActualBinding, res.ActualVersion = found.binding, found.version
+	if found.binding == r.binding {
+		res.Outcome = VersionMismatch
+	}
+	res.ActualBinding, res.ActualVersion, res.restV03AtV1 = found.binding, found.version, found.v1Routes
 	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
 	return res
 }
@@ -461,12 +477,20 @@ type attempt struct {
 	url        string    // the URL search probed, as declared
 	message    string    // the A2A error message of the answer, if any
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
+	// firstTried is the request and answer of a route tried before this one for the same
+	// lookup (v0.3 HTTP+JSON: {url}/tasks before {url}/v1/tasks), "" for none.
+	firstTried string
+	v1Routes   bool // v0.3 HTTP+JSON answered at {url}/v1/...
 }
 
 func (a attempt) describe() string {
 	s := a.sent + " -> " + a.seen
-	if len(a.extra) > 0 {
-		s += " [" + strings.Join(a.extra, "; ") + "]"
+	extra := a.extra
+	if a.firstTried != "" {
+		extra = append(slices.Clip(extra), "first tried "+a.firstTried)
+	}
+	if len(extra) > 0 {
+		s += " [" + strings.Join(extra, "; ") + "]"
 	}
 	return s
 }

@@ -49,7 +49,7 @@ func (srv *Server) parts() []part {
 		case rt.version == card.V1:
 			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, a2asrv.NewRESTHandler(srv.handler)))})
 		default:
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Routes(srv.handler, a2av0.NewRESTHandler(srv.handler))))})
+			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Routes(srv.handler)))})
 		}
 	}
 	limit := srv.o.maxRequestBytes

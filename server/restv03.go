@@ -31,9 +31,10 @@ import (
 // calls a2a-go's v0.3 gRPC handler in process, so the request handler, the task store
 // and the interceptors are the same as on every other binding.
 
-// restV03Routes serves the transcoded routes under /v1/ and hands everything else to
-// legacy (a2a-go's own v0.3 REST handler).
-func restV03Routes(handler a2asrv.RequestHandler, legacy http.Handler) http.Handler {
+// restV03Routes serves the transcoded routes under /v1/. Nothing else is v0.3: a2a-go
+// v2.3.1's unprefixed v0.3 routes ({url}/message:send) are gone from a2a-go v2.4.0,
+// whose clients call {url}/v1/... like every v0.3 client.
+func restV03Routes(handler a2asrv.RequestHandler) http.Handler {
 	g := &restV03{h: a2agrpcv0.NewHandler(handler)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/message:send", g.send)
@@ -43,10 +44,9 @@ func restV03Routes(handler a2asrv.RequestHandler, legacy http.Handler) http.Hand
 	mux.HandleFunc("POST /v1/tasks/{rest...}", g.postTasks)
 	mux.HandleFunc("DELETE /v1/tasks/{id}/pushNotificationConfigs/{config}", g.deletePush)
 	mux.HandleFunc("GET /v1/card", g.card)
-	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeV03Error(w, status.Errorf(codes.NotFound, "no v0.3 HTTP+JSON route %s %s", r.Method, r.URL.Path))
 	})
-	mux.Handle("/", legacy)
 	return mux
 }
 
