@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // ErrClosed is returned by calls on a closed Client.
@@ -214,7 +214,7 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 			err = c.opts.dialPolicy.Check(a)
 		}
 		if err != nil {
-			skipped = append(skipped, Skipped{Interface: iface, Reason: string(probe.Blocked) + ": " + err.Error()})
+			skipped = append(skipped, Skipped{Interface: iface, Reason: string(wire.Blocked) + ": " + err.Error()})
 			continue
 		}
 		c.addrs[iface.Key()] = a

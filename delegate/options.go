@@ -40,7 +40,7 @@ func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxInterfaces
 
 // WithDialPolicy sets which addresses the client dials (card.DialPolicy; nil is the
 // default policy). An interface the policy refuses by name is Skipped; one whose host
-// resolves to a refused address is an attempt with outcome probe.Blocked, and nothing is
+// resolves to a refused address is an attempt with outcome wire.Blocked, and nothing is
 // sent there. The card fetch of New goes through it too, unless WithHTTPClient is given.
 func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.dialPolicy = p } }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // credentialHeaders are what the tests send with -H and look for at the other origin.
@@ -141,7 +141,7 @@ func TestCallRedirectIsNotFollowed(t *testing.T) {
 					t.Fatalf("attempts = %v, want one per call", attempts)
 				}
 				for _, at := range attempts {
-					if at.Outcome != probe.NotFound || !strings.Contains(at.Detail, b.URL+lab.PathJSONRPC) || !strings.Contains(at.Detail, "not followed") {
+					if at.Outcome != wire.NotFound || !strings.Contains(at.Detail, b.URL+lab.PathJSONRPC) || !strings.Contains(at.Detail, "not followed") {
 						t.Errorf("attempt = %s %q, want not_found naming %s and that it was not followed", at.Outcome, at.Detail, b.URL+lab.PathJSONRPC)
 					}
 				}

@@ -30,7 +30,7 @@ var ErrNothingServed = errors.New("no declared interface is served")
 var errAmbiguous = errors.New("clients read the card differently")
 
 // codeFieldNameCase is card's lint code for a key spelt in another case ("URL").
-const codeFieldNameCase = "field-name-case"
+const codeFieldNameCase = card.CodeFieldNameCase
 
 // ambiguous returns the lint findings that make c mean different things to different
 // clients; the guard vouches for no such card, in either mode.

@@ -11,10 +11,11 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // results gives each interface of c the outcome out says, as probe.Card would.
-func results(c *card.Card, out func(card.Interface) probe.Outcome) []probe.Result {
+func results(c *card.Card, out func(card.Interface) wire.Outcome) []probe.Result {
 	var rs []probe.Result
 	for _, i := range c.Interfaces {
 		rs = append(rs, probe.Result{Interface: i, Outcome: out(i)})
@@ -24,14 +25,14 @@ func results(c *card.Card, out func(card.Interface) probe.Outcome) []probe.Resul
 
 // servedAt marks served the interfaces whose "BINDING URL" is listed, everything else
 // handler_missing.
-func servedAt(list ...string) func(card.Interface) probe.Outcome {
-	return func(i card.Interface) probe.Outcome {
+func servedAt(list ...string) func(card.Interface) wire.Outcome {
+	return func(i card.Interface) wire.Outcome {
 		for _, s := range list {
 			if s == string(i.Binding)+" "+i.URL {
-				return probe.Served
+				return wire.Served
 			}
 		}
-		return probe.HandlerMissing
+		return wire.HandlerMissing
 	}
 }
 
@@ -41,7 +42,7 @@ func TestNormalize(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		doc      string
-		outcome  func(card.Interface) probe.Outcome
+		outcome  func(card.Interface) wire.Outcome
 		want     map[string]any // top-level fields of the result that matter (nil: absent)
 		unchange bool
 		removed  int
@@ -92,7 +93,7 @@ func TestNormalize(t *testing.T) {
 	}, {
 		name:     "auth_required counts as served (credentials decide, not the card)",
 		doc:      `{"name":"a","supportedInterfaces":[{"url":"http://h:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],` + sig + `}`,
-		outcome:  func(card.Interface) probe.Outcome { return probe.AuthRequired },
+		outcome:  func(card.Interface) wire.Outcome { return wire.AuthRequired },
 		unchange: true,
 	}, {
 		name:     "a consistent signed card is returned as it is, signatures valid",
@@ -146,7 +147,7 @@ func TestNormalize(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range results(nc, tt.outcome) {
-				if r.Outcome != probe.Served {
+				if r.Outcome != wire.Served {
 					t.Errorf("normalized card still declares %s (%s): %s", r.Interface, r.Interface.Source, r.Outcome)
 				}
 			}
@@ -174,7 +175,7 @@ func TestNormalizeRefusesAmbiguousCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nz, err := guard.Normalize(c, results(c, func(card.Interface) probe.Outcome { return probe.Served })); err == nil {
+	if nz, err := guard.Normalize(c, results(c, func(card.Interface) wire.Outcome { return wire.Served })); err == nil {
 		t.Fatalf("Normalize() published an ambiguous card:\n%s", nz.Document)
 	}
 }

@@ -20,7 +20,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // a2aGoFieldRelease is the a2a-go release most agents in the field still run; the
@@ -172,7 +172,7 @@ func TestA2AGoCLIEchoAgent(t *testing.T) {
 			if err := json.Unmarshal(out, &p); err != nil {
 				t.Fatalf("probe -o json: %v\n%s", err, out)
 			}
-			if len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != probe.Served {
+			if len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != wire.Served {
 				t.Fatalf("probe interfaces %+v, want one served interface\n%s", p.Interfaces, out)
 			}
 			var errs, nulls []string
@@ -222,15 +222,15 @@ func TestA2AGoCLIVersionDrift(t *testing.T) {
 			out, code := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
 			var p struct {
 				Interfaces []struct {
-					Outcome       probe.Outcome `json:"outcome"`
-					ActualBinding string        `json:"actualBinding"`
-					Detail        string        `json:"detail"`
+					Outcome       wire.Outcome `json:"outcome"`
+					ActualBinding string       `json:"actualBinding"`
+					Detail        string       `json:"detail"`
 				} `json:"interfaces"`
 			}
 			if err := json.Unmarshal(out, &p); err != nil {
 				t.Fatalf("probe -o json: %v\n%s", err, out)
 			}
-			if code != 1 || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != probe.VersionMismatch ||
+			if code != 1 || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != wire.VersionMismatch ||
 				p.Interfaces[0].ActualBinding != "HTTP+JSON" || !strings.Contains(p.Interfaces[0].Detail, "HTTP+JSON 0.3") {
 				t.Fatalf("probe = exit %d, %+v; want exit 1 and one version_mismatch interface, really HTTP+JSON 0.3", code, p.Interfaces)
 			}
@@ -273,7 +273,7 @@ func TestA2AGoCLIClientsV03REST(t *testing.T) {
 			if err := json.Unmarshal(out, &p); err != nil {
 				t.Fatalf("probe -o json: %v\n%s", err, out)
 			}
-			if len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != probe.Served {
+			if len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != wire.Served {
 				t.Fatalf("probe interfaces %+v, want HTTP+JSON 0.3 served\n%s", p.Interfaces, out)
 			}
 			predicted := map[string]bool{}

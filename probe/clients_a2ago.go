@@ -6,6 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // a2a-go releases whose clients differ: v2.4.0 (the module a2abind builds with) speaks
@@ -21,7 +22,7 @@ const (
 // release speaks: at an HTTP+JSON 0.3 interface served with the other layout, the
 // client's requests find no route (not_found; no handler runs).
 func goRESTV03Routes(v *cardView, ch choice, release string) choice {
-	if ch.iface == nil || ch.outcome != Served || ch.iface.Binding != a2a.TransportProtocolHTTPJSON ||
+	if ch.iface == nil || ch.outcome != wire.Served || ch.iface.Binding != a2a.TransportProtocolHTTPJSON ||
 		card.NormalizeVersion(ch.iface.ProtocolVersion) != card.V03 {
 		return ch
 	}
@@ -33,7 +34,7 @@ func goRESTV03Routes(v *cardView, ch choice, release string) choice {
 	if release == a2aGoField {
 		speaks, serves = serves, speaks
 	}
-	ch.outcome = NotFound
+	ch.outcome = wire.NotFound
 	ch.note += fmt.Sprintf("; a2a-go %s speaks the v0.3 HTTP+JSON routes at %s, the agent serves them at %s", release, speaks, serves)
 	return ch
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Engine defaults, when no EngineOption says otherwise.
@@ -175,7 +176,7 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 				defer func() { <-sem }()
 				results[n] = e.Interface(ctx, iface, opts...)
 			case <-ctx.Done():
-				results[n] = Result{Interface: iface, Outcome: Timeout,
+				results[n] = Result{Interface: iface, Outcome: wire.Timeout,
 					Detail: "not probed: " + context.Cause(ctx).Error()}
 			}
 		}()

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/a2abind/a2abind/wire"
 )
 
 // httpAnswer is what one HTTP request of a probe saw, raw.
@@ -90,7 +92,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 }
 
 // evidence fills the HTTP part of an Evidence.
-func (h httpAnswer) evidence(ev *Evidence) {
+func (h httpAnswer) evidence(ev *wire.Evidence) {
 	ev.Err = h.err
 	ev.Sent = h.sent
 	ev.Answered = h.status != 0

@@ -4,8 +4,8 @@
 // random task id (never a message), so probing is side-effect-free.
 //
 // There is one file per binding (jsonrpc.go, grpc.go, httpjson.go), each speaking
-// A2A 1.0 and 0.3 behind one signature; Classify (classify.go) is the one table that
-// turns what a request saw into an Outcome; Diagnose turns a card's results into
+// A2A 1.0 and 0.3 behind one signature; wire.Classify is the one table that
+// turns what a request saw into a wire.Outcome; Diagnose turns a card's results into
 // findings and a client-impact table. An Engine (engine*.go) carries the requests:
 // keep-alive connections and gRPC channels reused from probe to probe, and caps on the
 // requests in flight. Card uses a fresh one per call; a fleet loop or the exporter
@@ -31,6 +31,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // DefaultTimeout is the per-interface budget when WithTimeout is not given.
@@ -48,7 +49,7 @@ type Result struct {
 	// Interface is the declared interface, as the card says it.
 	Interface card.Interface
 	// Outcome classifies what the probe found.
-	Outcome Outcome
+	Outcome wire.Outcome
 	// ActualBinding is the binding that really answers at the interface's address, when
 	// the probe could tell (for a served interface it is the declared binding).
 	ActualBinding a2a.TransportProtocol
@@ -64,7 +65,7 @@ type Result struct {
 	// Ambiguous where the lookup may have reached a handler without proving the binding
 	// (a 5xx, an answer cut or garbled after the request was written), which Outcome
 	// reads as malformed or timeout.
-	Lookup Outcome
+	Lookup wire.Outcome
 	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
 	// to the request of the declared binding; zero when it did not answer over TLS.
 	CertExpiry time.Time
@@ -215,24 +216,24 @@ func newRun(iface card.Interface, o *options) *run {
 	return &run{iface: iface, binding: b, custom: !ok, o: o, taskID: randomTaskID()}
 }
 
-func (r *run) result(o Outcome, detail string, lat time.Duration) Result {
+func (r *run) result(o wire.Outcome, detail string, lat time.Duration) Result {
 	return Result{Interface: r.iface, Outcome: o, Detail: detail, Latency: lat}
 }
 
 func (r *run) run(ctx context.Context) Result {
 	ep, err := parseEndpoint(r.iface.URL, r.binding)
 	if err != nil {
-		return r.result(Unreachable, err.Error(), 0)
+		return r.result(wire.Unreachable, err.Error(), 0)
 	}
 	if err := r.o.dial.Check(ep.addr); err != nil {
-		return r.result(Blocked, "not probed: "+err.Error(), 0)
+		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.o.creds == nil {
 		p := card.AddressCredentials(ep.addr, r.o.credHosts...)
 		r.o.creds = &p
 	}
 	if err := r.o.dial.CheckResolved(ctx, ep.addr.Host); err != nil {
-		return r.result(Blocked, "not probed: "+err.Error(), 0)
+		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.custom {
 		return r.runCustom(ctx, ep)
@@ -246,7 +247,7 @@ func (r *run) run(ctx context.Context) Result {
 	notes := ep.notes(r.binding)
 
 	switch first.outcome {
-	case Served:
+	case wire.Served:
 		res.ActualBinding, res.ActualVersion = r.binding, declared
 		res.restV03AtV1 = first.v1Routes
 		if !known {
@@ -255,27 +256,27 @@ func (r *run) run(ctx context.Context) Result {
 		if note := mediaTypeNote(r.binding, first.ev); note != "" {
 			notes = append(notes, note)
 		}
-	case AuthRequired:
+	case wire.AuthRequired:
 		notes = append(notes, "credentials are needed to confirm the binding (pass them with --header)")
-	case HandlerMissing, VersionMismatch:
+	case wire.HandlerMissing, wire.VersionMismatch:
 		second := r.attempt(ctx, ep, r.binding, other, first.tlsMode())
 		switch {
-		case second.outcome == Served || second.outcome == AuthRequired:
+		case second.outcome == wire.Served || second.outcome == wire.AuthRequired:
 			if known {
-				res.Outcome = VersionMismatch
+				res.Outcome = wire.VersionMismatch
 			} else {
 				res.Outcome = second.outcome
 			}
 			res.ActualBinding, res.ActualVersion, res.restV03AtV1 = r.binding, other, second.v1Routes
 			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
-		case first.outcome == HandlerMissing && second.outcome == HandlerMissing:
+		case first.outcome == wire.HandlerMissing && second.outcome == wire.HandlerMissing:
 			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s answers, but no A2A handler for either protocol version", r.binding))
 		default:
 			res.Detail = joinEvidence(res.Detail, second.describe())
 		}
-	case WrongBinding, NotFound, Malformed, TLSMismatch:
+	case wire.WrongBinding, wire.NotFound, wire.Malformed, wire.TLSMismatch:
 		res = r.discover(ctx, ep, first, res)
 	}
 	if len(notes) > 0 {
@@ -289,24 +290,24 @@ func (r *run) runCustom(ctx context.Context, ep endpoint) Result {
 	found, ok := r.search(ctx, []endpoint{ep}, tlsAuto, "", "")
 	note := fmt.Sprintf("binding %q is not one a2abind can check (JSONRPC, GRPC, HTTP+JSON)", r.iface.Binding)
 	if ok {
-		res := r.result(WrongBinding, note+"; the address serves "+found.label()+": "+found.describe(), found.latency)
+		res := r.result(wire.WrongBinding, note+"; the address serves "+found.label()+": "+found.describe(), found.latency)
 		res.ActualBinding, res.ActualVersion = found.binding, found.version
 		return res
 	}
-	return r.result(Malformed, note+"; no core binding answers there", 0)
+	return r.result(wire.Malformed, note+"; no core binding answers there", 0)
 }
 
 // discover looks for what the address really serves after the declared binding failed.
 func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Result) Result {
 	declared := first.version
-	if first.outcome == TLSMismatch {
+	if first.outcome == wire.TLSMismatch {
 		// TLS is wrong one way or the other: look with the other mode (or with
 		// verification off, for an untrusted certificate) and say what answers.
 		if first.certificate() && !r.o.insecure {
 			o := *r.o
 			o.insecure = true
 			again := (&run{iface: r.iface, binding: r.binding, o: &o, taskID: r.taskID}).attempt(ctx, ep, r.binding, declared, first.tlsMode())
-			if again.outcome == Served {
+			if again.outcome == wire.Served {
 				res.ActualBinding, res.ActualVersion = r.binding, declared
 				res.Detail += fmt.Sprintf("; with certificate verification off %s is served (trust the CA or pass --insecure)", again.label())
 			}
@@ -319,11 +320,11 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		}
 		return res
 	}
-	if first.outcome == Malformed && ep.explicitTLS() {
+	if first.outcome == wire.Malformed && ep.explicitTLS() {
 		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
 		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
-		if flipped.outcome == Served || flipped.outcome == AuthRequired {
-			res.Outcome = TLSMismatch
+		if flipped.outcome == wire.Served || flipped.outcome == wire.AuthRequired {
+			res.Outcome = wire.TLSMismatch
 			res.ActualBinding, res.ActualVersion = r.binding, declared
 			res.Detail += fmt.Sprintf("; over %s %s answers: %s", flipped.tlsMode(), flipped.label(), flipped.describe())
 			return res
@@ -334,7 +335,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		// Nothing else answers at the declared URL itself. A binding served at another
 		// URL the card declares on the same host and port is worth a note (a swapped or
 		// mistyped path), never evidence of what is at this one.
-		if sib := ep.siblings(r.o.siblings); len(sib) > 0 && first.outcome != TLSMismatch {
+		if sib := ep.siblings(r.o.siblings); len(sib) > 0 && first.outcome != wire.TLSMismatch {
 			if at, found := r.search(ctx, sib, first.tlsMode(), "", ""); found {
 				res.Detail += fmt.Sprintf("; nothing else answers at this URL, but %s is served at %s on the same host and port", at.label(), at.url)
 			}
@@ -347,9 +348,9 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	if found.firstTried == first.sent+" -> "+first.seen {
 		found.firstTried = "" // the declared lookup, already in the detail
 	}
-	res.Outcome = WrongBinding
+	res.Outcome = wire.WrongBinding
 	if found.binding == r.binding {
-		res.Outcome = VersionMismatch
+		res.Outcome = wire.VersionMismatch
 	}
 	res.ActualBinding, res.ActualVersion, res.restV03AtV1 = found.binding, found.version, found.v1Routes
 	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
@@ -392,12 +393,12 @@ func (r *run) search(ctx context.Context, eps []endpoint, mode tlsMode, skipBind
 	}
 	wg.Wait()
 	for _, a := range got {
-		if a.outcome == Served {
+		if a.outcome == wire.Served {
 			return a, true
 		}
 	}
 	for _, a := range got {
-		if a.outcome == AuthRequired {
+		if a.outcome == wire.AuthRequired {
 			return a, true
 		}
 	}
@@ -418,33 +419,33 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 		a = probeHTTPJSON(ctx, req)
 	}
 	a.binding, a.version, a.latency = b, version, time.Since(start)
-	a.outcome, a.why = Classify(a.ev)
+	a.outcome, a.why = wire.Classify(a.ev)
 	a.classified = a.outcome
 	switch a.outcome {
-	case AgentError:
+	case wire.AgentError:
 		// An A2A handler answered with an A2A error: it is there, unless it refused the
 		// lookup's tenant (then no client following the card gets an answer either).
 		if note, refused := tenantRefused(a, req.tenant); refused {
 			a.extra = append(a.extra, note)
 		} else {
-			a.outcome = Served
+			a.outcome = wire.Served
 		}
-	case Ambiguous:
+	case wire.Ambiguous:
 		// A lookup has no side effect to fear: the probe reads the evidence as if the
 		// request had not been written (a deadline is a timeout, an h2c SETTINGS frame
 		// another binding); what stays ambiguous (a 5xx, an answer cut short) is an
 		// answer that fits no binding.
 		unsent := a.ev
 		unsent.Sent = false
-		if o, why := Classify(unsent); o == Ambiguous || o.ReachedHandler() {
-			a.outcome = Malformed
+		if o, why := wire.Classify(unsent); o == wire.Ambiguous || o.ReachedHandler() {
+			a.outcome = wire.Malformed
 		} else {
 			a.outcome, a.why = o, why
 		}
 	}
-	if ctx.Err() != nil && a.outcome == Malformed && (!a.answered || a.ev.Err != nil) {
+	if ctx.Err() != nil && a.outcome == wire.Malformed && (!a.answered || a.ev.Err != nil) {
 		// Nothing answered, or the answer was cut, before the budget ran out.
-		a.outcome = Timeout
+		a.outcome = wire.Timeout
 	}
 	return a
 }
@@ -463,10 +464,10 @@ type request struct {
 type attempt struct {
 	binding a2a.TransportProtocol
 	version string
-	ev      Evidence
-	outcome Outcome
+	ev      wire.Evidence
+	outcome wire.Outcome
 	// classified is Classify's outcome, before the probe's reading of it.
-	classified Outcome
+	classified wire.Outcome
 	why        string
 	sent       string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
 	seen       string // the answer, e.g. "HTTP 200 application/json, error -32001"
@@ -513,7 +514,7 @@ func (a attempt) certificate() bool {
 // answeredBinding is the binding the answer's framing showed, if any.
 func (a attempt) answeredBinding() a2a.TransportProtocol {
 	switch {
-	case a.ev.Framing != "" && a.ev.Framing != Unrecognised:
+	case a.ev.Framing != "" && a.ev.Framing != wire.Unrecognised:
 		return a.ev.Framing
 	case a.ev.GRPC && a.answered:
 		return a2a.TransportProtocolGRPC

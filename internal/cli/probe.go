@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 func init() { commands = append(commands, newProbeCmd) }
@@ -32,7 +33,7 @@ type probeInterface struct {
 	Binding         a2a.TransportProtocol `json:"binding"`
 	ProtocolVersion string                `json:"protocolVersion"`
 	Source          string                `json:"source"`
-	Outcome         probe.Outcome         `json:"outcome"`
+	Outcome         wire.Outcome          `json:"outcome"`
 	ActualBinding   a2a.TransportProtocol `json:"actualBinding,omitempty"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
@@ -275,9 +276,9 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		switch {
 		case row == 0:
 			return st.bold(cell)
-		case col == 2 && (results[row-1].Outcome == probe.Served):
+		case col == 2 && (results[row-1].Outcome == wire.Served):
 			return st.good(cell)
-		case col == 2 && results[row-1].Outcome == probe.AuthRequired:
+		case col == 2 && results[row-1].Outcome == wire.AuthRequired:
 			return st.warn(cell)
 		case col == 2:
 			return st.bad(cell)
@@ -343,15 +344,15 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 // really says what the probe found at an interface's address.
 func really(r probe.Result) string {
 	switch {
-	case r.Outcome == probe.Served:
+	case r.Outcome == wire.Served:
 		return "as declared"
-	case r.Outcome == probe.AuthRequired:
+	case r.Outcome == wire.AuthRequired:
 		return "needs credentials"
 	case r.ActualBinding != "" && r.ActualVersion != "":
 		return string(r.ActualBinding) + " " + r.ActualVersion
 	case r.ActualBinding != "":
 		return string(r.ActualBinding) + ", no A2A service"
-	case r.Outcome == probe.WrongBinding:
+	case r.Outcome == wire.WrongBinding:
 		return "another protocol"
 	}
 	return "-"

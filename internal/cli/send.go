@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 func init() { commands = append(commands, newSendCmd) }
@@ -32,7 +32,7 @@ type sendAttempt struct {
 	URL             string                `json:"url"`
 	Binding         a2a.TransportProtocol `json:"binding"`
 	ProtocolVersion string                `json:"protocolVersion"`
-	Outcome         probe.Outcome         `json:"outcome"`
+	Outcome         wire.Outcome          `json:"outcome"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
 }
@@ -318,7 +318,7 @@ func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 	st := newStyle(w)
 	for i, a := range attempts {
 		paint := st.bad
-		if a.Outcome == probe.Served {
+		if a.Outcome == wire.Served {
 			paint = st.good
 		}
 		outcome := string(a.Outcome)

@@ -1,4 +1,4 @@
-package probe
+package wire
 
 import "github.com/a2abind/a2abind/card"
 

@@ -1,4 +1,4 @@
-package probe_test
+package wire_test
 
 import (
 	"testing"
@@ -6,20 +6,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestPolicy_Decide is the fallback table: per outcome, whether a message, a read and a
 // message the caller allows to resend move on to the next interface.
 func TestPolicy_Decide(t *testing.T) {
 	t.Parallel()
-	message, read, resend := probe.Policy{}, probe.Policy{Idempotent: true}, probe.Policy{Resend: true}
-	for _, o := range append(probe.Outcomes(), probe.NoInterface) {
-		wantNext := !o.ReachedHandler() && o != probe.AuthRequired
+	message, read, resend := wire.Policy{}, wire.Policy{Idempotent: true}, wire.Policy{Resend: true}
+	for _, o := range append(wire.Outcomes(), wire.Outcome("no_interface")) {
+		wantNext := !o.ReachedHandler() && o != wire.AuthRequired
 		if got := message.Decide(o, false).Next; got != wantNext {
 			t.Errorf("message after %s: next = %v, want %v", o, got, wantNext)
 		}
-		wantRead := wantNext || o == probe.Ambiguous
+		wantRead := wantNext || o == wire.Ambiguous
 		if got := read.Decide(o, false).Next; got != wantRead {
 			t.Errorf("read after %s: next = %v, want %v", o, got, wantRead)
 		}
@@ -27,7 +27,7 @@ func TestPolicy_Decide(t *testing.T) {
 			t.Errorf("resendable message after %s: next = %v, want %v", o, got, wantRead)
 		}
 	}
-	if !message.Decide(probe.AuthRequired, true).Next {
+	if !message.Decide(wire.AuthRequired, true).Next {
 		t.Errorf("auth_required where credentials were withheld: want next")
 	}
 }
@@ -39,23 +39,23 @@ func TestPolicy_Walk(t *testing.T) {
 	ifaces := []card.Interface{{URL: "a"}, {URL: "b"}, {URL: "c"}}
 	tests := []struct {
 		name     string
-		outcomes []probe.Outcome
+		outcomes []wire.Outcome
 		final    int // index of the final attempt, -1 for none
-		want     probe.Walked
+		want     wire.Walked
 		tried    int
 	}{
-		{"first answers", []probe.Outcome{probe.Served}, -1, probe.Walked{Last: 0, Step: probe.Step{Why: "answered"}}, 1},
-		{"falls back twice", []probe.Outcome{probe.Refused, probe.HandlerMissing, probe.Served}, -1, probe.Walked{Last: 2, Step: probe.Step{Why: "answered"}}, 3},
-		{"stops on ambiguous", []probe.Outcome{probe.NotFound, probe.Ambiguous}, -1,
-			probe.Walked{Last: 1, Step: probe.Step{Why: "not resent to another interface (it may have been delivered)"}}, 2},
-		{"exhausted", []probe.Outcome{probe.Refused, probe.Refused, probe.WrongBinding}, -1, probe.Walked{Last: 2, Step: probe.Step{Next: true}, Exhausted: true}, 3},
-		{"final attempt", []probe.Outcome{probe.Refused, probe.Refused}, 1, probe.Walked{Last: 1, Step: probe.Step{Next: true}}, 2},
+		{"first answers", []wire.Outcome{wire.Served}, -1, wire.Walked{Last: 0, Step: wire.Step{Why: "answered"}}, 1},
+		{"falls back twice", []wire.Outcome{wire.Refused, wire.HandlerMissing, wire.Served}, -1, wire.Walked{Last: 2, Step: wire.Step{Why: "answered"}}, 3},
+		{"stops on ambiguous", []wire.Outcome{wire.NotFound, wire.Ambiguous}, -1,
+			wire.Walked{Last: 1, Step: wire.Step{Why: "not resent to another interface (it may have been delivered)"}}, 2},
+		{"exhausted", []wire.Outcome{wire.Refused, wire.Refused, wire.WrongBinding}, -1, wire.Walked{Last: 2, Step: wire.Step{Next: true}, Exhausted: true}, 3},
+		{"final attempt", []wire.Outcome{wire.Refused, wire.Refused}, 1, wire.Walked{Last: 1, Step: wire.Step{Next: true}}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 0
-			got := probe.Policy{}.Walk(ifaces, func(card.Interface) probe.Tried {
-				tr := probe.Tried{Outcome: tt.outcomes[n], Final: n == tt.final}
+			got := wire.Policy{}.Walk(ifaces, func(card.Interface) wire.Tried {
+				tr := wire.Tried{Outcome: tt.outcomes[n], Final: n == tt.final}
 				n++
 				return tr
 			})
@@ -64,7 +64,7 @@ func TestPolicy_Walk(t *testing.T) {
 			}
 		})
 	}
-	if got := (probe.Policy{}).Walk(nil, nil); !got.Exhausted || got.Last != -1 {
+	if got := (wire.Policy{}).Walk(nil, nil); !got.Exhausted || got.Last != -1 {
 		t.Errorf("Walk(nil) = %+v, want exhausted with Last -1", got)
 	}
 }

@@ -1,10 +1,10 @@
-package probe_test
+package wire_test
 
 import (
 	"fmt"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // A message walks the interfaces: it moves on after outcomes that prove no handler was
@@ -15,13 +15,13 @@ func ExamplePolicy_Walk() {
 		{URL: "http://h/a2a/jsonrpc", Binding: "JSONRPC", ProtocolVersion: "1.0"},
 		{URL: "http://h/a2a/rest", Binding: "HTTP+JSON", ProtocolVersion: "1.0"},
 	}
-	seen := map[string]probe.Outcome{
-		"h:9443":               probe.HandlerMissing,
-		"http://h/a2a/jsonrpc": probe.Ambiguous,
-		"http://h/a2a/rest":    probe.Served,
+	seen := map[string]wire.Outcome{
+		"h:9443":               wire.HandlerMissing,
+		"http://h/a2a/jsonrpc": wire.Ambiguous,
+		"http://h/a2a/rest":    wire.Served,
 	}
-	for _, p := range []probe.Policy{{}, {Idempotent: true}} {
-		w := p.Walk(ifaces, func(i card.Interface) probe.Tried { return probe.Tried{Outcome: seen[i.URL]} })
+	for _, p := range []wire.Policy{{}, {Idempotent: true}} {
+		w := p.Walk(ifaces, func(i card.Interface) wire.Tried { return wire.Tried{Outcome: seen[i.URL]} })
 		fmt.Printf("idempotent=%v: ends on %s (%s)\n", p.Idempotent, ifaces[w.Last], w.Step.Why)
 	}
 	// Output:
