@@ -147,7 +147,7 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 		return err
 	}
 	srv.execs = newExecutions(executor)
-	srv.handler = a2asrv.NewHandler(srv.execs, srv.handlerOptions()...)
+	srv.handler = &conforming{RequestHandler: a2asrv.NewHandler(srv.execs, srv.handlerOptions()...), execs: srv.execs}
 	srv.root = srv.rootHandler()
 	if o.mounted {
 		return nil
