@@ -48,22 +48,34 @@ func (h *conforming) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 		// not missed.
 		next := h.execs.watch(task.ID)
 		defer next.close()
-		ran := false
+		// stale: a2a-go attached to an execution that was ending: it gave the task as
+		// stored, in the same state, and nothing new (repeats of it are not passed on).
+		n, stale := 0, true
 		for ev, err := range h.RequestHandler.SubscribeToTask(ctx, req) {
-			if !ran && err != nil && errors.Is(err, a2a.ErrTaskNotFound) {
+			if n == 0 && err != nil && errors.Is(err, a2a.ErrTaskNotFound) {
 				break // the task exists (above): no execution is running
 			}
-			ran = true
+			t, isTask := ev.(*a2a.Task)
+			same := err == nil && isTask && t.Status.State == task.Status.State
+			if n > 0 && stale && same {
+				continue
+			}
+			stale = stale && same
+			n++
 			if !yield(ev, err) || err != nil {
 				return
 			}
 		}
-		if ran {
+		switch {
+		case n > 0 && !stale:
 			return // a2a-go's subscription ran; it ended with the execution
+		case n == 0:
+			if !yield(task, nil) {
+				return
+			}
 		}
-		if !yield(task, nil) {
-			return
-		}
+		// No execution, or one that was ending as a2a-go attached (it gave the stored
+		// task and nothing more): the events of the next one follow.
 		for ev, err := range next.events(ctx) {
 			if !yield(ev, err) {
 				return

@@ -129,6 +129,9 @@ func (srv *Server) rootHandler() http.Handler {
 		}
 		srv.httpInFlight.Add(1)
 		defer srv.httpInFlight.Add(-1)
+		if r.ProtoMajor == 1 {
+			w = &drainingWriter{ResponseWriter: w, srv: srv}
+		}
 		if isGRPC(r) {
 			ct := strings.ToLower(r.Header.Get("Content-Type"))
 			native := r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+"))
