@@ -2,6 +2,7 @@ package card
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -147,9 +148,13 @@ var rules = append([]rule{
 		"publish the host name or address clients reach the agent at, not the bind address"},
 		(*linter).wildcardHost},
 	{Rule{CodeFieldNameCase, SeverityError,
-		"a card or interface field name is spelt in another case (\"URL\", \"ProtocolBinding\"): Go clients read it, JavaScript and Python clients ignore it",
-		"spell the field name exactly as the specification does"},
+		"a member is named like a card field at any depth but not exactly (\"URL\", \"ProtocolBinding\", \"supported_interfaces\"): a2abind, protojson, a2a-js and a2a-python do not read it, a2a-go does",
+		"spell the field name exactly as the specification does, or remove the member"},
 		(*linter).fieldCase},
+	{Rule{CodeMemberDuplicate, SeverityError,
+		"a member name appears twice in one JSON object: parsers disagree on which copy wins (protojson rejects the card), so a2abind refuses to read it",
+		"keep one copy of the member"},
+		nil}, // reported from the reader's *ReadError (Parse refuses the document)
 	{Rule{CodeBindingMissing, SeverityError,
 		"an interface declares no binding (protocolBinding / transport)",
 		`set the binding to "JSONRPC", "GRPC" or "HTTP+JSON"`},
@@ -190,14 +195,41 @@ var rules = append([]rule{
 
 // Lint applies every static rule to c and returns the findings, errors first, each group
 // in rule order. It reads only the document; no socket is touched. A Card built by hand
-// (not by Parse or Load) is checked on its Interfaces alone.
+// (not by Parse or Load) is checked on its Interfaces alone. For a parsed card the rules
+// run once (and once more after VerifySignatures changes what is known of its
+// signatures): every caller (lint, probe's diagnosis and client predictions) gets a copy
+// of that one result.
 func Lint(c *Card) []Finding {
 	if c == nil {
 		return nil
 	}
+	m := c.lintMemo
+	if m == nil {
+		return lint(c)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.done || m.sigs != c.sigs {
+		m.findings, m.sigs, m.done = lint(c), c.sigs, true
+	}
+	return slices.Clone(m.findings)
+}
+
+// lintMemo is the one Lint result of a parsed card, with the verification it saw.
+type lintMemo struct {
+	mu       sync.Mutex
+	done     bool
+	sigs     *Verification
+	findings []Finding
+}
+
+func lint(c *Card) []Finding {
 	l := newLinter(c)
 	var out []Finding
 	for _, r := range rules {
+		if r.check == nil {
+			continue
+		}
 		for _, h := range r.check(l) {
 			fix := h.fix
 			if fix == "" {

@@ -33,6 +33,9 @@ const (
 	CodeURLWildcardHost = "url-wildcard-host"
 	// CodeFieldNameCase: a member name differs from a field's only in case.
 	CodeFieldNameCase = "field-name-case"
+	// CodeMemberDuplicate: a member name appears twice in one JSON object (the
+	// reader refuses the document; lint reports the ReadError as this finding).
+	CodeMemberDuplicate = "member-duplicate"
 	// CodeBindingMissing: an interface declares no binding.
 	CodeBindingMissing = "binding-missing"
 	// CodeBindingCase: a core binding name is spelt in the wrong case.
@@ -53,6 +56,9 @@ const (
 	CodeInterfaceDuplicate = "interface-duplicate"
 	// CodeSignatureInvalid: a signature does not verify or breaks a rule.
 	CodeSignatureInvalid = "signature-invalid"
+	// CodeSignaturePartial: a signature verifies, but its form leaves out a member
+	// used to decide where or how to connect.
+	CodeSignaturePartial = "signature-partial"
 	// CodeSignatureUnverified: no trusted key for a signature.
 	CodeSignatureUnverified = "signature-unverified"
 	// CodeSignatureVariant: a signature verifies only over an SDK's form.

@@ -16,6 +16,10 @@ var signatureRules = []rule{
 		"a signature does not verify over the card in any canonical form, or breaks a rule no key can mend (alg none, no kid, an expired key)",
 		"publish the card exactly as it was signed, or re-sign it as published (a2abind sign CARD --key FILE)"},
 		(*linter).signatureInvalid},
+	{Rule{CodeSignaturePartial, SeverityError,
+		"a signature verifies, but its canonical form leaves out a member a2abind uses to decide where or how to connect (the v0.3 url, preferredTransport, additionalInterfaces, protocolVersion; an interface's url, binding, version or tenant; security schemes or requirements): it does not vouch for where clients connect",
+		"re-sign the card with a2abind sign, which signs a form covering those members, or publish a v1.0-only card"},
+		(*linter).signaturePartial},
 	{Rule{CodeSignatureUnverified, SeverityWarning,
 		"a signature could not be checked: no trusted key with its kid (no --jwks given, or its jku is not on an allowed https origin)",
 		"pass the signer's public keys with --jwks FILE, or allow its jku origin with --jku-origin https://HOST"},
@@ -104,6 +108,12 @@ func (l *linter) signatureInvalid() []hit {
 			h.fix = "have the gateway publish the card as signed, or re-sign what it rewrites (a2abind sign, guard --normalize --sign-key)"
 		}
 		return h
+	})
+}
+
+func (l *linter) signaturePartial() []hit {
+	return l.signatureHits(StatusPartial, func(v *Verification, s SignatureCheck) hit {
+		return hit{message: fmt.Sprintf("%s with the key from %s is partial: %s", s.name(), s.KeySource, s.Reason)}
 	})
 }
 

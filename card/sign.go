@@ -149,10 +149,7 @@ func NewSigningKey(s crypto.Signer, alg string) (*SigningKey, error) {
 
 // PublicJWKS returns the JWKS ({"keys": [...]}) holding the key's public part, with its
 // kid, alg and use "sig": what a jku URL serves.
-func (k *SigningKey) PublicJWKS() ([]byte, error) {
-	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: k.signer.Public(), KeyID: k.KeyID, Algorithm: k.Algorithm, Use: "sig"}}}
-	return json.Marshal(set)
-}
+func (k *SigningKey) PublicJWKS() ([]byte, error) { return PublicJWKS(k) }
 
 // SignOption configures Sign.
 type SignOption func(*signOptions)
@@ -172,8 +169,8 @@ func WithSignJKU(jku string) SignOption { return func(o *signOptions) { o.jku = 
 // rewrite they no longer verify) instead of adding to them.
 func WithReplaceSignatures() SignOption { return func(o *signOptions) { o.replace = true } }
 
-// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the spec canonical
-// form; protected header alg, typ "JOSE", kid and optionally jku) and returns the
+// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the canonical form
+// SignForm chooses; protected header alg, typ "JOSE", kid and optionally jku) and returns the
 // document, indented, with the signature added to `signatures`. Every other member keeps
 // its order and its value as written.
 func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
@@ -187,14 +184,20 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	if o.kid == "" {
 		o.kid = k.KeyID
 	}
-	if o.jku != "" && !strings.HasPrefix(o.jku, "https://") {
-		return nil, fmt.Errorf("jku %q: verifiers fetch keys over HTTPS only; give an https:// URL", o.jku)
+	if o.jku != "" {
+		if _, err := ParseKeyURL(o.jku); err != nil {
+			return nil, fmt.Errorf("jku %w; give an https:// URL", err)
+		}
 	}
-	members, err := topMembers(doc)
+	obj, err := DecodeObject(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
+	}
+	form, _, err := SignForm(doc)
 	if err != nil {
 		return nil, err
 	}
-	payload, err := Canonicalize(doc, FormSpec)
+	payload, err := Canonicalize(doc, form)
 	if err != nil {
 		return nil, err
 	}
@@ -216,65 +219,32 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	}
 	protected, signature, _ := strings.Cut(compact, "..")
 	var sigs []json.RawMessage
-	for i, m := range members {
-		if m.key == "signatures" {
-			if !o.replace {
-				_ = json.Unmarshal(m.value, &sigs) // not a list: replaced
-			}
-			members = append(members[:i], members[i+1:]...)
-			break
-		}
+	if v, ok := obj.Get("signatures"); ok && !o.replace {
+		_ = json.Unmarshal(v, &sigs) // not a list: replaced
 	}
 	entry, _ := json.Marshal(rawSignature{Protected: protected, Signature: signature})
 	sigs = append(sigs, entry)
 	list, _ := json.Marshal(sigs)
-	members = append(members, member{key: "signatures", value: list})
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(m.key)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+	out, err := append(obj.Without("signatures", false), Member{"signatures", list}).Encode()
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// member is one top-level key of a JSON object with its value as written.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// topMembers splits a JSON object into its members, in order.
-func topMembers(doc []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(doc, utf8BOM)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrCanonical)
-	}
-	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
-		}
-		out = append(out, member{key: key, value: v})
-	}
 	return out, nil
+}
+
+// SignForm is the canonical form Sign signs doc in: the specification's (§8.4.1) when
+// it covers every member a2abind uses for connecting, else FormNoPresence (the whole
+// document), which does; missed lists what the spec form would leave out (the v0.3 url,
+// preferredTransport, additionalInterfaces, ... of a v0.3 or union card). Verifiers that
+// follow the specification (a2a-js, a2a-python) reject a no-presence signature.
+func SignForm(doc []byte) (form Form, missed []string, err error) {
+	if missed, err = Uncovered(doc, FormSpec); err != nil {
+		return "", nil, err
+	}
+	if len(missed) > 0 {
+		return FormNoPresence, missed, nil
+	}
+	return FormSpec, nil, nil
 }
 
 // WithAlgorithm returns the key set to sign with alg (PS256 for an RSA key), same kid.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -22,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -40,7 +40,7 @@ type Client struct {
 	cache      *Cache
 	key        string
 	creds      card.CredentialPolicy   // where the caller's headers may go
-	bareTLS    bool                    // a bare gRPC host:port is dialled over TLS
+	named      card.Origin             // the card's origin as the user named it (card.DialModes)
 	addrs      map[string]card.Address // per interface key
 	cands      []card.Interface
 	skipped    []Skipped
@@ -68,13 +68,7 @@ func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	// One transport for the card fetch and the calls: the card's connection is reused
 	// by the first call and closed by Close, instead of idling in a transport nobody closes.
 	base := o.baseTransport()
-	copts := []card.Option{card.WithHTTPClient(&http.Client{Transport: base})}
-	for k, vs := range o.header {
-		for _, v := range vs {
-			copts = append(copts, card.WithHeader(k, v))
-		}
-	}
-	cd, err := card.Load(ctx, target, copts...)
+	cd, err := card.Load(ctx, target, card.WithConn(o.conn), card.WithHTTPClient(&http.Client{Transport: base}))
 	if err == nil {
 		err = o.checkCard(ctx, cd)
 	}
@@ -107,7 +101,7 @@ func newOptions(opts []Option) options {
 }
 
 func (o *options) tls() *tls.Config {
-	return &tls.Config{RootCAs: o.rootCAs, InsecureSkipVerify: o.insecure, MinVersion: tls.VersionTLS12} //nolint:gosec // opt-in
+	return o.conn.TLSConfig("")
 }
 
 func (o *options) baseTransport() http.RoundTripper {
@@ -117,12 +111,8 @@ func (o *options) baseTransport() http.RoundTripper {
 		}
 		return http.DefaultTransport
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = o.tls()
+	t := o.conn.Transport()
 	t.MaxIdleConnsPerHost = 64
-	d := o.dialPolicy.Dialer() // a name resolving to a refused address is refused at connect time
-	d.Timeout, d.KeepAlive = 30*time.Second, 30*time.Second
-	t.DialContext = d.DialContext
 	return t
 }
 
@@ -134,16 +124,9 @@ func closeIdle(base http.RoundTripper, o options) {
 }
 
 func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error) {
-	// A bare gRPC host:port gets TLS unless the user asked for plaintext or named a
-	// plain http:// card URL.
-	named := cd.Origin
-	if named.IsZero() {
-		named = card.OriginOf(cd.Location)
-	}
-	bareTLS := !o.plaintextGRPC && (named.IsZero() || named.Secure)
 	c := &Client{
-		card: cd, opts: o, cache: o.cache, key: agentKey(cd), bareTLS: bareTLS,
-		creds:  card.CardCredentials(cd, o.credentialHosts...),
+		card: cd, opts: o, cache: o.cache, key: agentKey(cd), named: card.NamedOrigin(cd),
+		creds:  o.conn.Credentials(cd),
 		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
 	}
@@ -176,9 +159,9 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	}
 	for _, iface := range c.cands {
 		p := a2aclient.ServiceParams{a2a.SvcParamVersion: {iface.ProtocolVersion}}
-		if len(o.header) > 0 {
+		if len(o.conn.Header) > 0 {
 			if c.credentialsAllowed(iface) {
-				for k, vs := range o.header {
+				for k, vs := range o.conn.Header {
 					p[k] = append([]string(nil), vs...)
 				}
 			} else {
@@ -198,10 +181,7 @@ const maxNotes = 8
 // WithMaxInterfaces candidates are kept, so a card with 13,500 interfaces costs at most
 // that many attempts per call. Transports are built lazily, on an interface's first attempt.
 func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interface, []Skipped) {
-	limit := c.opts.maxInterfaces
-	if limit <= 0 {
-		limit = DefaultMaxInterfaces
-	}
+	limit := c.opts.conn.Interfaces()
 	over := fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)
 	var kept []card.Interface
 	for _, iface := range cands {
@@ -211,7 +191,7 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 		}
 		a, err := card.ParseAddress(iface.URL, iface.Binding)
 		if err == nil {
-			err = c.opts.dialPolicy.Check(a)
+			err = c.opts.conn.Dial.Check(a)
 		}
 		if err != nil {
 			skipped = append(skipped, Skipped{Interface: iface, Reason: string(wire.Blocked) + ": " + err.Error()})
@@ -223,16 +203,11 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 	return kept, skipped
 }
 
-// dialsTLS reports whether the client dials a over TLS: as its scheme says, or for a
-// bare gRPC host:port as bareTLS says.
+// dialsTLS reports whether the client dials a over TLS by default: as its scheme
+// says, else as card.DialModes allows (TLS where either mode may be used).
 func (c *Client) dialsTLS(a card.Address) bool {
-	switch a.TLS {
-	case card.TLSYes:
-		return true
-	case card.TLSNo:
-		return false
-	}
-	return c.bareTLS
+	useTLS, _ := c.tlsModes(a)
+	return useTLS
 }
 
 // credentialsAllowed reports whether the caller's headers may go to iface: the
@@ -240,7 +215,12 @@ func (c *Client) dialsTLS(a card.Address) bool {
 // host the caller allowed) decides.
 func (c *Client) credentialsAllowed(iface card.Interface) bool {
 	a, ok := c.addrs[iface.Key()]
-	return ok && c.creds.Allows(a, c.dialsTLS(a))
+	if !ok {
+		return false
+	}
+	useTLS, plain := c.tlsModes(a)
+	// Where either mode may be used (decided on the first call), both must be allowed.
+	return (!useTLS || c.creds.Allows(a, true)) && (!plain || c.creds.Allows(a, false))
 }
 
 // Card returns the card the client delegates by.
@@ -283,8 +263,8 @@ func (c *Client) agentName() string {
 	return "agent"
 }
 
-// transport returns the a2a-go transport of an interface, built on first use, after
-// the dial policy checked where its host name resolves (an error wrapping
+// transport returns the a2a-go transport of an interface, built on first use the way
+// way.go decides, after the dial policy checked where its host name resolves (an error wrapping
 // card.ErrRefusedAddress when it resolves to a refused address).
 func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient.Transport, error) {
 	c.mu.Lock()
@@ -297,9 +277,10 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 		return t, nil
 	}
 	c.mu.Unlock()
-	if err := c.opts.dialPolicy.CheckResolved(ctx, c.addrs[iface.Key()].Host); err != nil {
+	if err := c.opts.conn.Dial.CheckResolved(ctx, c.addrs[iface.Key()].Host); err != nil {
 		return nil, err
 	}
+	w := c.way(ctx, iface) // may look the interface up: not under c.mu
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -308,7 +289,7 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 	if t, ok := c.transports[iface.Key()]; ok {
 		return t, nil
 	}
-	t, err := c.build(iface)
+	t, err := c.build(iface, w)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +297,8 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 	return t, nil
 }
 
-func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
+// build makes the transport of iface, called the way w says (way.go).
+func (c *Client) build(iface card.Interface, w probe.Way) (a2aclient.Transport, error) {
 	v03 := iface.ProtocolVersion == card.V03
 	switch iface.Binding {
 	case a2a.TransportProtocolJSONRPC:
@@ -325,6 +307,10 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		}
 		return a2aclient.NewJSONRPCTransport(iface.URL, c.httpClient), nil
 	case a2a.TransportProtocolHTTPJSON:
+		if v03 && w.Prefix != "" {
+			// the v0.3 specification's routes under {url}/v1, where probe found them served
+			return newRESTV03Transport(strings.TrimSuffix(iface.URL, "/")+w.Prefix, c.restClient()), nil
+		}
 		if v03 {
 			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.restClient()})
 		}
@@ -337,10 +323,10 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 	case a2a.TransportProtocolGRPC:
 		a := c.addrs[iface.Key()]
 		var creds credentials.TransportCredentials = insecure.NewCredentials()
-		if c.dialsTLS(a) {
+		if w.TLS {
 			creds = credentials.NewTLS(c.tlsConfig)
 		}
-		dialer := c.opts.dialPolicy.Dialer()
+		dialer := c.opts.conn.Dial.Dialer()
 		conn, err := grpc.NewClient("passthrough:///"+a.HostPort(),
 			grpc.WithTransportCredentials(creds),
 			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
@@ -348,7 +334,7 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 			}),
 			grpc.WithChainUnaryInterceptor(unaryRecorder),
 			grpc.WithChainStreamInterceptor(streamRecorder),
-			grpc.WithStatsHandler(sentStats{}),
+			grpc.WithStatsHandler(wire.GRPCStats{}),
 		)
 		if err != nil {
 			return nil, err

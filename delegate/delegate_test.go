@@ -499,7 +499,9 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 		wantOutcomes []wire.Outcome
 	}{
 		{"other host answers without the token", false, false, []string{""}, nil, []wire.Outcome{wire.Served}},
-		{"other host wants a token it does not get", true, false, []string{""}, []string{"Bearer s3cret"}, []wire.Outcome{wire.AuthRequired, wire.Served}},
+		// The 401 there is confirmed by a lookup (issue 18: a handler could relay a 401
+		// too), which goes without the token as well.
+		{"other host wants a token it does not get", true, false, []string{"", ""}, []string{"Bearer s3cret"}, []wire.Outcome{wire.AuthRequired, wire.Served}},
 		{"other host allowed by the caller", true, true, []string{"Bearer s3cret"}, nil, []wire.Outcome{wire.Served}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,18 +14,42 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// judge classifies a failed attempt with wire.Classify.
-func judge(ev wire.Evidence, callErr error) (wire.Outcome, string) {
-	o, detail := wire.Classify(ev)
-	if o == wire.Served {
+// judge classifies a failed attempt with wire.Judge.
+func judge(ev wire.Evidence, callErr error) wire.Verdict {
+	v := wire.Judge(ev)
+	if v.Outcome == wire.Served {
 		// A handler answered, and the call still failed: an A2A error, or an answer
 		// a2a-go could not read. Either way the request reached the agent.
-		o = wire.AgentError
+		v.Outcome = wire.AgentError
 	}
-	if o == wire.AgentError && callErr != nil {
-		detail += ": " + clip(callErr.Error())
+	if v.Outcome == wire.AgentError && callErr != nil {
+		v.Why += ": " + clip(callErr.Error())
 	}
-	return o, detail
+	return v
+}
+
+// tried is what the walk learns from a failed attempt's verdict.
+func (c *Client) tried(iface card.Interface, v wire.Verdict) wire.Tried {
+	return wire.Tried{Outcome: v.Outcome, Weight: v.Weight, Withheld: c.withheld[iface.Key()]}
+}
+
+// walker is the wire.Walker of one call: try makes the attempts, pending holds the
+// failed attempt being decided, and the decision is logged (alog) and cached once per
+// attempt.
+func (c *Client) walker(ctx context.Context, alog *attemptLog, pending *Attempt, try func(card.Interface) wire.Tried) wire.Walker {
+	return wire.Walker{
+		Try:    try,
+		Lookup: func(iface card.Interface) wire.Outcome { return c.lookup(ctx, iface) },
+		Decided: func(iface card.Interface, t wire.Tried, step wire.Step) {
+			if t.Final || t.Outcome == wire.Served {
+				return // logged by try
+			}
+			c.settle(ctx, iface, t.Outcome, step)
+			a := *pending
+			a.Outcome, a.Detail = t.Outcome, withWhy(a.Detail, t.Outcome, step)
+			alog.add(a)
+		},
+	}
 }
 
 func clip(s string) string {
@@ -52,18 +76,14 @@ func stopKind(o wire.Outcome) error {
 }
 
 // settle records a failed attempt's lesson in the cache: a handler answered there
-// (AgentError), or the interface proved unusable (the walk moves on). It returns the
-// policy's step.
-func (c *Client) settle(ctx context.Context, pol wire.Policy, iface card.Interface, o wire.Outcome) wire.Step {
-	withheld := c.withheld[iface.Key()]
-	step := pol.Decide(o, withheld)
+// (AgentError), or the interface proved unusable (the walk moves on).
+func (c *Client) settle(ctx context.Context, iface card.Interface, o wire.Outcome, step wire.Step) {
 	switch {
 	case o == wire.AgentError:
 		c.cache.record(c.card, c.key, iface, true) // a handler answered there
-	case step.Next && ctx.Err() == nil && !withheld:
+	case step.Next && ctx.Err() == nil && !c.withheld[iface.Key()]:
 		c.cache.record(c.card, c.key, iface, false)
 	}
-	return step
 }
 
 // withWhy appends the policy's reason to an attempt's detail when it says something.
@@ -88,7 +108,8 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 	alog := newAttemptLog(ctx, c)
 	var lastErr, closedErr, finalKind error
 	var served []Attempt
-	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) wire.Tried {
+	var pending Attempt
+	w := pol.Walk(c.order(), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
 		if err := ctx.Err(); err != nil {
 			finalKind, lastErr = ErrExhausted, err
 			return wire.Tried{Final: true}
@@ -110,28 +131,29 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 			res, err = fn(actx, t, c.params[iface.Key()], iface)
 		}
 		lat := time.Since(start)
+		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			rec.markTimedOut() // the attempt's own bound fired, not the call's
+		}
 		cancel()
 		if err == nil {
 			served = append(served, Attempt{Interface: iface, Outcome: wire.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 			c.cache.record(c.card, c.key, iface, true)
-			return wire.Tried{Outcome: wire.Served}
+			return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 		}
 		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-		o, detail := judge(ev, err)
-		detail += rec.redirectNote()
+		v := judge(ev, err)
+		pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 		lastErr = err
 		if ctx.Err() != nil {
 			finalKind = ErrExhausted
 			if ev.Sent {
 				finalKind = ErrAmbiguous
 			}
-			alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev})
-			return wire.Tried{Outcome: o, Final: true}
+			alog.add(pending)
+			return wire.Tried{Outcome: v.Outcome, Final: true}
 		}
-		step := c.settle(ctx, pol, iface, o)
-		alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: lat, Evidence: ev})
-		return wire.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
-	})
+		return c.tried(iface, v)
+	}))
 	attempts := alog.flush(served...)
 	var zero T
 	switch {
@@ -158,7 +180,8 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 		defer alog.flush() // no naming outlives the call
 		var lastErr error
 		done := false // the stream was delivered, or its end was yielded
-		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) wire.Tried {
+		var pending Attempt
+		w := pol.Walk(c.order(), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
 			if err := ctx.Err(); err != nil {
 				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
 				done = true
@@ -201,7 +224,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 					if !yield(ev, nil) {
 						cancel()
 						done = true
-						return wire.Tried{Outcome: wire.Served, Final: true}
+						return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered, Final: true}
 					}
 				}
 			}
@@ -217,14 +240,14 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 					alog.flush(Attempt{Interface: iface, Outcome: wire.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 					c.cache.record(c.card, c.key, iface, true)
 					done = true
-					return wire.Tried{Outcome: wire.Served}
+					return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 				}
 				err = errNoEvent
 			}
 			switch {
 			case err == nil:
 				done = true
-				return wire.Tried{Outcome: wire.Served}
+				return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 			case events > 0:
 				o, detail := wire.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
 				e := c.failure(op, ErrStreamBroken, alog.flush(), err)
@@ -234,23 +257,21 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				return wire.Tried{Outcome: o, Final: true}
 			}
 			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-			o, detail := judge(ev, err)
-			detail += rec.redirectNote()
+			v := judge(ev, err)
+			pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: time.Since(start), Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 			lastErr = err
 			if ctx.Err() != nil {
 				kind := ErrExhausted
 				if ev.Sent {
 					kind = ErrAmbiguous
 				}
-				alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev})
+				alog.add(pending)
 				yield(nil, c.failure(op, kind, alog.flush(), err))
 				done = true
-				return wire.Tried{Outcome: o, Final: true}
+				return wire.Tried{Outcome: v.Outcome, Final: true}
 			}
-			step := c.settle(ctx, pol, iface, o)
-			alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: time.Since(start), Evidence: ev})
-			return wire.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
-		})
+			return c.tried(iface, v)
+		}))
 		if done {
 			return
 		}

@@ -24,22 +24,16 @@ const (
 // there is no truthful card to publish.
 var ErrNothingServed = errors.New("no declared interface is served")
 
-// errAmbiguous marks a card whose field names are spelt in another case: clients read it
-// differently (Go clients match names case-insensitively, JavaScript and Python ones do
-// not), so there is no one truth to publish.
-var errAmbiguous = errors.New("clients read the card differently")
-
-// codeFieldNameCase is card's lint code for a key spelt in another case ("URL").
+// codeFieldNameCase is card's lint code for a member named like a field but not exactly.
 const codeFieldNameCase = card.CodeFieldNameCase
 
-// ambiguous returns the lint findings that make c mean different things to different
-// clients; the guard vouches for no such card, in either mode.
+// ambiguous returns the findings for c's stray members (named like a field but not
+// exactly): clients read such a card differently, so strict mode withholds it and
+// --normalize publishes it without them.
 func ambiguous(c *card.Card) []card.Finding {
 	var out []card.Finding
-	for _, f := range card.Lint(c) {
-		if f.Code == codeFieldNameCase {
-			out = append(out, f)
-		}
+	for _, e := range c.ReadIssues() {
+		out = append(out, e.Finding())
 	}
 	return out
 }
@@ -60,6 +54,9 @@ type Normalized struct {
 	Removed []card.Interface
 	// Preferred is the new preferred entry when the upstream one was not served.
 	Preferred *card.Interface
+	// StrayMembers are the JSON paths of the members removed because they are named
+	// like a card field but not exactly (card.Card.ReadIssues).
+	StrayMembers []string
 	// SignaturesDropped counts the signatures removed: a rewritten card no longer
 	// matches them, and a signed card is never altered silently.
 	SignaturesDropped int
@@ -90,16 +87,20 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 	if doc == nil {
 		return Normalized{}, errors.New("normalize: the card has no JSON document (not read by card.Parse or card.Load)")
 	}
-	if f := ambiguous(c); len(f) > 0 {
-		return Normalized{}, fmt.Errorf("normalize: %w: %s", errAmbiguous, f[0].Message)
+	var stray []string
+	if len(c.ReadIssues()) > 0 {
+		var err error
+		if doc, stray, err = card.WithoutStrayMembers(doc); err != nil {
+			return Normalized{}, fmt.Errorf("normalize: %w", err)
+		}
 	}
-	obj, err := decodeObject(doc)
+	obj, err := card.DecodeObject(doc)
 	if err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
 	n := normalizer{obj: obj, served: servedKeys(findings, results), declared: map[string]card.Interface{}}
 	for _, i := range c.Declared() {
-		n.declared[i.Source] = i
+		n.declared[i.Source.String()] = i
 	}
 	v1Left, err := n.v1()
 	if err != nil {
@@ -109,15 +110,15 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 	if err != nil {
 		return Normalized{}, err
 	}
-	out := Normalized{Document: doc, Removed: n.removed, Preferred: n.preferred}
+	out := Normalized{Document: c.Document(), Removed: n.removed, Preferred: n.preferred, StrayMembers: stray}
 	if !v1Left && !v03Left {
 		return out, fmt.Errorf("%w: %s", ErrNothingServed, listInterfaces(n.removed))
 	}
-	if len(n.removed) == 0 {
+	if len(n.removed) == 0 && len(stray) == 0 {
 		return out, nil
 	}
 	out.SignaturesDropped = n.dropSignatures()
-	if out.Document, err = n.obj.encode(); err != nil {
+	if out.Document, err = n.obj.Encode(); err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
 	out.Changed = true
@@ -128,7 +129,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 }
 
 type normalizer struct {
-	obj       object
+	obj       card.Object
 	served    map[string]bool           // Interface.Key() of the served interfaces
 	declared  map[string]card.Interface // by Source
 	removed   []card.Interface
@@ -146,7 +147,7 @@ func servedKeys(findings []card.Finding, results []probe.Result) map[string]bool
 	}
 	out := map[string]bool{}
 	for _, r := range results {
-		if !failed[r.Interface.Source] {
+		if !failed[r.Interface.Source.String()] {
 			out[r.Interface.Key()] = true
 		}
 	}
@@ -157,7 +158,7 @@ func (n *normalizer) isServed(i card.Interface) bool { return n.served[i.Key()] 
 
 // entries reads a list field as raw entries; absent or null is (nil, false).
 func (n *normalizer) entries(field string) ([]json.RawMessage, bool, error) {
-	raw, ok := n.obj.get(field)
+	raw, ok := n.obj.Get(field)
 	if !ok {
 		return nil, false, nil
 	}
@@ -195,15 +196,15 @@ func (n *normalizer) v1() (bool, error) {
 	if err != nil || !present {
 		return false, err
 	}
-	if len(ifaces) > 0 && ifaces[0].Source != fieldSupported+"[0]" {
+	if len(ifaces) > 0 && ifaces[0].Source != card.Supported(0) {
 		p := ifaces[0]
 		n.preferred = &p
 	}
 	if len(kept) == 0 {
-		n.obj = n.obj.without(fieldSupported, false)
+		n.obj = n.obj.Without(fieldSupported, false)
 		return false, nil
 	}
-	n.obj = n.obj.set(fieldSupported, marshalList(kept))
+	n.obj = n.obj.Set(fieldSupported, marshalList(kept))
 	return true, nil
 }
 
@@ -217,7 +218,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 	}
 	if !hasPrimary {
 		if present {
-			n.obj = n.obj.set(fieldAdditional, marshalList(kept))
+			n.obj = n.obj.Set(fieldAdditional, marshalList(kept))
 		}
 		return len(kept) > 0, nil
 	}
@@ -238,7 +239,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 	if !found {
 		// Nothing of the v0.3 part is served: remove it (v1.0 clients read supportedInterfaces).
 		for _, f := range []string{fieldURL, fieldPreferred, fieldAdditional} {
-			n.obj = n.obj.without(f, false)
+			n.obj = n.obj.Without(f, false)
 		}
 		return false, nil
 	}
@@ -246,11 +247,11 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 		p := newPrimary
 		p.Source, p.Preferred = card.SourcePrimary, true
 		n.preferred = &p
-		n.obj = n.obj.set(fieldURL, jsonString(newPrimary.URL))
-		n.obj = n.obj.set(fieldPreferred, jsonString(string(newPrimary.Binding)))
+		n.obj = n.obj.Set(fieldURL, card.JSONString(newPrimary.URL))
+		n.obj = n.obj.Set(fieldPreferred, card.JSONString(string(newPrimary.Binding)))
 	}
 	if present { // a new primary comes from this list, so the list still names it
-		n.obj = n.obj.set(fieldAdditional, marshalList(kept))
+		n.obj = n.obj.Set(fieldAdditional, marshalList(kept))
 	}
 	return true, nil
 }
@@ -260,16 +261,16 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 func (n *normalizer) dropSignatures() int {
 	count := 0
 	for _, m := range n.obj {
-		if strings.EqualFold(m.key, fieldSignatures) {
+		if strings.EqualFold(m.Key, fieldSignatures) {
 			var list []json.RawMessage
-			if json.Unmarshal(m.value, &list) == nil {
+			if json.Unmarshal(m.Value, &list) == nil {
 				count += len(list)
-			} else if string(m.value) != "null" {
+			} else if string(m.Value) != "null" {
 				count++
 			}
 		}
 	}
-	n.obj = n.obj.without(fieldSignatures, true)
+	n.obj = n.obj.Without(fieldSignatures, true)
 	return count
 }
 
@@ -299,7 +300,7 @@ func verify(doc []byte, served map[string]bool) error {
 func listInterfaces(is []card.Interface) string {
 	parts := make([]string, 0, len(is))
 	for _, i := range is {
-		parts = append(parts, i.String()+" ("+i.Source+")")
+		parts = append(parts, i.String()+" ("+i.Source.String()+")")
 	}
 	if len(parts) == 0 {
 		return "the card declares no interface"

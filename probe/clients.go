@@ -106,7 +106,7 @@ func newCardView(c *card.Card, results []Result) *cardView {
 	}
 	for _, i := range c.Declared() { // as the SDKs read the lists: repeats and case variants kept
 		switch {
-		case strings.HasPrefix(i.Source, "supportedInterfaces["):
+		case i.Source.List == card.ListSupported:
 			v.v1 = append(v.v1, i)
 		case i.Source == card.SourcePrimary:
 			p := i
@@ -235,7 +235,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	o, detail := v.outcomeFor(chosen, "")
 	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
 	if chosen.Binding == a2a.TransportProtocolGRPC {
-		if grpcSchemeRejected(chosen.URL) {
+		if card.GoGRPCTarget(strings.TrimSpace(chosen.URL)) != nil {
 			return choice{iface: &chosen, outcome: wire.Unreachable,
 				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
 		}
@@ -245,16 +245,6 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 		}
 	}
 	return choice{iface: &chosen, outcome: o, note: note}
-}
-
-// grpcSchemeRejected reports whether grpc.NewClient fails on a declared gRPC URL: it
-// knows the dns and passthrough target schemes, and reads anything else with "://" as
-// a host name with too many colons.
-func grpcSchemeRejected(u string) bool {
-	if !strings.Contains(u, "://") {
-		return false
-	}
-	return !strings.HasPrefix(u, "dns:///") && !strings.HasPrefix(u, "passthrough:///")
 }
 
 // pickJS models @a2a-js/sdk 1.3.0 ClientFactory.createFromNormalizedAgentCard: v0.3 cards
@@ -359,7 +349,7 @@ func pickV03Preferred(v *cardView) choice {
 }
 
 // pickDelegate is a2abind's delegate, computed by the delegate's own rules rather than
-// modelled: it walks card.CallOrder under Policy (a SendMessage: not idempotent, no
+// modelled: it walks card.CallOrder under wire.Policy (a SendMessage: not idempotent, no
 // resend), with each attempt's outcome taken from the probe of that interface.
 func pickDelegate(v *cardView) choice {
 	cands, skipped := card.CallOrder(v.c, nil)
@@ -371,11 +361,17 @@ func pickDelegate(v *cardView) choice {
 		notes = append(notes, fmt.Sprintf("skips %s (%s)", s.Interface, s.Reason))
 	}
 	outcomes := make([]wire.Outcome, len(cands))
-	w := wire.Policy{}.Walk(cands, func(i card.Interface) wire.Tried {
-		o := v.callOutcome(i)
-		outcomes[len(tried)] = o
-		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
-		return wire.Tried{Outcome: o}
+	// The call is predicted to get what the probe's lookup got there, so the probe's
+	// lookup is also the walk's confirming lookup (wire.Walker.Lookup): an answer that
+	// needs confirmation is confirmed exactly when the lookup saw it too.
+	w := wire.Policy{}.Walk(cands, wire.Walker{
+		Try: func(i card.Interface) wire.Tried {
+			o := v.callOutcome(i)
+			outcomes[len(tried)] = o
+			tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+			return wire.Tried{Outcome: o}
+		},
+		Lookup: v.callOutcome,
 	})
 	chosen := cands[w.Last]
 	note := fmt.Sprintf("uses %s", chosen)
@@ -405,8 +401,23 @@ func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
 		return NoInterface
 	case r.Lookup == wire.Ambiguous && r.Outcome != wire.Served && r.Outcome != wire.AuthRequired:
 		return wire.Ambiguous
+	case r.Outcome == wire.Served && !v.delegateMay(r):
+		// Served the other way round from what the delegate may use (plaintext gRPC at a
+		// bare host:port that is not loopback, without --grpc-plaintext): its TLS call fails.
+		return wire.TLSMismatch
 	}
 	return r.Outcome
+}
+
+// delegateMay reports whether the delegate, with its default options, may call a served
+// interface the way it answered (card.DialModes: TLS or plaintext).
+func (v *cardView) delegateMay(r Result) bool {
+	a, err := card.ParseAddress(r.Interface.URL, r.Interface.Binding)
+	if err != nil {
+		return true
+	}
+	useTLS, plain := card.DialModes(a, card.NamedOrigin(v.c), false)
+	return r.Way.TLS && useTLS || !r.Way.TLS && plain
 }
 
 // clientImpact runs every profile over the card and its results.

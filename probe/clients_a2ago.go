@@ -6,6 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -26,7 +27,7 @@ func goRESTV03Routes(v *cardView, ch choice, release string) choice {
 		card.NormalizeVersion(ch.iface.ProtocolVersion) != card.V03 {
 		return ch
 	}
-	atV1 := v.results[ch.iface.Key()].restV03AtV1
+	atV1 := v.results[ch.iface.Key()].Way.Prefix == restv03.Prefix
 	if atV1 == (release == a2aGoCurrent) {
 		return ch
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // grpcKey names one pooled gRPC channel: an address, plaintext or TLS, and the TLS
@@ -120,13 +121,13 @@ func (p *grpcPool) dial(key grpcKey, o *options, refused *refusal) (*grpc.Client
 	return grpc.NewClient("passthrough:///"+key.addr,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			c, err := p.e.dial(ctx, "tcp", addr, o.dial)
+			c, err := p.e.dial(ctx, "tcp", addr, o.conn.Dial)
 			if errors.Is(err, card.ErrRefusedAddress) {
 				refused.set(err)
 			}
 			return c, err
 		}),
-		grpc.WithStatsHandler(channelStats{}),
+		grpc.WithStatsHandler(wire.GRPCStats{}),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
 		grpc.WithMaxHeaderListSize(maxBody),

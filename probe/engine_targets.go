@@ -18,11 +18,18 @@ const DefaultConcurrency = 16
 func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
 
 // WithCardOptions adds options to the card.Load of each target of Engine.Targets (for
-// example card.WithHeader). The card is fetched over the Engine's connections
-// (Engine.HTTPClient) unless an option given here sets another client.
+// example card.WithMaxBytes). The card is fetched with the connection configuration's
+// headers (WithConn, WithHeader) over the Engine's connections (Engine.HTTPClient)
+// unless an option given here sets another client.
 func WithCardOptions(opts ...card.Option) Option {
 	return func(o *options) { o.cardOpts = append(o.cardOpts, opts...) }
 }
+
+// WithTargetTimeout bounds each target of Engine.Targets as a whole (its card fetch
+// and its interfaces' probes together); 0, the default, leaves only WithTimeout's
+// bound on each request and the run's context. A target that runs out of time gets
+// the results it has: the card error, or its interfaces timed out.
+func WithTargetTimeout(d time.Duration) Option { return func(o *options) { o.perTarget = d } }
 
 // TargetResult is the probe of one target, as Engine.Targets sends it.
 type TargetResult struct {
@@ -86,8 +93,13 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 		res.Err = fmt.Errorf("not probed: %w", err)
 		return res
 	}
+	if o.perTarget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.perTarget)
+		defer cancel()
+	}
 	start := time.Now()
-	loadOpts := append([]card.Option{card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
+	loadOpts := append([]card.Option{card.WithConn(o.conn), card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
 	res.Card, res.Err = card.Load(ctx, target, loadOpts...)
 	res.FetchDuration = time.Since(start)
 	if res.Err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -60,11 +61,12 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	// with legacyCompat answers there in 1.0 shape and serves v0.3 under /v1). The v0.3
 	// specification's routes are {url}/v1/...: they decide when they answer as 0.3, or
 	// when the first route had nothing recognisable.
-	b := getTask(ctx, req, base+"/v1/tasks/"+id, h)
+	b := getTask(ctx, req, base+restv03.Prefix+"/tasks/"+id, h)
+	b.prefix = restv03.Prefix
 	ob, _ := wire.Classify(b.ev)
 	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
 	if b.answered && (ob == wire.Served || ob == wire.AuthRequired || nothingFirst) {
-		b.firstTried, b.v1Routes = a.sent+" -> "+a.seen, true
+		b.firstTried = a.sent + " -> " + a.seen
 		return b
 	}
 	return a
@@ -80,24 +82,17 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 	if ans.status == 0 {
 		return a
 	}
-	if s, ok := parseStatusBody(ans.body); ok {
-		a.ev.Framing, a.ev.Reason = a2a.TransportProtocolHTTPJSON, s.Reason
-		a.ev.AnswerVersion = restVersion(ans.contentType, s)
-		a.message = s.Message
-		a.seen += ", " + s.String()
+	switch r := wire.ReadAnswer(ans.contentType, ans.body); {
+	case r.Framing == a2a.TransportProtocolHTTPJSON:
+		// A google.rpc.Status, or the v0.3 REST error shape of a2a-js (the A2A error
+		// code, no envelope).
+		r.Fill(&a.ev)
+		a.seen += ", " + r.String()
 		if a.ev.AnswerVersion != "" {
 			a.seen += fmt.Sprintf(" (a %s-shaped answer)", a.ev.AnswerVersion)
 		}
 		return a
-	}
-	if e, ok := parseFlatError(ans.body); ok {
-		// The v0.3 REST error shape of a2a-js: the A2A error code, no envelope.
-		a.ev.Framing, a.ev.JSONRPCCode, a.ev.AnswerVersion = a2a.TransportProtocolHTTPJSON, e.Code, card.V03
-		a.message = e.Message
-		a.seen += ", " + e.String() + " (a 0.3-shaped answer)"
-		return a
-	}
-	if r, err := parseJSONRPCResponse(ans.body); err == nil {
+	case r.Framing == a2a.TransportProtocolJSONRPC:
 		a.ev.Framing = a2a.TransportProtocolJSONRPC
 		a.seen += ", " + r.String() + " (a JSON-RPC endpoint)"
 		return a
@@ -110,19 +105,6 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 	a.ev.Framing = wire.Unrecognised
 	a.seen += ", " + quote(ans.body)
 	return a
-}
-
-// restVersion tells the protocol version from the shape of an HTTP+JSON error answer:
-// a2a-go's v0.3 handler answers application/problem+json; a google.rpc.Status with an
-// A2A ErrorInfo in (a2a+)json is the v1.0 shape. Empty when it cannot tell.
-func restVersion(contentType string, s statusBody) string {
-	switch {
-	case contentType == "application/problem+json":
-		return card.V03
-	case s.Reason != "" && (contentType == "application/json" || contentType == "application/a2a+json"):
-		return card.V1
-	}
-	return ""
 }
 
 // looksLikeTask reports whether a 2xx body is a task object for id (a server that

@@ -31,11 +31,11 @@ func Name(ctx context.Context, iface card.Interface, o wire.Outcome, opts ...Opt
 	if err != nil || r.custom {
 		return r.result(o, "not looked up further", 0)
 	}
-	if err := op.dial.Check(ep.addr); err != nil {
+	if err := op.conn.Dial.Check(ep.addr); err != nil {
 		return r.result(o, "not looked up further: "+err.Error(), 0)
 	}
 	if op.creds == nil {
-		p := card.AddressCredentials(ep.addr, op.credHosts...)
+		p := card.AddressCredentials(ep.addr, op.conn.CredentialHosts...)
 		op.creds = &p
 	}
 	declared, other, known := versions(iface.ProtocolVersion)

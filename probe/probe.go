@@ -22,7 +22,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -69,45 +68,43 @@ type Result struct {
 	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
 	// to the request of the declared binding; zero when it did not answer over TLS.
 	CertExpiry time.Time
-
-	// restV03AtV1: HTTP+JSON 0.3 answered at {url}/v1/... (the v0.3 specification's
-	// routes, a2a-go v2.4.0), not at {url}/... (a2a-go v2.3.1's own layout). Read by
-	// the client-impact profiles of the two a2a-go releases.
-	restV03AtV1 bool
+	// Way is how the declared binding and version answered, when Outcome is Served: a
+	// client calling the interface that way reaches what the probe reached.
+	Way Way
 }
 
 // Option configures Interface and Card.
 type Option func(*options)
 
 type options struct {
-	header    http.Header
-	insecure  bool
-	roots     *x509.CertPool
-	timeout   time.Duration
-	siblings  []string // other URLs the card declares: a binding found there is noted, not attributed
-	dial      *card.DialPolicy
-	creds     *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
-	credHosts []string
-	maxIfaces int
-	engine    *Engine // whose connections and caps the requests use
+	conn     card.Conn // headers, TLS, dial policy, credential hosts, interface bound
+	timeout  time.Duration
+	siblings []string                            // other URLs the card declares: a binding found there is noted, not attributed
+	creds    *card.CredentialPolicy              // nil until run: Card sets the card's, Interface the address's
+	engine   *Engine                             // whose connections and caps the requests use
+	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
+	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes
 }
 
-// DefaultMaxInterfaces bounds how many interfaces Card probes per card unless
-// WithMaxInterfaces says otherwise: a card is input from the network, and 13,500
-// declared interfaces must not become 13,500 probes.
-const DefaultMaxInterfaces = 32
+// WithConn sets the connection configuration (headers, TLS roots, insecure, dial
+// policy, credential hosts, interface bound: see card.Conn), replacing what earlier
+// options set; the options below each set one of its fields.
+func WithConn(c card.Conn) Option {
+	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
+}
 
 // WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
-// card order); n <= 0 means DefaultMaxInterfaces.
-func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxIfaces = n } }
+// card order); n <= 0 means card.DefaultMaxInterfaces (a card is input from
+// the network: 13,500 declared interfaces must not become 13,500 probes).
+func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
 
 // WithDialPolicy sets which addresses the probe dials (see card.DialPolicy). The
 // default refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata
 // addresses; an interface there is reported Blocked and nothing is sent.
-func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.dial = p } }
+func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
 
 // WithCredentialPolicy scopes the headers of WithHeader: they go only to the
 // interfaces p allows. Card uses, by default, card.CardCredentials: the card's origin and
@@ -120,7 +117,7 @@ func WithCredentialPolicy(p card.CredentialPolicy) Option {
 // WithCredentialHosts allows the headers of WithHeader to go to interfaces on these
 // hosts too ("host" for any port, or "host:port"), besides the card's origin.
 func WithCredentialHosts(hosts ...string) Option {
-	return func(o *options) { o.credHosts = append(o.credHosts, hosts...) }
+	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
 }
 
 // credentialsFor reports whether the caller's headers may go to ep, dialled over TLS
@@ -136,20 +133,15 @@ const withheldNote = "credentials withheld: not the card's origin (allow the hos
 // credentials such as Authorization, where the credential policy allows it (see
 // WithCredentialPolicy). Repeatable; repeated keys add values.
 func WithHeader(key, value string) Option {
-	return func(o *options) {
-		if o.header == nil {
-			o.header = http.Header{}
-		}
-		o.header.Add(key, value)
-	}
+	return func(o *options) { o.conn.AddHeader(key, value) }
 }
 
 // WithInsecureSkipVerify accepts any TLS certificate (self-signed, wrong host, expired).
 // Without it an untrusted certificate is the outcome TLSMismatch.
-func WithInsecureSkipVerify() Option { return func(o *options) { o.insecure = true } }
+func WithInsecureSkipVerify() Option { return func(o *options) { o.conn.Insecure = true } }
 
 // WithRootCAs verifies TLS certificates against pool instead of the system roots.
-func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.roots = pool } }
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.RootCAs = pool } }
 
 // WithTimeout sets the budget of one interface's probe, all its requests included. The
 // default is DefaultTimeout; the context bounds everything in any case.
@@ -168,9 +160,6 @@ func newOptions(opts []Option) *options {
 	if o.timeout <= 0 {
 		o.timeout = DefaultTimeout
 	}
-	if o.maxIfaces <= 0 {
-		o.maxIfaces = DefaultMaxInterfaces
-	}
 	return o
 }
 
@@ -179,7 +168,7 @@ func Skipped(c *card.Card, opts ...Option) int {
 	if c == nil {
 		return 0
 	}
-	return max(0, len(c.Interfaces)-newOptions(opts).maxIfaces)
+	return max(0, len(c.Interfaces)-newOptions(opts).conn.Interfaces())
 }
 
 // Card probes the interfaces of c in parallel, as Engine.Card does, on a fresh Engine
@@ -225,14 +214,14 @@ func (r *run) run(ctx context.Context) Result {
 	if err != nil {
 		return r.result(wire.Unreachable, err.Error(), 0)
 	}
-	if err := r.o.dial.Check(ep.addr); err != nil {
+	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
 		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.o.creds == nil {
-		p := card.AddressCredentials(ep.addr, r.o.credHosts...)
+		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
 		r.o.creds = &p
 	}
-	if err := r.o.dial.CheckResolved(ctx, ep.addr.Host); err != nil {
+	if err := r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host); err != nil {
 		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.custom {
@@ -249,7 +238,7 @@ func (r *run) run(ctx context.Context) Result {
 	switch first.outcome {
 	case wire.Served:
 		res.ActualBinding, res.ActualVersion = r.binding, declared
-		res.restV03AtV1 = first.v1Routes
+		res.Way = first.way()
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
 		}
@@ -267,7 +256,7 @@ func (r *run) run(ctx context.Context) Result {
 			} else {
 				res.Outcome = second.outcome
 			}
-			res.ActualBinding, res.ActualVersion, res.restV03AtV1 = r.binding, other, second.v1Routes
+			res.ActualBinding, res.ActualVersion = r.binding, other
 			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
 		case first.outcome == wire.HandlerMissing && second.outcome == wire.HandlerMissing:
@@ -303,9 +292,9 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	if first.outcome == wire.TLSMismatch {
 		// TLS is wrong one way or the other: look with the other mode (or with
 		// verification off, for an untrusted certificate) and say what answers.
-		if first.certificate() && !r.o.insecure {
+		if first.certificate() && !r.o.conn.Insecure {
 			o := *r.o
-			o.insecure = true
+			o.conn.Insecure = true
 			again := (&run{iface: r.iface, binding: r.binding, o: &o, taskID: r.taskID}).attempt(ctx, ep, r.binding, declared, first.tlsMode())
 			if again.outcome == wire.Served {
 				res.ActualBinding, res.ActualVersion = r.binding, declared
@@ -352,7 +341,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	if found.binding == r.binding {
 		res.Outcome = wire.VersionMismatch
 	}
-	res.ActualBinding, res.ActualVersion, res.restV03AtV1 = found.binding, found.version, found.v1Routes
+	res.ActualBinding, res.ActualVersion = found.binding, found.version
 	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
 	return res
 }
@@ -475,13 +464,12 @@ type attempt struct {
 	answered   bool   // something answered at the protocol level (status line, gRPC status)
 	latency    time.Duration
 	extra      []string  // notes from the prober (TLS attempts of a bare host:port, ...)
+	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
-	message    string    // the A2A error message of the answer, if any
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
 	// firstTried is the request and answer of a route tried before this one for the same
 	// lookup (v0.3 HTTP+JSON: {url}/tasks before {url}/v1/tasks), "" for none.
 	firstTried string
-	v1Routes   bool // v0.3 HTTP+JSON answered at {url}/v1/...
 }
 
 func (a attempt) describe() string {
@@ -506,10 +494,7 @@ func (a attempt) tlsMode() tlsMode {
 }
 
 // certificate reports whether a TLS failure is about the certificate, not the mode.
-func (a attempt) certificate() bool {
-	s := strings.ToLower(a.why + " " + a.seen)
-	return strings.Contains(s, "x509") || strings.Contains(s, "certificate")
-}
+func (a attempt) certificate() bool { return a.ev.CertificateFailure() }
 
 // answeredBinding is the binding the answer's framing showed, if any.
 func (a attempt) answeredBinding() a2a.TransportProtocol {

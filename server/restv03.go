@@ -15,6 +15,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/a2abind/a2abind/internal/restv03"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // The v0.3 HTTP+JSON binding is a2a-go's own since v2.4.0 (a2av0.NewRESTHandler, #371):
@@ -174,22 +177,6 @@ func snakeToCamel(s string) string {
 	return b.String()
 }
 
-// v03Reasons maps the ErrorInfo reason of a2a-go's v0.3 error answer to the A2A error
-// code (the JSON-RPC code) that v0.3 HTTP+JSON clients read from the body's "code".
-var v03Reasons = map[string]int{
-	"TASK_NOT_FOUND":                     -32001,
-	"TASK_NOT_CANCELABLE":                -32002,
-	"PUSH_NOTIFICATION_NOT_SUPPORTED":    -32003,
-	"UNSUPPORTED_OPERATION":              -32004,
-	"CONTENT_TYPE_NOT_SUPPORTED":         -32005,
-	"INVALID_AGENT_RESPONSE":             -32006,
-	"EXTENDED_AGENT_CARD_NOT_CONFIGURED": -32007,
-	"PARSE_ERROR":                        -32700,
-	"INVALID_REQUEST":                    -32600,
-	"METHOD_NOT_FOUND":                   -32601,
-	"INVALID_PARAMS":                     -32602,
-}
-
 // v03ErrorWriter holds an error answer (status >= 400) of a2a-go's v0.3 handler and
 // writes it with the A2A code and message added at the top level; anything else passes.
 type v03ErrorWriter struct {
@@ -242,14 +229,19 @@ func (w *v03ErrorWriter) finish() {
 	}
 	out := w.buf.Bytes()
 	if json.Unmarshal(out, &body) == nil && json.Unmarshal(body.Error, &st) == nil {
-		code := -32603 // InternalError
+		dual := restv03.ErrorBody{Code: -32603, Message: st.Message} // InternalError
 		for _, d := range st.Details {
-			if c, ok := v03Reasons[d.Reason]; ok {
-				code = c
+			for _, e := range wire.A2AErrors() {
+				if d.Reason != "" && e.Reason() == d.Reason {
+					dual.Code, dual.Reason = e.JSONRPC, d.Reason
+				}
 			}
 		}
-		dual := map[string]any{"code": code, "message": st.Message, "error": body.Error}
-		if b, err := json.Marshal(dual); err == nil {
+		withStatus := struct {
+			restv03.ErrorBody
+			Error json.RawMessage `json:"error"`
+		}{dual, body.Error}
+		if b, err := json.Marshal(withStatus); err == nil {
 			out = append(b, '\n')
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
+
+	"github.com/a2abind/a2abind/internal/restv03"
 )
 
 // TestRESTV03Routes speaks the v0.3 HTTP+JSON wire as a v0.3 client does: proto JSON
@@ -45,7 +47,7 @@ func TestRESTV03Routes(t *testing.T) {
 		t.Errorf("GET /v1/tasks/{id} = %d %s", code, body)
 	}
 	code, _, body = get(t, base+"/tasks/no-such-task")
-	var e v03Error
+	var e restv03.ErrorBody
 	if err := json.Unmarshal([]byte(body), &e); code != http.StatusNotFound || err != nil || e.Code != -32001 {
 		t.Errorf("GET /v1/tasks/unknown = %d %s, want 404 with code -32001", code, body)
 	}
@@ -95,12 +97,6 @@ func errorInfoReason(st *status.Status) string {
 		}
 	}
 	return ""
-}
-
-// v03Error is the top level of a v0.3 HTTP+JSON error answer, as @a2a-js/sdk 0.3 reads it.
-type v03Error struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
 }
 
 // TestRESTV03ProtoNamesAndSubscribe: v0.3 HTTP+JSON as the v0.3 TCK and proto-JSON
@@ -169,7 +165,7 @@ func TestRESTV03ProtoNamesAndSubscribe(t *testing.T) {
 			if len(events) < 3 || !strings.Contains(events[0], `"task"`) || !strings.Contains(events[len(events)-1], "TASK_STATE_COMPLETED") {
 				t.Errorf("%s :subscribe events = %q, want the stored task first and the follow-up's events to completed", method, events)
 			}
-			var e v03Error
+			var e restv03.ErrorBody
 			c, h, b := post(t, base+"/tasks/"+id+":subscribe", "", "")
 			if err := json.Unmarshal([]byte(b), &e); c != http.StatusBadRequest || err != nil || e.Code != -32004 || strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
 				t.Errorf(":subscribe on the completed task = %d %s %s, want a plain 400 with code -32004", c, h.Get("Content-Type"), b)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/accesslog"
 )
 
 // Server is one A2A agent served on several bindings at once, whose card is published
@@ -48,7 +50,7 @@ type Server struct {
 
 	cardJSON     []byte
 	card         *card.Card
-	checkCard    *card.Card // the published card with each URL replaced by the local address
+	local        map[string]card.Interface // each declared interface at its local address (localOf)
 	etag         string
 	lastModified time.Time
 	cacheCtrl    string
@@ -150,6 +152,9 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	srv.execs = newExecutions(executor)
 	srv.handler = &conforming{RequestHandler: a2asrv.NewHandler(srv.execs, srv.handlerOptions()...), execs: srv.execs}
 	srv.root = srv.rootHandler()
+	if o.accessLog != nil {
+		srv.root = accesslog.HTTP(srv.root, o.accessLog)
+	}
 	if o.mounted {
 		return nil
 	}
@@ -159,6 +164,9 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 			// The HTTP/2 preface of a new connection must arrive within this (grpc-go
 			// waits 120 s by default, and Stop does not close a connection still in it).
 			grpc.ConnectionTimeout(min(o.shutdownTimeout, 10*time.Second)),
+		}
+		if o.accessLog != nil {
+			gopts = append(gopts, grpc.StatsHandler(accesslog.GRPC(o.accessLog)))
 		}
 		if srv.tlsCfg != nil && srv.grpcLis != nil {
 			gopts = append(gopts, grpc.Creds(credentials.NewTLS(srv.tlsCfg.Clone())))
@@ -234,11 +242,13 @@ func (srv *Server) listen() (httpAddr, grpcAddr net.Addr, err error) {
 // mountedAddr is the address of one of the caller's listeners (WithMounted): an IP
 // host:port, as net.Listener.Addr().String() gives it.
 func mountedAddr(what, hostport string) (net.Addr, error) {
-	ap, err := netip.ParseAddrPort(hostport)
-	if err != nil {
-		return nil, errorf("WithMounted: the %s address %q must be the IP host:port the listener is bound to (listener.Addr().String()): %v", what, hostport, err)
+	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	ip, isIP := a.IP()
+	if err != nil || a.Scheme != "" || !isIP {
+		return nil, errorf("WithMounted: the %s address %q must be the IP host:port the listener is bound to (listener.Addr().String())", what, hostport)
 	}
-	return net.TCPAddrFromAddrPort(ap), nil
+	port, _ := strconv.Atoi(a.Port)
+	return net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, uint16(port))), nil
 }
 
 // handlerOptions are the a2a-go request-handler options: the bounded task store, the

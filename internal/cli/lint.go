@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,30 +25,36 @@ type lintOutput struct {
 
 func newLintCmd(g *globals) *cobra.Command {
 	var (
-		headers   []string
+		conn      connFlags
 		listRules bool
 		sig       signatureFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "lint CARD",
 		Short: "Check an AgentCard document for inconsistencies (no network beyond fetching it)",
-		Long: `Lint reads an AgentCard and reports what the document itself gets wrong, before any
-socket is touched: binding names, gRPC URLs, protocol versions, duplicate or conflicting
-interfaces, a v0.3 preferredTransport that points clients at the wrong socket, missing
-REQUIRED fields. It also checks the card's signatures (A2A 1.0 §8.4) when the card is
-signed or a signature flag is given: with the public keys of --jwks, or the JWKS a
-signature's jku names when --jku-origin allows its https origin (the only other request
-lint makes). Every finding has a stable code, a severity and a one-line fix; the rules
-are listed by --rules and documented in docs/lint-rules.md.
+		Long: `Lint reads an AgentCard and reports what the document itself gets wrong, before
+any socket is touched: binding names, gRPC URLs, protocol versions, duplicate or
+conflicting interfaces, a v0.3 preferredTransport that points clients at the
+wrong socket, missing REQUIRED fields. It also checks the card's signatures (A2A
+1.0 §8.4) when the card is signed or a signature flag is given: with the public
+keys of --jwks, or the JWKS a signature's jku names when --jku-origin allows its
+https origin (the only other request lint makes). Every finding has a stable
+code, a severity and a one-line fix; the rules are listed by --rules and
+documented in docs/lint-rules.md.
 
-CARD is a card file, "-" for standard input, an agent base URL (the card is fetched from
-/.well-known/agent-card.json under it) or the full URL of a card document. v1.0, v0.3 and
-union cards are read alike; a list or object written as null is read as empty (with a
-field-null warning). Fetching the card is bounded to 10 s (--timeout, when given,
-instead), 1 MiB and 3 redirects.
+CARD is a card file, "-" for standard input, an agent base URL (the card is
+fetched from /.well-known/agent-card.json under it) or the full URL of a card
+document. v1.0, v0.3 and union cards are read alike; a list or object written as
+null is read as empty (with a field-null warning). Fetching the card is bounded
+to 10 s (--timeout, when given, instead), 1 MiB and 3 redirects.
 
-Exit status: 0 when there is no error finding (warnings do not fail), 1 when there is
-at least one, 2 when the card cannot be obtained or read.`,
+Member names are matched exactly, as protojson, a2a-js and a2a-python do: a
+member named like a field but not exactly ("URL") is not read and is an error,
+and so is a member name repeated in one object. --cacert and --insecure set how
+the card fetch trusts TLS certificates, as for probe.
+
+Exit status: 0 when there is no error finding (warnings do not fail), 1 when
+there is at least one, 2 when the card cannot be obtained or read.`,
 		Example: `  # the seed incident's card: prints the inconsistency and exits 1
   a2abind lint testdata/cards/seed-v03.json
 
@@ -58,9 +65,10 @@ at least one, 2 when the card cannot be obtained or read.`,
   a2abind lint https://agent.example.com -H "Authorization: Bearer $TOKEN"
 
   # from a pipe, machine-readable
-  curl -s https://agent.example.com/.well-known/agent-card.json | a2abind lint - -o json
+  curl -s https://agent.example.com/.well-known/agent-card.json |
+    a2abind lint - -o json
 
-  # check the card's signatures with the signer's public keys; fail unless one verifies
+  # check the signatures with the signer's keys; fail unless one verifies
   a2abind lint https://agent.example.com --jwks keys.json --require-signature
 
   # every rule with its code and severity
@@ -82,24 +90,30 @@ at least one, 2 when the card cannot be obtained or read.`,
 			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
 				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 			}
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, ":")
-				if !ok || strings.TrimSpace(k) == "" {
-					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-				}
-				opts = append(opts, card.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v)))
+			cc, err := conn.conn()
+			if err != nil {
+				return fail(ExitUsage, err)
+			}
+			opts = append(opts, card.WithConn(cc))
+			if cc.RootCAs == nil && !cc.Insecure {
+				// Without TLS flags lint fetches the card the user named as it always
+				// has: the default client, no dial policy.
+				opts = append(opts, card.WithHTTPClient(http.DefaultClient))
 			}
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			target := args[0]
 			c, err := card.Load(ctx, target, opts...)
+			if x, ok := card.FindingOf(err); ok { // a repeated member name: readers disagree
+				return lintFailed(g, target, x)
+			}
 			if err != nil {
 				if g.json() {
 					if werr := g.writeJSON(lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()}); werr != nil {
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(conn.Headers) > 0}))
 			}
 			if err := sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
@@ -122,10 +136,30 @@ at least one, 2 when the card cannot be obtained or read.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `request header for fetching the card, "Name: value" (repeatable)`)
-	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
+	conn.registerHeaders(cmd.Flags(), `card fetch header, "Name: value" (repeatable)`)
+	conn.registerTLS(cmd.Flags())
+	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule and exit")
 	sig.register(cmd.Flags())
 	return cmd
+}
+
+// lintFailed reports a document the card reader refuses as ambiguous (a repeated member
+// name) as its finding, exit 1: the card was obtained and is wrong, like any error finding.
+func lintFailed(g *globals, target string, x card.Finding) error {
+	findings := []card.Finding{x}
+	if g.json() {
+		if err := g.writeJSON(lintOutput{Target: target, Findings: findings, Error: x.Message}); err != nil {
+			return fail(ExitUsage, err)
+		}
+		return fail(ExitFailed, nil)
+	}
+	st := newStyle(g.stdout)
+	st.block(g.stdout, 0, target+": a card no two readers read alike", st.bold)
+	fmt.Fprintln(g.stdout)
+	writeFindings(g.stdout, st, findings)
+	fmt.Fprintln(g.stdout)
+	st.block(g.stdout, 0, "FAIL: "+countSeverities(findings)+": clients read this card differently", verdict(st.bad, "FAIL"))
+	return fail(ExitFailed, nil)
 }
 
 // writeLint prints the human report: what was read, the interfaces, the findings and a verdict.
@@ -144,7 +178,7 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 			if v == "" {
 				v = "?"
 			}
-			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source})
+			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source.String()})
 		}
 		st.table(w, 2, rows, func(_, col int, cell string) string {
 			if col == 4 {

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"crypto/x509"
 	"fmt"
 	"math"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -79,15 +76,17 @@ detail says so). A redirect to another origin is followed without them.
 
 ` + addressHelp + `
 
-With --targets FILE, every target listed in FILE (one per line, "-" for standard
-input, blank lines and lines starting with "#" skipped) is probed, --concurrency at
-once, over connections reused from target to target. The text output is a summary
-table (one row per target: verdict, interfaces served/declared, findings) followed by
-the full report of each failing target; a progress bar is drawn on standard error when
-it is a terminal. -o json prints JSON Lines: one single-target report per target as it
-finishes, its "target" the line as given, or {"target","ok":false,"error"} when its
-card cannot be obtained. --timeout bounds the whole run; each card fetch and each
-interface gets at most 10 s of it.
+With --targets FILE, every target listed in FILE (one http:// or https:// URL per
+line, "-" for standard input, blank lines and lines starting with "#" skipped) is
+probed, --concurrency at once, over connections reused from target to target. The text
+output is a summary row per target as it finishes (verdict, interfaces
+served/declared, findings), then the reports of the first 20 failing targets; a
+progress bar is drawn on standard error when it is a terminal. -o json prints JSON
+Lines: one single-target report per target as it finishes, its "target" the line as
+given, or {"target","ok":false,"error"} when its card cannot be obtained. --timeout
+bounds each target (its card fetch and each interface get at most 10 s of it);
+--deadline bounds the whole run, and targets it leaves are "not probed". The
+signature flags apply to every target.
 
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
 obtained or the command line is wrong. With --targets: 0 when every target is fine, 1
@@ -103,7 +102,7 @@ is wrong.`,
   a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s
 
   # a fleet: one target per line, JSON Lines out as each target finishes
-  a2abind probe --targets agents.txt --concurrency 32 -o json --timeout 5m`,
+  a2abind probe --targets agents.txt --concurrency 32 -o json --deadline 30m`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if f.targets != "" {
 				if len(args) != 0 {
@@ -147,14 +146,20 @@ is wrong.`,
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.headers) > 0, tlsFlags: true}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "probe", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}))
 			}
 			if err := f.sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
 			}
-			results := e.Card(ctx, c, probeOpts...)
-			if n := probe.Skipped(c, probeOpts...); n > 0 {
-				fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+			var results []probe.Result
+			if f.sig.require && !c.Verification().Verified() {
+				// no signature vouches for where the card points: dial nothing
+				fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
+			} else {
+				results = e.Card(ctx, c, probeOpts...)
+				if n := probe.Skipped(c, probeOpts...); n > 0 {
+					fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+				}
 			}
 			rep := probe.Diagnose(c, results)
 			if f.sig.require {
@@ -173,63 +178,30 @@ is wrong.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	f.conn.register(cmd.Flags(), `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
 	f.sig.register(cmd.Flags())
-	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	cmd.Flags().StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
-	cmd.Flags().StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	f.addr.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
+	cmd.Flags().DurationVar(&f.deadline, "deadline", 0, "with --targets, bound on the whole run (--timeout bounds each target); 0 for none")
 	return cmd
 }
 
 // probeFlags are the probe command's own flags.
 type probeFlags struct {
-	headers         []string
-	insecure        bool
-	caFile          string
-	credentialHosts []string
-	addr            addressFlags
-	sig             signatureFlags
-	targets         string
-	concurrency     int
+	conn        connFlags
+	sig         signatureFlags
+	targets     string
+	concurrency int
+	deadline    time.Duration
 }
 
-// options turns the credential and TLS flags into card and probe options.
+// options turns the connection flags into card and probe options (one card.Conn).
 func (f probeFlags) options() ([]card.Option, []probe.Option, error) {
-	var cardOpts []card.Option
-	var probeOpts []probe.Option
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-		}
-		cardOpts = append(cardOpts, card.WithHeader(k, v))
-		probeOpts = append(probeOpts, probe.WithHeader(k, v))
-	}
-	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
-		if err != nil {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile))
-		}
-		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
-	}
-	if f.insecure {
-		probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
-	}
-	policy, err := f.addr.policy()
+	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, nil, fail(ExitUsage, err)
 	}
-	probeOpts = append(probeOpts, f.addr.probeOptions(policy)...)
-	probeOpts = append(probeOpts, probe.WithCredentialHosts(f.credentialHosts...))
-	return cardOpts, probeOpts, nil
+	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
 }
 
 func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {
@@ -238,7 +210,7 @@ func probeJSON(target string, results []probe.Result, rep probe.Report) probeOut
 	for _, r := range results {
 		out.Interfaces = append(out.Interfaces, probeInterface{
 			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
-			Source: r.Interface.Source, Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
+			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
 			LatencyMs: millis(r.Latency),
 		})
 	}
@@ -269,7 +241,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		if v == "" {
 			v = "?"
 		}
-		rows = append(rows, []string{r.Interface.Source, fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
+		rows = append(rows, []string{r.Interface.Source.String(), fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
 			string(r.Outcome), really(r), latency(r.Latency)})
 	}
 	st.table(w, 2, rows, func(row, col int, cell string) string {

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -38,20 +36,16 @@ type sendAttempt struct {
 }
 
 type sendFlags struct {
-	stream          bool
-	verbose         bool
-	bindings        []string
-	headers         []string
-	credentialHosts []string
-	insecure        bool
-	caFile          string
-	plaintextGRPC   bool
-	resend          bool
-	attemptTimeout  time.Duration
-	addr            addressFlags
-	noCache         bool
-	cacheDir        string
-	sig             signatureFlags
+	stream         bool
+	verbose        bool
+	bindings       []string
+	conn           connFlags
+	plaintextGRPC  bool
+	resend         bool
+	attemptTimeout time.Duration
+	noCache        bool
+	cacheDir       string
+	sig            signatureFlags
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -73,10 +67,17 @@ from the agent. After an ambiguous failure (timeout or reset after the message w
 5xx) the message is not resent, unless --resend allows resending the same messageId.
 A stream falls back only before its first event.
 
-The interface that answered is remembered across runs, on disk under the user cache
-directory (--cache-dir to choose another, --no-cache for none), per card URL and card
-version/ETag, for 10 minutes; an interface that failed is tried last for 30 seconds. So
-a misdeclared card costs one failed attempt, not one per run.
+What probe calls served, send can use: v0.3 HTTP+JSON routes under {url}/v1
+(as @a2a-js/sdk 0.3 serves them) and plaintext gRPC at a bare loopback
+host:port are found by a side-effect-free lookup before the first message.
+Off loopback a bare host:port gets TLS unless --grpc-plaintext says so; when
+plaintext is served there, the hint says so.
+
+The interface that answered, and how (route, TLS or plaintext), is remembered
+across runs, on disk under the user cache directory (--cache-dir to choose
+another, --no-cache for none), per card URL and card version/ETag, for 10
+minutes; an interface that failed is tried last for 30 seconds. So a
+misdeclared card costs one failed attempt, not one per run.
 
 Credentials given with --header go only to interfaces on the card's own origin (the
 scheme, host and port of TARGET as given, before any redirect; for a card file, its
@@ -93,7 +94,9 @@ Output: the agent's answer (task state and text, or the message text); -v adds e
 attempt with its outcome on standard error. -o json prints
 {"ok", "attempts": [{"url", "binding", "protocolVersion", "outcome", "detail",
 "latencyMs"}], "result"?, "error"?}; "result" is the A2A answer ({"task": ...} or
-{"message": ...}), or with --stream the list of events.
+{"message": ...}), or with --stream a summary, {"events": N, "state"?, "last"?}: the
+count of events, the last task state they carried and the last event (the events
+themselves are printed only in text mode, as they arrive: a stream may not end).
 
 Exit status: 0 when the agent answered, 1 when delegation failed, 2 when the card
 cannot be obtained or used, or the command line is wrong.`,
@@ -119,14 +122,10 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVar(&f.stream, "stream", false, "use SendStreamingMessage and print the events as they arrive")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every attempt (interface, outcome, latency) on standard error")
 	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: JSONRPC, GRPC or HTTP+JSON (repeatable; the order given is the order tried)")
-	fl.StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
-	fl.StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	fl.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	fl.StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
-	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
+	f.conn.register(fl, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
+	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: TLS, except on loopback, where a lookup decides, or when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
-	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
-	f.addr.register(fl)
+	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", delegate.DefaultAttemptTimeout, "bound each attempt, so that a silent interface leaves time for the next")
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
 	f.sig.register(fl)
@@ -134,42 +133,17 @@ cannot be obtained or used, or the command line is wrong.`,
 }
 
 func sendOptions(f sendFlags) ([]delegate.Option, error) {
-	policy, err := f.addr.policy()
+	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, err
 	}
-	opts := f.addr.delegateOptions(policy)
+	opts := []delegate.Option{delegate.WithConn(conn)}
 	for _, b := range f.bindings {
 		cb, ok := card.CanonicalBinding(a2a.TransportProtocol(b))
 		if !ok {
 			return nil, fmt.Errorf("--binding %q: want JSONRPC, GRPC or HTTP+JSON", b)
 		}
 		opts = append(opts, delegate.WithBindings(cb))
-	}
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--header %q: want \"Name: value\"", h)
-		}
-		opts = append(opts, delegate.WithHeader(k, v))
-	}
-	if len(f.credentialHosts) > 0 {
-		opts = append(opts, delegate.WithCredentialHosts(f.credentialHosts...))
-	}
-	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
-		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile)
-		}
-		opts = append(opts, delegate.WithRootCAs(pool))
-	}
-	if f.insecure {
-		opts = append(opts, delegate.WithInsecureSkipVerify())
 	}
 	if f.plaintextGRPC {
 		opts = append(opts, delegate.WithPlaintextGRPC())
@@ -213,14 +187,11 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	ctx, cancel := g.context(cmd.Context())
 	defer cancel()
 
-	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
+	hc := hintContext{command: "send", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		code := ExitUsage
-		if errors.Is(err, delegate.ErrCardRejected) {
-			code = ExitFailed // the card was obtained and failed its signature check
-		}
-		return sendFailed(g, nil, nil, code, withHint(err, hc))
+		// exit 2 also when the card was refused (--require-signature): it cannot be used
+		return sendFailed(g, nil, nil, ExitUsage, withHint(err, hc))
 	}
 	defer client.Close()
 
@@ -243,34 +214,64 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 		return nil
 	}
 
-	events := []a2a.StreamResponse{}
+	var sum streamSummary
 	for ev, err := range client.SendStreamingMessage(ctx, req) {
 		if err != nil {
 			if f.verbose {
 				writeAttempts(g.stderr, tr.Attempts())
 			}
-			return sendFailed(g, tr.Attempts(), events, ExitFailed, withHint(err, hc))
+			return sendFailed(g, tr.Attempts(), sum.result(), ExitFailed, withHint(err, hc))
 		}
-		if f.verbose && len(events) == 0 {
+		if f.verbose && sum.Events == 0 {
 			writeAttempts(g.stderr, tr.Attempts())
 		}
-		events = append(events, a2a.StreamResponse{Event: ev})
+		sum.add(ev)
 		if !g.json() {
 			writeEvent(g.stdout, ev)
 		}
 	}
-	if f.verbose && len(events) == 0 {
+	if f.verbose && sum.Events == 0 {
 		writeAttempts(g.stderr, tr.Attempts())
 	}
 	if g.json() {
-		return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: events})
+		return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: &sum})
 	}
 	return nil
 }
 
+// streamSummary is the "result" of `send --stream -o json`: how many events arrived,
+// the last task state they carried and the last event, never the list of events (a
+// stream may not end, and memory stays bounded whatever its length).
+type streamSummary struct {
+	Events int                 `json:"events"`
+	State  a2a.TaskState       `json:"state,omitempty"`
+	Last   *a2a.StreamResponse `json:"last,omitempty"`
+}
+
+// add counts ev and keeps it as the last event.
+func (s *streamSummary) add(ev a2a.Event) {
+	s.Events++
+	s.Last = &a2a.StreamResponse{Event: ev}
+	switch v := ev.(type) {
+	case *a2a.Task:
+		s.State = v.Status.State
+	case *a2a.TaskStatusUpdateEvent:
+		s.State = v.Status.State
+	}
+}
+
+// result is the summary as a "result", nil before the first event.
+func (s *streamSummary) result() any {
+	if s.Events == 0 {
+		return nil
+	}
+	return s
+}
+
 // sendFailed reports a failed send with code; in JSON mode the document carries the
-// attempts and, for a broken stream, the events received.
-func sendFailed(g *globals, attempts []delegate.Attempt, events []a2a.StreamResponse, code int, err error) error {
+// attempts and, for a broken stream, the summary of the events received (result, nil
+// when there is none).
+func sendFailed(g *globals, attempts []delegate.Attempt, result any, code int, err error) error {
 	var de *delegate.Error
 	if errors.As(err, &de) && errors.Is(err, delegate.ErrNoCandidates) {
 		code = ExitUsage
@@ -282,9 +283,7 @@ func sendFailed(g *globals, attempts []delegate.Attempt, events []a2a.StreamResp
 		return fail(code, err)
 	}
 	out := sendOutput{Attempts: sendAttempts(attempts), Error: firstLine(err.Error())}
-	if len(events) > 0 {
-		out.Result = events
-	}
+	out.Result = result
 	if werr := g.writeJSON(out); werr != nil {
 		return fail(ExitUsage, werr)
 	}
