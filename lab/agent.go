@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,7 +82,9 @@ func WithJSONRPC(version, path string) Option {
 	return func(c *config) { c.mounts = append(c.mounts, mount{"JSONRPC", version, path}) }
 }
 
-// WithREST mounts the HTTP+JSON binding of the given protocol version at path.
+// WithREST mounts the HTTP+JSON binding of the given protocol version at path: 1.0
+// routes at {path}/..., 0.3 routes at {path}/v1/... (a2a-go v2.4.0's v0.3 handler, the
+// v0.3 specification's layout), so both versions may share one path.
 func WithREST(version, path string) Option {
 	return func(c *config) { c.mounts = append(c.mounts, mount{"HTTP+JSON", version, path}) }
 }
@@ -231,9 +234,14 @@ func Start(opts ...Option) (*Agent, error) {
 			h = a2asrv.NewRESTHandler(handler)
 		}
 		h = a.requireToken(h)
-		if m.binding == "HTTP+JSON" && m.path != "/" {
+		switch {
+		case m.binding == "HTTP+JSON" && m.version == card.V03:
+			// v0.3 routes are {url}/v1/... (a2a-go v2.4.0, the v0.3 specification), so
+			// 1.0 and 0.3 may share one interface URL, as a2a-js legacyCompat does.
+			mux.Handle(strings.TrimSuffix(m.path, "/")+a2av0.RESTPathPrefix+"/", http.StripPrefix(strings.TrimSuffix(m.path, "/"), h))
+		case m.binding == "HTTP+JSON" && m.path != "/":
 			mux.Handle(m.path+"/", http.StripPrefix(m.path, h))
-		} else {
+		default:
 			mux.Handle(m.path, h)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -330,7 +331,16 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		}
 		return res
 	}
+	// The declared binding served for another version is version_mismatch (a v0.3
+	// HTTP+JSON agent serves its routes under {url}/v1, so nothing answers where 1.0 was
+	// asked); anything else is another binding.
+	if found.firstTried == first.sent+" -> "+first.seen {
+		found.firstTried = "" // the declared lookup, already in the detail
+	}
 	res.Outcome = wire.WrongBinding
+	if found.binding == r.binding {
+		res.Outcome = wire.VersionMismatch
+	}
 	res.ActualBinding, res.ActualVersion = found.binding, found.version
 	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
 	return res
@@ -457,12 +467,19 @@ type attempt struct {
 	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
+	// firstTried is the request and answer of a route tried before this one for the same
+	// lookup (v0.3 HTTP+JSON: {url}/tasks before {url}/v1/tasks), "" for none.
+	firstTried string
 }
 
 func (a attempt) describe() string {
 	s := a.sent + " -> " + a.seen
-	if len(a.extra) > 0 {
-		s += " [" + strings.Join(a.extra, "; ") + "]"
+	extra := a.extra
+	if a.firstTried != "" {
+		extra = append(slices.Clip(extra), "first tried "+a.firstTried)
+	}
+	if len(extra) > 0 {
+		s += " [" + strings.Join(extra, "; ") + "]"
 	}
 	return s
 }

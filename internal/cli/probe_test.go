@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
 )
 
 // probeCLI runs the CLI in-process and returns exit code, stdout and stderr.
@@ -118,8 +119,8 @@ func TestProbeCmd_JSON(t *testing.T) {
 			if tt.wantCode == ExitOK && len(codes) > 0 {
 				t.Errorf("error findings = %v, want none", codes)
 			}
-			if len(out.Clients) != 9 {
-				t.Errorf("clients = %d entries, want 9", len(out.Clients))
+			if want := len(probe.Profiles()); len(out.Clients) != want {
+				t.Errorf("clients = %d entries, want %d", len(out.Clients), want)
 			}
 			for _, c := range out.Clients {
 				for _, k := range []string{"profile", "outcome", "ok", "note"} {
