@@ -41,7 +41,16 @@ func (l *linter) duplicates() []hit {
 // addressKey identifies the socket and path an interface URL names (Address.Key), so
 // that "https://h:443/a" and "https://h/a/" compare equal and "agent:8443" (GRPC)
 // matches "https://agent:8443". ok is false when the URL names no host.
+//
+// A GRPC entry written as an http(s) URL is keyed as the HTTP bindings are, path
+// included, so that one URL declared for GRPC and JSON-RPC compares equal even with a
+// path (a2a-js serves JSON-RPC at /a2a/jsonrpc); a bare host:port stays a socket.
 func addressKey(i Interface) (string, bool) {
+	if isGRPC(i.Binding) {
+		if a, err := ParseAddress(i.URL, a2a.TransportProtocolJSONRPC); err == nil && a.Host != "" {
+			return a.Key(), true
+		}
+	}
 	a, ok := lenientAddress(i)
 	if !ok {
 		return "", false

@@ -149,10 +149,7 @@ func NewSigningKey(s crypto.Signer, alg string) (*SigningKey, error) {
 
 // PublicJWKS returns the JWKS ({"keys": [...]}) holding the key's public part, with its
 // kid, alg and use "sig": what a jku URL serves.
-func (k *SigningKey) PublicJWKS() ([]byte, error) {
-	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: k.signer.Public(), KeyID: k.KeyID, Algorithm: k.Algorithm, Use: "sig"}}}
-	return json.Marshal(set)
-}
+func (k *SigningKey) PublicJWKS() ([]byte, error) { return PublicJWKS(k) }
 
 // SignOption configures Sign.
 type SignOption func(*signOptions)

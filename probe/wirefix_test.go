@@ -129,3 +129,23 @@ func TestNamesAnAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestDelegatePredictionKnowsPlaintext: where plaintext gRPC is served at a bare
+// host:port that is not loopback, the a2abind-delegate prediction is tls_mismatch (the
+// delegate, without --grpc-plaintext, dials TLS there), as the delegate's own
+// TestPlaintextGRPCOffLoopback shows on the wire; served over TLS, it succeeds.
+func TestDelegatePredictionKnowsPlaintext(t *testing.T) {
+	iface := card.Interface{URL: "agent.example:50051", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[0]"}
+	c := &card.Card{Name: "remote", Location: "https://agent.example/.well-known/agent-card.json", Interfaces: []card.Interface{iface}}
+	for _, tt := range []struct {
+		way  Way
+		want wire.Outcome
+	}{{Way{TLS: false}, wire.TLSMismatch}, {Way{TLS: true}, wire.Served}} {
+		r := Result{Interface: iface, Outcome: wire.Served, Lookup: wire.Served, ActualBinding: iface.Binding, ActualVersion: card.V1, Way: tt.way}
+		for _, ci := range Diagnose(c, []Result{r}).Clients {
+			if ci.Profile == "a2abind-delegate" && ci.Outcome != tt.want {
+				t.Errorf("way %+v: a2abind-delegate gets %s (%s), want %s", tt.way, ci.Outcome, ci.Note, tt.want)
+			}
+		}
+	}
+}

@@ -151,9 +151,15 @@ is wrong.`,
 			if err := f.sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
 			}
-			results := e.Card(ctx, c, probeOpts...)
-			if n := probe.Skipped(c, probeOpts...); n > 0 {
-				fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+			var results []probe.Result
+			if f.sig.require && !c.Verification().Verified() {
+				// no signature vouches for where the card points: dial nothing
+				fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
+			} else {
+				results = e.Card(ctx, c, probeOpts...)
+				if n := probe.Skipped(c, probeOpts...); n > 0 {
+					fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+				}
 			}
 			rep := probe.Diagnose(c, results)
 			if f.sig.require {

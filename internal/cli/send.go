@@ -67,10 +67,17 @@ from the agent. After an ambiguous failure (timeout or reset after the message w
 5xx) the message is not resent, unless --resend allows resending the same messageId.
 A stream falls back only before its first event.
 
-The interface that answered is remembered across runs, on disk under the user cache
-directory (--cache-dir to choose another, --no-cache for none), per card URL and card
-version/ETag, for 10 minutes; an interface that failed is tried last for 30 seconds. So
-a misdeclared card costs one failed attempt, not one per run.
+What probe calls served, send can use: v0.3 HTTP+JSON routes under {url}/v1
+(as @a2a-js/sdk 0.3 serves them) and plaintext gRPC at a bare loopback
+host:port are found by a side-effect-free lookup before the first message.
+Off loopback a bare host:port gets TLS unless --grpc-plaintext says so; when
+plaintext is served there, the hint says so.
+
+The interface that answered, and how (route, TLS or plaintext), is remembered
+across runs, on disk under the user cache directory (--cache-dir to choose
+another, --no-cache for none), per card URL and card version/ETag, for 10
+minutes; an interface that failed is tried last for 30 seconds. So a
+misdeclared card costs one failed attempt, not one per run.
 
 Credentials given with --header go only to interfaces on the card's own origin (the
 scheme, host and port of TARGET as given, before any redirect; for a card file, its
@@ -116,7 +123,7 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every attempt (interface, outcome, latency) on standard error")
 	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: JSONRPC, GRPC or HTTP+JSON (repeatable; the order given is the order tried)")
 	f.conn.register(fl, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
-	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
+	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: TLS, except on loopback, where a lookup decides, or when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", delegate.DefaultAttemptTimeout, "bound each attempt, so that a silent interface leaves time for the next")
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
