@@ -42,7 +42,7 @@ func FuzzInterfacesMatchProtojson(f *testing.F) {
 		}
 		var got [][4]string
 		for _, i := range c.Declared() {
-			if strings.HasPrefix(i.Source, "supportedInterfaces[") {
+			if i.Source.List == card.ListSupported {
 				got = append(got, [4]string{i.URL, string(i.Binding), i.ProtocolVersion, i.Tenant})
 			}
 		}

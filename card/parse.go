@@ -196,7 +196,7 @@ func fromDocument(doc *document) *Card {
 			Binding:         a2a.TransportProtocol(str(ri.ProtocolBinding)),
 			ProtocolVersion: NormalizeVersion(str(ri.ProtocolVersion)),
 			Tenant:          ri.Tenant,
-			Source:          "supportedInterfaces[" + strconv.Itoa(i) + "]",
+			Source:          Supported(i),
 			Preferred:       i == 0,
 		})
 	}
@@ -221,7 +221,7 @@ func fromDocument(doc *document) *Card {
 			}
 			c.declared = append(c.declared, Interface{
 				URL: str(ri.URL), Binding: a2a.TransportProtocol(str(ri.Transport)), ProtocolVersion: version,
-				Source: "additionalInterfaces[" + strconv.Itoa(i) + "]",
+				Source: Additional(i),
 			})
 		}
 	}

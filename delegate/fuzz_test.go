@@ -33,7 +33,7 @@ func FuzzAnswers(f *testing.F) {
 	for _, b := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
 		for _, v := range []string{card.V1, card.V03} {
 			c, err := NewFromCard(&card.Card{Shape: card.ShapeV1, Name: "fuzz", Interfaces: []card.Interface{
-				{URL: srv.URL + "/a2a", Binding: b, ProtocolVersion: v, Source: "supportedInterfaces[0]"},
+				{URL: srv.URL + "/a2a", Binding: b, ProtocolVersion: v, Source: card.Supported(0)},
 			}})
 			if err != nil {
 				f.Fatal(err)

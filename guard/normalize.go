@@ -100,7 +100,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 	}
 	n := normalizer{obj: obj, served: servedKeys(findings, results), declared: map[string]card.Interface{}}
 	for _, i := range c.Declared() {
-		n.declared[i.Source] = i
+		n.declared[i.Source.String()] = i
 	}
 	v1Left, err := n.v1()
 	if err != nil {
@@ -147,7 +147,7 @@ func servedKeys(findings []card.Finding, results []probe.Result) map[string]bool
 	}
 	out := map[string]bool{}
 	for _, r := range results {
-		if !failed[r.Interface.Source] {
+		if !failed[r.Interface.Source.String()] {
 			out[r.Interface.Key()] = true
 		}
 	}
@@ -196,7 +196,7 @@ func (n *normalizer) v1() (bool, error) {
 	if err != nil || !present {
 		return false, err
 	}
-	if len(ifaces) > 0 && ifaces[0].Source != fieldSupported+"[0]" {
+	if len(ifaces) > 0 && ifaces[0].Source != card.Supported(0) {
 		p := ifaces[0]
 		n.preferred = &p
 	}
@@ -300,7 +300,7 @@ func verify(doc []byte, served map[string]bool) error {
 func listInterfaces(is []card.Interface) string {
 	parts := make([]string, 0, len(is))
 	for _, i := range is {
-		parts = append(parts, i.String()+" ("+i.Source+")")
+		parts = append(parts, i.String()+" ("+i.Source.String()+")")
 	}
 	if len(parts) == 0 {
 		return "the card declares no interface"

@@ -144,7 +144,7 @@ func (g *Guard) logChange(prev, next *snapshot) {
 	}
 	removed := make([]string, 0, len(nz.Removed))
 	for _, i := range nz.Removed {
-		removed = append(removed, i.String()+" ("+i.Source+")")
+		removed = append(removed, i.String()+" ("+i.Source.String()+")")
 	}
 	attrs = append(attrs, "removed", strings.Join(removed, ", "))
 	if nz.Preferred != nil {

@@ -99,7 +99,7 @@ func newCardView(c *card.Card, results []Result) *cardView {
 	}
 	for _, i := range c.Declared() { // as the SDKs read the lists: repeats and case variants kept
 		switch {
-		case strings.HasPrefix(i.Source, "supportedInterfaces["):
+		case i.Source.List == card.ListSupported:
 			v.v1 = append(v.v1, i)
 		case i.Source == card.SourcePrimary:
 			p := i

@@ -44,7 +44,7 @@ func TestFixesFollowTheWire(t *testing.T) {
 			}
 			bySource := map[string]card.Interface{}
 			for _, i := range c.Interfaces {
-				bySource[i.Source] = i
+				bySource[i.Source.String()] = i
 			}
 			seen := map[string]bool{}
 			for _, f := range report.Findings {
@@ -135,7 +135,7 @@ func TestNamesAnAddress(t *testing.T) {
 // delegate, without --grpc-plaintext, dials TLS there), as the delegate's own
 // TestPlaintextGRPCOffLoopback shows on the wire; served over TLS, it succeeds.
 func TestDelegatePredictionKnowsPlaintext(t *testing.T) {
-	iface := card.Interface{URL: "agent.example:50051", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[0]"}
+	iface := card.Interface{URL: "agent.example:50051", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1, Source: card.Supported(0)}
 	c := &card.Card{Name: "remote", Location: "https://agent.example/.well-known/agent-card.json", Interfaces: []card.Interface{iface}}
 	for _, tt := range []struct {
 		way  Way

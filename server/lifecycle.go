@@ -136,21 +136,14 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	opts := []probe.Option{probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second)), probe.WithProbeVia(srv.localOf)}
-	for k, vs := range srv.o.selfCheckHeader {
-		for _, v := range vs {
-			opts = append(opts, probe.WithHeader(k, v))
-		}
-	}
+	// The self-check proves the bindings over TLS on the local socket (Insecure): whether
+	// the certificate is trusted under the public name is the deployment's concern.
+	conn := card.Conn{Header: srv.o.selfCheckHeader, Insecure: srv.tlsCfg != nil}
+	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second)), probe.WithProbeVia(srv.localOf)}
 	if len(srv.o.selfCheckHeader) > 0 {
 		// Every interface of the check card is one of this server's own listeners: the
 		// credential goes to each of them (the HTTP and the gRPC port are two origins).
 		opts = append(opts, probe.WithCredentialPolicy(card.NewCredentialPolicy(card.Origin{}, srv.checkHosts()...)))
-	}
-	if srv.tlsCfg != nil {
-		// The self-check proves the bindings over TLS on the local socket; whether the
-		// certificate is trusted under the public name is the deployment's concern.
-		opts = append(opts, probe.WithInsecureSkipVerify())
 	}
 	backoff := 20 * time.Millisecond
 	var prev []probe.Result

@@ -178,7 +178,7 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 			if v == "" {
 				v = "?"
 			}
-			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source})
+			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source.String()})
 		}
 		st.table(w, 2, rows, func(_, col int, cell string) string {
 			if col == 4 {

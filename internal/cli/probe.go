@@ -210,7 +210,7 @@ func probeJSON(target string, results []probe.Result, rep probe.Report) probeOut
 	for _, r := range results {
 		out.Interfaces = append(out.Interfaces, probeInterface{
 			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
-			Source: r.Interface.Source, Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
+			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
 			LatencyMs: millis(r.Latency),
 		})
 	}
@@ -241,7 +241,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		if v == "" {
 			v = "?"
 		}
-		rows = append(rows, []string{r.Interface.Source, fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
+		rows = append(rows, []string{r.Interface.Source.String(), fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
 			string(r.Outcome), really(r), latency(r.Latency)})
 	}
 	st.table(w, 2, rows, func(row, col int, cell string) string {
