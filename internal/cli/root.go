@@ -79,15 +79,14 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "a2abind",
 		Short: "Check that an A2A agent's card matches what its sockets really serve",
-		Long: `a2abind makes an A2A AgentCard and the sockets behind it agree.
+		Long: `a2abind makes an A2A AgentCard and the sockets behind it agree: lint reads the
+card, probe opens every interface it declares and says what is really served there,
+send delegates a message with safe fallback, serve and guard publish only a card that
+tells the truth, exporter turns all of it into Prometheus metrics, and demo replays
+the incident that started it. Every command is listed below.
 
-  lint    check the card document itself (no network)
-  probe   open every declared interface on the wire and say what is really there
-  send    delegate a message, falling back safely across declared interfaces
-  serve   run an agent that cannot publish a card naming a binding it does not serve
-  guard   front any agent: publish its card only while its sockets serve what it declares
-  demo    replay the seed incident and its fix on loopback
-  exporter  Prometheus metrics of what a fleet's cards declare and their sockets serve`,
+Shell completion: "a2abind completion bash|zsh|fish|powershell" prints a completion
+script; "a2abind completion bash --help" says how to load it for good.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -106,6 +105,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
+	setHelp(root)
 	return root
 }
 
