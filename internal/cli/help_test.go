@@ -162,3 +162,20 @@ func TestReflow(t *testing.T) {
 		t.Errorf("reflow at 40:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// runCmdF builds a command with newCmd(g, runF) under a root with the global flags,
+// runs it with args (the command's name first is added) and returns the exit status and
+// standard error, as run does. It is how each command's flags are tested without an agent.
+func runCmdF[O any](t *testing.T, newCmd func(*globals, func(*O) error) *cobra.Command, runF func(*O) error, args ...string) (int, string) {
+	t.Helper()
+	var stdout, stderr strings.Builder
+	g := &globals{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	var name string
+	root := newRoot(g, []func(*globals) *cobra.Command{func(g *globals) *cobra.Command {
+		c := newCmd(g, runF)
+		name = c.Name()
+		return c
+	}})
+	root.SetArgs(append([]string{name}, args...))
+	return exitCode(root.ExecuteContext(t.Context()), &stderr), stderr.String()
+}

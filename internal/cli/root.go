@@ -75,7 +75,11 @@ func (g *globals) writeJSON(v any) error {
 
 // newRootCmd builds the command tree writing to the given streams.
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin}
+	return newRoot(&globals{stdout: stdout, stderr: stderr, stdin: stdin}, commands)
+}
+
+// newRoot builds the root command with the global flags and the given subcommands.
+func newRoot(g *globals, subs []func(*globals) *cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "a2abind",
 		Short: "Check that an A2A agent's card matches what its sockets really serve",
@@ -96,13 +100,13 @@ script; "a2abind completion bash --help" says how to load it for good.`,
 			return nil
 		},
 	}
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(g.stdin)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
 	root.PersistentFlags().StringVarP(&g.output, "output", "o", "text", "output format: text or json")
 	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 30*time.Second, "bound on the whole command")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fail(ExitUsage, err) })
-	for _, add := range commands {
+	for _, add := range subs {
 		root.AddCommand(add(g))
 	}
 	setHelp(root)
@@ -122,7 +126,11 @@ func Execute() int {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return exitCode(root.ExecuteContext(ctx), stderr)
+}
+
+// exitCode is the exit status of a command that returned err, which it prints on stderr.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}

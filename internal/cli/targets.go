@@ -5,6 +5,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 	"unicode"
 
 	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/a2abind/a2abind/card"
@@ -39,11 +39,12 @@ type targetError struct {
 }
 
 // runTargets probes every target of f.targets and prints the summary or JSON Lines.
-func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Option, probeOpts []probe.Option) error {
-	if f.concurrency < 1 || f.concurrency > 4096 {
-		return fail(ExitUsage, fmt.Errorf("--concurrency %d: want a number from 1 to 4096", f.concurrency))
+func runTargets(parent context.Context, opts *probeOptions, cardOpts []card.Option, probeOpts []probe.Option) error {
+	g := opts.g
+	if opts.Concurrency < 1 || opts.Concurrency > 4096 {
+		return fail(ExitUsage, fmt.Errorf("--concurrency %d: want a number from 1 to 4096", opts.Concurrency))
 	}
-	targets, err := readTargets(f.targets, g.stdin)
+	targets, err := readTargets(opts.Targets, g.stdin)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
@@ -52,15 +53,15 @@ func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Op
 		budget = min(budget, g.timeout)
 	}
 	cardOpts = append(cardOpts, card.WithTimeout(budget))
-	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithConcurrency(f.concurrency),
+	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithConcurrency(opts.Concurrency),
 		probe.WithCardOptions(cardOpts...))
 
-	ctx, cancel := g.context(cmd.Context())
+	ctx, cancel := g.context(parent)
 	defer cancel()
 	// Each target is visited once: connections are reused within a target (the card
 	// fetch and the bindings on one origin), and only the most recent few are kept idle,
 	// so open sockets and goroutines grow with the concurrency, not with the targets.
-	e := probe.NewEngine(probe.WithMaxIdle(4 * f.concurrency))
+	e := probe.NewEngine(probe.WithMaxIdle(4 * opts.Concurrency))
 	defer e.Close()
 
 	bar := newProgress(g.stderr, len(targets))
@@ -93,7 +94,7 @@ func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Op
 		return fail(ExitUsage, writeErr)
 	}
 	if !g.json() {
-		writeTargets(g, targets, rows)
+		writeTargets(g, targets, rows, opts.Summary)
 	}
 	if failed > 0 {
 		return fail(ExitFailed, nil)
@@ -186,8 +187,8 @@ func writeTargetJSON(w io.Writer, r probe.TargetResult, row targetRow) error {
 }
 
 // writeTargets prints the summary table in the file's order, a count line, then the
-// full report of every failing target.
-func writeTargets(g *globals, targets []string, rows map[string][]targetRow) {
+// report of every failing target (the short one with --summary).
+func writeTargets(g *globals, targets []string, rows map[string][]targetRow, summary bool) {
 	w := g.stdout
 	st := newStyle(w)
 	ordered := make([]targetRow, 0, len(targets))
@@ -228,7 +229,11 @@ func writeTargets(g *globals, targets []string, rows map[string][]targetRow) {
 			fmt.Fprintf(w, "\n%s: %s %s\n", st.bold(escape(targets[i])), st.bad("card not obtainable:"), escape(row.result.Err.Error()))
 		default:
 			fmt.Fprintln(w)
-			writeProbe(g, targets[i], row.result.Card, row.result.Results, row.report)
+			write := writeProbe
+			if summary {
+				write = writeProbeSummary
+			}
+			write(g, targets[i], row.result.Card, row.result.Results, row.report)
 		}
 	}
 }
