@@ -27,6 +27,17 @@ type options struct {
 	dialPolicy      *card.DialPolicy
 	maxInterfaces   int
 	verifier        CardVerifier // verify.go
+	extra           []card.Interface
+}
+
+// WithInterfaces calls these interfaces, which the card does not declare, before the
+// card's own, in the order given: an address and version a probe proved served (an
+// a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Each
+// keeps the Source the caller gives it, so attempts name it as undeclared; each is
+// checked like a declared interface (address, dial policy, credential scope,
+// WithMaxInterfaces). WithBindings does not filter them.
+func WithInterfaces(ifaces ...card.Interface) Option {
+	return func(o *options) { o.extra = append(o.extra, ifaces...) }
 }
 
 // DefaultMaxInterfaces bounds how many of a card's interfaces a Client attempts, unless

@@ -35,9 +35,12 @@ type sendAttempt struct {
 	Outcome         probe.Outcome         `json:"outcome"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
+	// Undeclared marks an interface given with --use, which the card does not declare.
+	Undeclared bool `json:"undeclared,omitempty"`
 }
 
 type sendFlags struct {
+	use             []string
 	stream          bool
 	verbose         bool
 	bindings        []string
@@ -89,10 +92,16 @@ sent there.
 TARGET is an agent base URL (the card is fetched from /.well-known/agent-card.json),
 the URL of a card document, or a card file. --timeout bounds the whole command.
 
+--use BINDING@VERSION=URL calls an interface the card does not declare, before the
+declared ones: one a probe found served (a2a-go's "a2a serve --protocol 0.3" publishes
+1.0 and serves 0.3). It is checked as a declared one is (address, dial policy,
+credential scope) and named in the output as not declared by the card.
+
 Output: the agent's answer (task state and text, or the message text); -v adds every
 attempt with its outcome on standard error. -o json prints
 {"ok", "attempts": [{"url", "binding", "protocolVersion", "outcome", "detail",
-"latencyMs"}], "result"?, "error"?}; "result" is the A2A answer ({"task": ...} or
+"latencyMs", "undeclared"?}], "result"?, "error"?}; "undeclared" is true for a --use
+interface; "result" is the A2A answer ({"task": ...} or
 {"message": ...}), or with --stream the list of events.
 
 Exit status: 0 when the agent answered, 1 when delegation failed, 2 when the card
@@ -104,7 +113,10 @@ cannot be obtained or used, or the command line is wrong.`,
   a2abind send https://agent.example.com "hello" --stream -H "Authorization: Bearer $TOKEN"
 
   # only gRPC, machine-readable, bounded
-  a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s`,
+  a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s
+
+  # an interface the card does not declare, proved by probe
+  a2abind send http://127.0.0.1:8080 "hi" --use rest@0.3=http://127.0.0.1:8080`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return argsError("send", "TARGET and TEXT", len(args))
@@ -118,7 +130,8 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.stream, "stream", false, "use SendStreamingMessage and print the events as they arrive")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every attempt (interface, outcome, latency) on standard error")
-	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: JSONRPC, GRPC or HTTP+JSON (repeatable; the order given is the order tried)")
+	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: "+bindingNames+" (repeatable; the order given is the order tried)")
+	fl.StringArrayVar(&f.use, "use", nil, "also call this interface the card does not declare, first: BINDING@VERSION=URL, e.g. JSONRPC@0.3=http://127.0.0.1:8080/ (repeatable)")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
 	fl.StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
 	fl.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
@@ -140,11 +153,18 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 	}
 	opts := f.addr.delegateOptions(policy)
 	for _, b := range f.bindings {
-		cb, ok := card.CanonicalBinding(a2a.TransportProtocol(b))
-		if !ok {
-			return nil, fmt.Errorf("--binding %q: want JSONRPC, GRPC or HTTP+JSON", b)
+		cb, err := parseBinding(b)
+		if err != nil {
+			return nil, fmt.Errorf("--binding: %w", err)
 		}
 		opts = append(opts, delegate.WithBindings(cb))
+	}
+	for _, u := range f.use {
+		iface, err := parseUse(u)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, delegate.WithInterfaces(iface))
 	}
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, ":")
@@ -308,7 +328,7 @@ func sendAttempts(attempts []delegate.Attempt) []sendAttempt {
 	for _, a := range attempts {
 		out = append(out, sendAttempt{
 			URL: a.Interface.URL, Binding: a.Interface.Binding, ProtocolVersion: a.Interface.ProtocolVersion,
-			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency),
+			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency), Undeclared: a.Interface.Source == useSource,
 		})
 	}
 	return out
@@ -322,7 +342,11 @@ func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 			paint = st.good
 		}
 		outcome := string(a.Outcome)
-		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+		iface := a.Interface.String()
+		if a.Interface.Source == useSource {
+			iface += " (--use, not declared by the card)"
+		}
+		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, iface, outcome, a.Detail, latency(a.Latency))
 		st.block(w, 0, line, func(l string) string {
 			// colour the outcome where it stands on the first line
 			if before, after, ok := strings.Cut(l, ": "+outcome+" ("); ok && strings.HasPrefix(l, "attempt ") {
