@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -96,17 +98,7 @@ func TestDockerfile(t *testing.T) {
 		t.Fatalf("built %v, copied %v, run %q: want one binary all the way", out, d.copyFrom, d.entrypoint)
 	}
 
-	bin := filepath.Join(t.TempDir(), "a2abind")
-	cmd := exec.CommandContext(t.Context(), "sh", "-c", strings.Replace(d.build, "-o "+out[1], "-o "+bin, 1))
-	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = os.Environ()
-	for k, v := range d.args {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the Dockerfile's build line: %v\n%s", err, b)
-	}
-
+	bin := imageBinary(t)
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +116,59 @@ func TestDockerfile(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(version), "a2abind "+d.args["VERSION"]+" (a2a-go v2.") {
 		t.Errorf("a2abind version = %q, %v; want the ARG VERSION and the a2a-go version", version, err)
 	}
+}
+
+var (
+	buildOnce sync.Once
+	buildBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// imageBinary builds a2abind with the Dockerfile's own "go build" line (its -o path
+// replaced by a temporary file), once per test run, and returns the binary: the one the
+// image ships, which the README examples run too.
+func imageBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		text, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+		if err != nil {
+			buildErr = err
+			return
+		}
+		d := parseDockerfile(t, string(text))
+		out := regexp.MustCompile(`-o (\S+)`).FindStringSubmatch(d.build)
+		if out == nil {
+			buildErr = fmt.Errorf("the Dockerfile's build line %q has no -o", d.build)
+			return
+		}
+		if buildDir, buildErr = os.MkdirTemp("", "a2abind-image-"); buildErr != nil {
+			return
+		}
+		buildBin = filepath.Join(buildDir, "a2abind")
+		cmd := exec.Command("sh", "-c", strings.Replace(d.build, "-o "+out[1], "-o "+buildBin, 1))
+		cmd.Dir = filepath.Join("..", "..")
+		cmd.Env = os.Environ()
+		for k, v := range d.args {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		if b, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("the Dockerfile's build line: %v\n%s", err, b)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildBin
+}
+
+// TestMain removes the binary imageBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
 
 // TestDockerignore: the build context leaves out the npm packages and the git history.

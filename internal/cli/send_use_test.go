@@ -100,3 +100,17 @@ func TestSendBindingRest(t *testing.T) {
 		t.Errorf("send --binding rest = %d, %+v; want one HTTP+JSON attempt\n%s", code, out.Attempts, stderr)
 	}
 }
+
+// TestSendUseDeclaredInterface: --use naming an interface the card does declare moves
+// the card's own entry first; it is not reported as undeclared.
+func TestSendUseDeclaredInterface(t *testing.T) {
+	a := labtest.Start(t, lab.Seed()...)
+	code, stdout, stderr := sendCLI(t, a.BaseURL, "hi", "-o", "json", "--no-cache", "--timeout", "10s", "--use", "JSONRPC@0.3="+a.BaseURL)
+	var out sendOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if code != ExitOK || len(out.Attempts) != 1 || out.Attempts[0].Undeclared || out.Attempts[0].Binding != a2a.TransportProtocolJSONRPC {
+		t.Errorf("send --use on a declared interface = %d, %+v; want one declared JSONRPC attempt\n%s", code, out.Attempts, stderr)
+	}
+}
