@@ -306,3 +306,20 @@ func OriginOf(rawURL string) Origin {
 	}
 	return a.Origin(a.TLS == TLSYes)
 }
+
+// ParseKeyURL reads a URL signing keys are fetched from (a signature's jku, a JWKS
+// URL): an absolute https URL (the scheme compared case-insensitively) with a host and
+// no user:password@. It is the one https rule of signing, of serving a JWKS and of
+// verification. Errors are *AddressError.
+func ParseKeyURL(raw string) (Address, error) {
+	a, err := ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+	switch {
+	case err != nil:
+		return Address{}, &AddressError{URL: raw, Problem: "is not an absolute https URL"}
+	case a.Scheme != "https":
+		return Address{}, &AddressError{URL: raw, Problem: "is not https (verifiers fetch keys over HTTPS only)"}
+	case a.UserInfo:
+		return Address{}, &AddressError{URL: raw, Problem: "carries user:password@ credentials"}
+	}
+	return a, nil
+}

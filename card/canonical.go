@@ -81,19 +81,32 @@ func Canonicalize(doc []byte, form Form) ([]byte, error) {
 		return nil, err
 	}
 	delete(top, "signatures")
-	switch form {
-	case FormNoPresence:
-		return jcsOf(top)
-	case FormSpec:
-		return jcsOf(presence(cardDescriptor, top, true))
-	case FormJS:
-		return jcsOf(cleanEmpty(presence(cardDescriptor, top, false), map[string]any{}))
-	case FormPython:
+	v, err := canonicalValue(top, form)
+	if err != nil {
+		return nil, err
+	}
+	if form == FormPython {
 		var b bytes.Buffer
-		if err := writePython(&b, cleanEmpty(presence(cardDescriptor, top, false), nil)); err != nil {
+		if err := writePython(&b, v); err != nil {
 			return nil, err
 		}
 		return b.Bytes(), nil
+	}
+	return jcsOf(v)
+}
+
+// canonicalValue is what form keeps of the document top (`signatures` removed), before
+// it is serialised: the value the signature covers.
+func canonicalValue(top map[string]any, form Form) (any, error) {
+	switch form {
+	case FormNoPresence:
+		return top, nil
+	case FormSpec:
+		return presence(cardDescriptor, top, true), nil
+	case FormJS:
+		return cleanEmpty(presence(cardDescriptor, top, false), map[string]any{}), nil
+	case FormPython:
+		return cleanEmpty(presence(cardDescriptor, top, false), nil), nil
 	}
 	return nil, fmt.Errorf("%w: unknown form %q", ErrCanonical, form)
 }

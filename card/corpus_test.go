@@ -182,15 +182,17 @@ var corpus = []struct {
 		},
 	},
 	{
-		file:  "v03-field-case.json", // "URL" and "Transport": encoding/json reads them, JavaScript and Python do not
+		file:  "v03-field-case.json", // "URL" and "Transport": a2a-go reads them; a2abind, JavaScript and Python do not
 		shape: card.ShapeV03,
 		interfaces: []card.Interface{
-			{URL: "https://cased.example.com/a2a", Binding: jsonrpc, ProtocolVersion: "0.3", Source: card.SourcePrimary, Preferred: true},
-			{URL: "cased.example.com:443", Binding: grpc, ProtocolVersion: "0.3", Source: "additionalInterfaces[0]"},
+			{URL: "cased.example.com:443", ProtocolVersion: "0.3", Source: "additionalInterfaces[0]"},
 		},
 		findings: []f{
+			{"required-field-missing", ""},
+			{"url-not-absolute", "additionalInterfaces[0]"},
 			{"field-name-case", ""},
 			{"field-name-case", "additionalInterfaces[0]"},
+			{"binding-missing", "additionalInterfaces[0]"},
 			{"supported-interfaces-missing", ""},
 		},
 	},
@@ -291,6 +293,8 @@ var corpus = []struct {
 	{file: "not-a-card-status.json", errSubstr: `not an AgentCard: a JSON object with keys "status", but no name, no supportedInterfaces and no url (a health or status answer)`},
 	{file: "truncated.json", errSubstr: "truncated JSON: the document ends at line 8, column 77"},
 	{file: "wrong-types.json", errSubstr: `field "supportedInterfaces.url" at line 6, column 16: expected a string, found JSON number`},
+	{file: "v1-duplicate-member.json", errSubstr: `the member "supportedInterfaces[0].url" appears twice in one object`,
+		findings: []f{{"member-duplicate", ""}}},
 	{file: "html-error-page.json", errSubstr: `expected a JSON object, document starts with "<!DOCTYPE html>`},
 }
 
@@ -301,6 +305,13 @@ func TestCorpus(t *testing.T) {
 			if tc.errSubstr != "" {
 				if !errors.Is(err, card.ErrMalformed) || !strings.Contains(err.Error(), tc.errSubstr) {
 					t.Fatalf("Parse() error = %v, want ErrMalformed containing %q", err, tc.errSubstr)
+				}
+				var got []f
+				if x, ok := card.FindingOf(err); ok {
+					got = codes([]card.Finding{x})
+				}
+				if diff := cmp.Diff(tc.findings, got); diff != "" {
+					t.Errorf("FindingOf(Parse error) (-want +got):\n%s", diff)
 				}
 				return
 			}

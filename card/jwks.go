@@ -243,11 +243,11 @@ func origin(u *url.URL) string { return OriginOf(u.String()).String() }
 
 // normalizeOrigin parses an allowed origin as the user writes it ("https://keys.example.com").
 func normalizeOrigin(s string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.Host == "" || u.Scheme != "https" || (u.Path != "" && u.Path != "/") || u.User != nil {
+	a, err := ParseKeyURL(strings.TrimSpace(s))
+	if err != nil || a.Path != "" || a.Query != "" {
 		return "", fmt.Errorf("jku origin %q: want https://host[:port]", s)
 	}
-	return origin(u), nil
+	return a.Origin(true).String(), nil
 }
 
 func (f *jkuFetcher) fetch(ctx context.Context, jku string) (*KeySet, error) {
@@ -263,14 +263,14 @@ func (f *jkuFetcher) fetch(ctx context.Context, jku string) (*KeySet, error) {
 }
 
 func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
-	u, err := url.Parse(jku)
-	if err != nil || !u.IsAbs() || u.Host == "" {
+	a, err := ParseKeyURL(jku)
+	if err != nil {
+		if !OriginOf(jku).IsZero() {
+			return nil, fmt.Errorf("%w: jku %s is not https (A2A 1.0 §8.4.3: keys SHOULD be fetched over HTTPS)", errJKUNotAllowed, jku)
+		}
 		return nil, fmt.Errorf("jku %q is not an absolute URL", jku)
 	}
-	if u.Scheme != "https" {
-		return nil, fmt.Errorf("%w: jku %s is not https (A2A 1.0 §8.4.3: keys SHOULD be fetched over HTTPS)", errJKUNotAllowed, jku)
-	}
-	want := origin(u)
+	want := a.Origin(true).String()
 	if !slices.Contains(f.origins, want) {
 		return nil, fmt.Errorf("%w: jku origin %s is not one you allowed (--jku-origin %s)", errJKUNotAllowed, want, strings.TrimSuffix(want, ":443"))
 	}
@@ -315,14 +315,14 @@ func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
 // only, that URL's origin only (redirects stay on it), bounded in size and time (d, 10 s
 // when d <= 0), no credentials. client may be nil (its Transport and TLS settings are used).
 func FetchKeySet(ctx context.Context, jwksURL string, client *http.Client, d time.Duration) (*KeySet, error) {
-	u, err := url.Parse(jwksURL)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
+	a, err := ParseKeyURL(jwksURL)
+	if err != nil {
 		return nil, fmt.Errorf("%w: JWKS URL %q: want an https:// URL", ErrKeySet, jwksURL)
 	}
 	if d <= 0 {
 		d = 10 * time.Second
 	}
-	f := jkuFetcher{origins: []string{origin(u)}, client: client, timeout: d}
+	f := jkuFetcher{origins: []string{a.Origin(true).String()}, client: client, timeout: d}
 	set, err := f.get(ctx, jwksURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrKeySet, err)

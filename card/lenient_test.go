@@ -47,7 +47,7 @@ func TestNullIsReadAsEmpty(t *testing.T) {
 // TestNotACard: a JSON object with no name and no interface field is refused, naming its
 // keys; one with a name or any interface field is a card (lint says what is missing).
 func TestNotACard(t *testing.T) {
-	for _, doc := range []string{`{}`, `{"status": "ok"}`, `{"jsonrpc": "2.0", "id": 1, "result": {}}`, `{"name": null, "skills": []}`} {
+	for _, doc := range []string{`{}`, `{"status": "ok"}`, `{"jsonrpc": "2.0", "id": 1, "result": {}}`, `{"name": null, "skills": []}`, `{"URL": "https://a.example.com"}`} {
 		_, err := card.Parse([]byte(doc))
 		if !errors.Is(err, card.ErrNotACard) || !errors.Is(err, card.ErrMalformed) {
 			t.Errorf("Parse(%s) = %v, want ErrNotACard and ErrMalformed", doc, err)
@@ -56,7 +56,7 @@ func TestNotACard(t *testing.T) {
 	if _, err := card.Parse([]byte(`{"jsonrpc": "2.0", "id": 1}`)); err == nil || !strings.Contains(err.Error(), "a JSON-RPC message") {
 		t.Errorf("Parse(JSON-RPC answer) = %v, want it named a JSON-RPC message", err)
 	}
-	for _, doc := range []string{`{"name": "x"}`, `{"url": "https://a.example.com"}`, `{"supportedInterfaces": null}`, `{"URL": "https://a.example.com"}`} {
+	for _, doc := range []string{`{"name": "x"}`, `{"url": "https://a.example.com"}`, `{"supportedInterfaces": null}`} {
 		if _, err := card.Parse([]byte(doc)); err != nil {
 			t.Errorf("Parse(%s) = %v, want a card", doc, err)
 		}

@@ -12,23 +12,27 @@ import (
 // result of VerifySignatures; on a card that was not verified, a signed card's signatures
 // are reported unverified (no key was given) and nothing is said of an unsigned one.
 var signatureRules = []rule{
-	{Rule{"signature-invalid", SeverityError,
+	{Rule{CodeSignatureInvalid, SeverityError,
 		"a signature does not verify over the card in any canonical form, or breaks a rule no key can mend (alg none, no kid, an expired key)",
 		"publish the card exactly as it was signed, or re-sign it as published (a2abind sign CARD --key FILE)"},
 		(*linter).signatureInvalid},
-	{Rule{"signature-unverified", SeverityWarning,
+	{Rule{CodeSignaturePartial, SeverityError,
+		"a signature verifies, but its canonical form leaves out a member a2abind uses to decide where or how to connect (the v0.3 url, preferredTransport, additionalInterfaces, protocolVersion; an interface's url, binding, version or tenant; security schemes or requirements): it does not vouch for where clients connect",
+		"re-sign the card with a2abind sign, which signs a form covering those members, or publish a v1.0-only card"},
+		(*linter).signaturePartial},
+	{Rule{CodeSignatureUnverified, SeverityWarning,
 		"a signature could not be checked: no trusted key with its kid (no --jwks given, or its jku is not on an allowed https origin)",
 		"pass the signer's public keys with --jwks FILE, or allow its jku origin with --jku-origin https://HOST"},
 		(*linter).signatureUnverified},
-	{Rule{"signature-variant", SeverityWarning,
+	{Rule{CodeSignatureVariant, SeverityWarning,
 		"a signature verifies only over one SDK's canonical form, not the A2A 1.0 §8.4.1 form: verifiers that follow the specification reject it",
 		"remove the empty values (\"\", [], {}) the SDK strips and the specification keeps, then re-sign, so that every canonical form agrees"},
 		(*linter).signatureVariant},
-	{Rule{"signature-valid", SeverityInfo,
+	{Rule{CodeSignatureValid, SeverityInfo,
 		"a signature verifies over the A2A 1.0 §8.4.1 canonical form with a trusted key (kid and alg named)",
 		"nothing to change"},
 		(*linter).signatureValid},
-	{Rule{"unsigned", SeverityInfo,
+	{Rule{CodeUnsigned, SeverityInfo,
 		"the card carries no signature; an error with --require-signature",
 		"sign the card: a2abind sign CARD --key FILE (or serve --sign-key FILE)"},
 		(*linter).unsigned},
@@ -107,6 +111,12 @@ func (l *linter) signatureInvalid() []hit {
 	})
 }
 
+func (l *linter) signaturePartial() []hit {
+	return l.signatureHits(StatusPartial, func(v *Verification, s SignatureCheck) hit {
+		return hit{message: fmt.Sprintf("%s with the key from %s is partial: %s", s.name(), s.KeySource, s.Reason)}
+	})
+}
+
 func (l *linter) signatureUnverified() []hit {
 	return l.signatureHits(StatusUnverified, func(v *Verification, s SignatureCheck) hit {
 		return hit{message: fmt.Sprintf("%s is unverified: %s", s.name(), s.Reason)}
@@ -142,7 +152,7 @@ func RequireSignature(c *Card, findings []Finding) []Finding {
 	}
 	out := make([]Finding, len(findings))
 	for i, f := range findings {
-		if f.Code == "unsigned" || f.Code == "signature-unverified" {
+		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified {
 			f.Severity = SeverityError
 			f.Message += " (--require-signature: a card must carry a signature that verifies)"
 		}

@@ -33,6 +33,9 @@ type loadOptions struct {
 	maxRedirects int
 	header       http.Header
 	stdin        io.Reader
+	conn         Conn // WithConn
+	hasConn      bool
+	ownClient    bool // the client was built here from conn: one request per connection
 }
 
 // WithHTTPClient fetches cards with the given client (its Transport and TLS settings are
@@ -67,7 +70,10 @@ func newLoadOptions(opts []Option) *loadOptions {
 	for _, opt := range opts {
 		opt(o)
 	}
-	if o.client == nil {
+	switch {
+	case o.client == nil && o.hasConn:
+		o.client, o.ownClient = &http.Client{Transport: o.conn.Transport()}, true
+	case o.client == nil:
 		o.client = http.DefaultClient
 	}
 	return o
@@ -270,7 +276,7 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 		}
 	}
 	req.Header.Set("Accept", "application/json")
-	if o.client == http.DefaultClient {
+	if o.client == http.DefaultClient || o.ownClient {
 		// A card fetch is one request: do not leave its connection idling in the
 		// process-wide pool (a caller that reuses connections passes WithHTTPClient).
 		req.Close = true

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,9 +37,12 @@ type document struct {
 	DefaultOutputModes []string                   `json:"defaultOutputModes"`
 	Skills             []json.RawMessage          `json:"skills"`
 
-	// MiscasedKeys lists the keys encoding/json matched to a field case-insensitively
-	// ("URL" for "url"), with where they are; other SDKs ignore such keys.
-	MiscasedKeys []miscasedKey `json:"-"`
+	// strays are the members named like a known field but not exactly (exact.go).
+	strays []*ReadError
+	// tree is the document as read, the parts the card schema describes.
+	tree *jsonNode
+	// signatures is the raw value of the exact "signatures" member, nil when absent.
+	signatures json.RawMessage
 	// NullFields lists the top-level list and object fields written as null, in
 	// nullableFields order. They are read as empty, as the proto3 JSON mapping says.
 	NullFields []string `json:"-"`
@@ -61,13 +64,6 @@ var interfaceFields = []string{"supportedInterfaces", "url", "preferredTransport
 // ErrNotACard is wrapped (with ErrMalformed) by the error for a JSON object that is no
 // AgentCard at all: it has no name and no interface field of either card shape.
 var ErrNotACard = errors.New("not an AgentCard")
-
-// miscasedKey is a key that matches a card field only case-insensitively.
-type miscasedKey struct {
-	where string // "" for the top level, else "supportedInterfaces[0]" etc.
-	key   string // as written
-	field string // as the specification spells it
-}
 
 type rawV1Interface struct {
 	URL             *string `json:"url"`
@@ -103,43 +99,44 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
 	}
+	r, tree, err := readTree(data)
+	var dup *ReadError
+	switch {
+	case errors.As(err, &dup):
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, dup)
+	case err != nil:
+		if uerr := json.Unmarshal(data, new(any)); uerr != nil {
+			return nil, describeJSONError(data, uerr)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
 	var doc document
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := json.Unmarshal(masked(data, len(r.strays) > 0, tree), &doc); err != nil {
 		return nil, describeJSONError(data, err)
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, describeJSONError(data, err) // cannot happen: the document decoded
+	if doc.Name == nil && !slices.ContainsFunc(interfaceFields, func(f string) bool { _, ok := tree.member(f); return ok }) {
+		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(data, tree))
 	}
-	if doc.Name == nil && !hasAnyKey(top, interfaceFields) {
-		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(top))
-	}
-	doc.MiscasedKeys = miscasedKeys(top)
+	doc.strays, doc.tree = r.strays, tree
 	for _, f := range nullableFields {
-		if raw, ok := top[f]; ok && string(bytes.TrimSpace(raw)) == "null" {
+		if v, ok := tree.member(f); ok && v.kind == 'n' {
 			doc.NullFields = append(doc.NullFields, f)
 		}
+	}
+	if v, ok := tree.member("signatures"); ok {
+		doc.signatures = json.RawMessage(data[v.start:v.end])
 	}
 	doc.raw = data
 	return fromDocument(&doc), nil
 }
 
-// hasAnyKey reports whether obj has one of keys, compared case-insensitively (as
-// encoding/json and a2a-go match them).
-func hasAnyKey(obj map[string]json.RawMessage, keys []string) bool {
-	for k := range obj {
-		for _, want := range keys {
-			if strings.EqualFold(k, want) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // lookedLike describes a JSON object that is not a card: its keys, and a guess at what
 // it is when the keys give it away.
-func lookedLike(obj map[string]json.RawMessage) string {
+func lookedLike(data []byte, top *jsonNode) string {
+	obj := map[string]json.RawMessage{}
+	for _, m := range top.members {
+		obj[m.name] = json.RawMessage(data[m.value.start:m.value.end])
+	}
 	if len(obj) == 0 {
 		return "an empty JSON object {} (no name, no supportedInterfaces, no url)"
 	}
@@ -169,67 +166,6 @@ func lookedLike(obj map[string]json.RawMessage) string {
 	}
 	return fmt.Sprintf("a JSON object with keys %s%s, but no name, no supportedInterfaces and no url%s",
 		strings.Join(quoted, ", "), more, guess)
-}
-
-// Field names a2abind reads, per object kind, as the specification spells them.
-var (
-	cardFields  = jsonFieldNames(document{})
-	v1Fields    = jsonFieldNames(rawV1Interface{})
-	v03Fields   = jsonFieldNames(rawV03Interface{})
-	listsFields = map[string][]string{"supportedInterfaces": v1Fields, "additionalInterfaces": v03Fields}
-)
-
-func jsonFieldNames(v any) []string {
-	t := reflect.TypeOf(v)
-	var out []string
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// miscasedKeys finds the keys of the card (top) and of its interface entries that
-// encoding/json (like a2a-go) matches to a field case-insensitively while JavaScript and
-// Python SDKs ignore them.
-func miscasedKeys(top map[string]json.RawMessage) []miscasedKey {
-	var out []miscasedKey
-	check := func(where string, obj map[string]json.RawMessage, fields []string) {
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			for _, f := range fields {
-				if k != f && strings.EqualFold(k, f) {
-					out = append(out, miscasedKey{where: where, key: k, field: f})
-				}
-			}
-		}
-	}
-	check("", top, cardFields)
-	for key, raw := range top {
-		fields, ok := listsFields[key]
-		if !ok {
-			for name, f := range listsFields {
-				if strings.EqualFold(key, name) {
-					fields, ok, key = f, true, name
-				}
-			}
-		}
-		var entries []map[string]json.RawMessage
-		if !ok || json.Unmarshal(raw, &entries) != nil {
-			continue
-		}
-		for i, e := range entries {
-			check(key+"["+strconv.Itoa(i)+"]", e, fields)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].where < out[j].where })
-	return out
 }
 
 func fromDocument(doc *document) *Card {

@@ -77,6 +77,9 @@ func TestRulesDocExamplesTrigger(t *testing.T) {
 				t.Fatalf("section %s needs an example and a fix", r.Code)
 			}
 			c, err := card.Parse([]byte(r.Example))
+			if x, ok := card.FindingOf(err); ok && x.Code == r.Code {
+				return // reported by the reader
+			}
 			if err != nil {
 				t.Fatalf("Parse(example) = %v", err)
 			}

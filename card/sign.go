@@ -172,8 +172,8 @@ func WithSignJKU(jku string) SignOption { return func(o *signOptions) { o.jku = 
 // rewrite they no longer verify) instead of adding to them.
 func WithReplaceSignatures() SignOption { return func(o *signOptions) { o.replace = true } }
 
-// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the spec canonical
-// form; protected header alg, typ "JOSE", kid and optionally jku) and returns the
+// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the canonical form
+// SignForm chooses; protected header alg, typ "JOSE", kid and optionally jku) and returns the
 // document, indented, with the signature added to `signatures`. Every other member keeps
 // its order and its value as written.
 func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
@@ -187,14 +187,20 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	if o.kid == "" {
 		o.kid = k.KeyID
 	}
-	if o.jku != "" && !strings.HasPrefix(o.jku, "https://") {
-		return nil, fmt.Errorf("jku %q: verifiers fetch keys over HTTPS only; give an https:// URL", o.jku)
+	if o.jku != "" {
+		if _, err := ParseKeyURL(o.jku); err != nil {
+			return nil, fmt.Errorf("jku %w; give an https:// URL", err)
+		}
 	}
 	members, err := topMembers(doc)
 	if err != nil {
 		return nil, err
 	}
-	payload, err := Canonicalize(doc, FormSpec)
+	form, _, err := SignForm(doc)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := Canonicalize(doc, form)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +253,21 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// SignForm is the canonical form Sign signs doc in: the specification's (§8.4.1) when
+// it covers every member a2abind uses for connecting, else FormNoPresence (the whole
+// document), which does; missed lists what the spec form would leave out (the v0.3 url,
+// preferredTransport, additionalInterfaces, ... of a v0.3 or union card). Verifiers that
+// follow the specification (a2a-js, a2a-python) reject a no-presence signature.
+func SignForm(doc []byte) (form Form, missed []string, err error) {
+	if missed, err = Uncovered(doc, FormSpec); err != nil {
+		return "", nil, err
+	}
+	if len(missed) > 0 {
+		return FormNoPresence, missed, nil
+	}
+	return FormSpec, nil, nil
 }
 
 // member is one top-level key of a JSON object with its value as written.

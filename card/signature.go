@@ -24,6 +24,10 @@ const (
 	// StatusInvalid: it does not verify, or it breaks a rule no key can mend (alg none,
 	// no kid, an expired key).
 	StatusInvalid SignatureStatus = "invalid"
+	// StatusPartial: it verifies (Form says over which form), but that form leaves out a
+	// member a2abind uses to decide where or how to connect (SignatureCheck.Uncovered):
+	// the signature does not vouch for where clients connect. Never counted as verified.
+	StatusPartial SignatureStatus = "partial"
 	// StatusUnverified: no trusted key for it was available.
 	StatusUnverified SignatureStatus = "unverified"
 )
@@ -59,14 +63,17 @@ type SignatureCheck struct {
 	Algorithm string `json:"alg,omitempty"`
 	// JKU is the protected header's jku, if any.
 	JKU string `json:"jku,omitempty"`
-	// Form is the canonical form the signature verified over (valid and variant only).
+	// Form is the canonical form the signature verified over (valid, variant and partial).
 	Form Form `json:"form,omitempty"`
 	// KeySource says where the key that verified it came from.
 	KeySource string `json:"keySource,omitempty"`
 	// Unprotected lists top-level card fields the matched form leaves out, so the
 	// signature does not protect them (the v0.3 url, preferredTransport, ...).
 	Unprotected []string `json:"unprotected,omitempty"`
-	// Reason says why the signature is invalid or unverified.
+	// Uncovered lists the members used for connecting (JSON paths) that the matched form
+	// does not cover; non-empty exactly when Status is partial.
+	Uncovered []string `json:"uncovered,omitempty"`
+	// Reason says why the signature is invalid, unverified or partial.
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -167,14 +174,11 @@ type rawSignature struct {
 
 // cardSignatures reads the `signatures` entries of a document; ok is false when the field
 // is there but is not a list of objects (every entry is then reported invalid).
-func cardSignatures(raw []byte) (sigs []rawSignature, present, ok bool) {
-	var doc struct {
-		Signatures json.RawMessage `json:"signatures"`
-	}
-	if json.Unmarshal(raw, &doc) != nil || doc.Signatures == nil || string(doc.Signatures) == "null" {
+func cardSignatures(c *Card) (sigs []rawSignature, present, ok bool) {
+	if c == nil || c.doc == nil || c.doc.signatures == nil || string(c.doc.signatures) == "null" {
 		return nil, false, true
 	}
-	if err := json.Unmarshal(doc.Signatures, &sigs); err != nil {
+	if err := json.Unmarshal(c.doc.signatures, &sigs); err != nil {
 		return nil, true, false
 	}
 	return sigs, true, true
@@ -185,7 +189,7 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 	if c == nil || c.rawDocument() == nil {
 		return v
 	}
-	sigs, present, ok := cardSignatures(c.rawDocument())
+	sigs, present, ok := cardSignatures(c)
 	switch {
 	case !ok:
 		v.Signatures = append(v.Signatures, SignatureCheck{Status: StatusInvalid,
@@ -215,6 +219,9 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 			if r.Form != "" && r.Form != FormNoPresence {
 				r.Unprotected = OutsideSchema(c.rawDocument())
 			}
+			if r.Form != "" {
+				coverage(c.rawDocument(), &r)
+			}
 			v.Signatures = append(v.Signatures, r)
 		}
 	}
@@ -222,6 +229,18 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 		v.Rewrites = rewrites(c)
 	}
 	return v
+}
+
+// coverage turns a signature that verified over a form leaving out a member used for
+// connecting into a partial one, naming the members.
+func coverage(doc []byte, r *SignatureCheck) {
+	unc, err := Uncovered(doc, r.Form)
+	if err != nil || len(unc) == 0 {
+		return // the form canonicalised, so the document decodes: err is nil here
+	}
+	r.Status, r.Uncovered = StatusPartial, unc
+	r.Reason = fmt.Sprintf("it verifies over the %s canonical form, which does not cover %s: a2abind decides where and how to connect with %s, so the signature does not vouch for where clients connect",
+		r.Form, joinAnd(unc), pluralWord(len(unc), "it", "them"))
 }
 
 // protectedHeader is what a2abind reads of a protected header.
@@ -384,7 +403,7 @@ func Signed(c *Card) bool {
 	if c == nil || c.rawDocument() == nil {
 		return false
 	}
-	sigs, present, ok := cardSignatures(c.rawDocument())
+	sigs, present, ok := cardSignatures(c)
 	return present && (!ok || len(sigs) > 0)
 }
 

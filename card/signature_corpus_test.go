@@ -29,7 +29,9 @@ var signedCorpus = []struct {
 	{"signed-a2a-js-variant.json", card.StatusVariant, card.FormJS, []f{{"signature-variant", ""}}, "a2a-js (@a2a-js/sdk 1.3.0"},
 	{"signed-a2a-python-variant.json", card.StatusVariant, card.FormPython, []f{{"signature-variant", ""}}, "a2a-python"},
 	{"signed-a2a-js-rewritten.json", card.StatusInvalid, "", []f{{"signature-invalid", ""}}, "does not verify"},
-	{"signed-a2abind.json", card.StatusValid, card.FormSpec, []f{{"signature-valid", ""}}, "preferredTransport, protocolVersion, url and x-vendor are outside the v1.0 schema"},
+	// a union card signed over the spec form by a2abind before issue 17: url, preferredTransport
+	// and protocolVersion are outside the signature, so it is partial, never valid
+	{"signed-a2abind.json", card.StatusPartial, card.FormSpec, []f{{"signature-partial", ""}}, "does not cover url, preferredTransport and protocolVersion"},
 	{"signed-unknown-key.json", card.StatusUnverified, "", []f{{"signature-unverified", ""}}, "jku origin https://keys.example.com:443 is not one you allowed"},
 	{"signed-alg-none.json", card.StatusInvalid, "", []f{{"signature-invalid", ""}}, `alg "none"`},
 	{"v1-healthy.json", "", "", []f{{"unsigned", ""}}, "no signature"},

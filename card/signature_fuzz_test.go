@@ -74,7 +74,7 @@ func FuzzVerifySignatures(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	known := map[card.SignatureStatus]bool{card.StatusValid: true, card.StatusVariant: true, card.StatusInvalid: true, card.StatusUnverified: true}
+	known := map[card.SignatureStatus]bool{card.StatusValid: true, card.StatusVariant: true, card.StatusInvalid: true, card.StatusUnverified: true, card.StatusPartial: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := card.Parse(data)
 		if err != nil {
@@ -94,7 +94,10 @@ func FuzzVerifySignatures(f *testing.F) {
 			if s.Status != card.StatusInvalid && s.KeyID == "" {
 				t.Fatalf("%s without kid: %+v", s.Status, s)
 			}
-			if (s.Status == card.StatusValid || s.Status == card.StatusVariant) != (s.Form != "") {
+			if (s.Status == card.StatusPartial) != (len(s.Uncovered) > 0) {
+				t.Fatalf("status %s with uncovered %q", s.Status, s.Uncovered)
+			}
+			if (s.Status == card.StatusValid || s.Status == card.StatusVariant || s.Status == card.StatusPartial) != (s.Form != "") {
 				t.Fatalf("form %q with status %s", s.Form, s.Status)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // zoo is an agent whose card declares, in order, one interface per outcome a call can
@@ -50,18 +51,18 @@ func TestProbeAndSendAgree(t *testing.T) {
 	tests := []struct {
 		name  string
 		agent func(t *testing.T) []lab.Option
-		want  []probe.Outcome // the client's attempts, in order
+		want  []wire.Outcome // the client's attempts, in order
 	}{
-		{"seed v0.3", func(*testing.T) []lab.Option { return lab.Seed() }, []probe.Outcome{probe.HandlerMissing, probe.Served}},
-		{"seed v1.0", func(*testing.T) []lab.Option { return lab.SeedV1() }, []probe.Outcome{probe.WrongBinding, probe.Served}},
-		{"every fallback", zoo, []probe.Outcome{
-			probe.VersionMismatch, probe.VersionMismatch, probe.VersionMismatch,
-			probe.WrongBinding, probe.WrongBinding, probe.WrongBinding,
-			probe.HandlerMissing, probe.NotFound, probe.Refused, probe.Served,
+		{"seed v0.3", func(*testing.T) []lab.Option { return lab.Seed() }, []wire.Outcome{wire.HandlerMissing, wire.Served}},
+		{"seed v1.0", func(*testing.T) []lab.Option { return lab.SeedV1() }, []wire.Outcome{wire.WrongBinding, wire.Served}},
+		{"every fallback", zoo, []wire.Outcome{
+			wire.VersionMismatch, wire.VersionMismatch, wire.VersionMismatch,
+			wire.WrongBinding, wire.WrongBinding, wire.WrongBinding,
+			wire.HandlerMissing, wire.NotFound, wire.Refused, wire.Served,
 		}},
 		{"credentials refused", func(t *testing.T) []lab.Option {
 			return append(lab.Healthy(), lab.WithAuth("s3cret"))
-		}, []probe.Outcome{probe.AuthRequired}},
+		}, []wire.Outcome{wire.AuthRequired}},
 		{"5xx after the request was written", func(t *testing.T) []lab.Option {
 			return append(lab.Healthy(), lab.WithHTTPMiddleware(func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -72,7 +73,7 @@ func TestProbeAndSendAgree(t *testing.T) {
 					http.Error(w, "upstream busy", http.StatusServiceUnavailable)
 				})
 			}))
-		}, []probe.Outcome{probe.Ambiguous}},
+		}, []wire.Outcome{wire.Ambiguous}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,7 +97,7 @@ func TestProbeAndSendAgree(t *testing.T) {
 					t.Errorf("attempt on %s: the probe has no result for it", at.Interface)
 					continue
 				}
-				if at.Outcome == probe.Ambiguous && (r.Outcome == probe.Malformed || r.Outcome == probe.Timeout) {
+				if at.Outcome == wire.Ambiguous && (r.Outcome == wire.Malformed || r.Outcome == wire.Timeout) {
 					continue // a probe reads an ambiguous lookup as an answer that fits no binding
 				}
 				if at.Outcome != r.Outcome {
@@ -123,19 +124,19 @@ func TestProbeAndSendAgree(t *testing.T) {
 // turns it into something the call's own evidence contradicts.
 func TestSharpens(t *testing.T) {
 	tests := []struct {
-		call, probed probe.Outcome
+		call, probed wire.Outcome
 		want         bool
 	}{
-		{probe.HandlerMissing, probe.VersionMismatch, true},
-		{probe.NotFound, probe.WrongBinding, true},
-		{probe.Malformed, probe.TLSMismatch, true},
-		{probe.Malformed, probe.WrongBinding, true},
-		{probe.NotFound, probe.TLSMismatch, false},
-		{probe.HandlerMissing, probe.HandlerMissing, false},
-		{probe.NotFound, probe.Served, false},
-		{probe.NotFound, probe.AuthRequired, false},
-		{probe.HandlerMissing, probe.Timeout, false},
-		{probe.NotFound, probe.Refused, false},
+		{wire.HandlerMissing, wire.VersionMismatch, true},
+		{wire.NotFound, wire.WrongBinding, true},
+		{wire.Malformed, wire.TLSMismatch, true},
+		{wire.Malformed, wire.WrongBinding, true},
+		{wire.NotFound, wire.TLSMismatch, false},
+		{wire.HandlerMissing, wire.HandlerMissing, false},
+		{wire.NotFound, wire.Served, false},
+		{wire.NotFound, wire.AuthRequired, false},
+		{wire.HandlerMissing, wire.Timeout, false},
+		{wire.NotFound, wire.Refused, false},
 	}
 	for _, tt := range tests {
 		if got := sharpens(tt.call, tt.probed); got != tt.want {

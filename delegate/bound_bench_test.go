@@ -27,4 +27,4 @@ func benchBound(b *testing.B, c *card.Card) {
 func BenchmarkBoundHugeCard(b *testing.B) { benchBound(b, hugeCard(b, 13500)) }
 
 // BenchmarkBoundCard32 is the baseline of BenchmarkBoundHugeCard.
-func BenchmarkBoundCard32(b *testing.B) { benchBound(b, hugeCard(b, DefaultMaxInterfaces)) }
+func BenchmarkBoundCard32(b *testing.B) { benchBound(b, hugeCard(b, card.DefaultMaxInterfaces)) }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -22,7 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // ErrClosed is returned by calls on a closed Client.
@@ -68,13 +67,7 @@ func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	// One transport for the card fetch and the calls: the card's connection is reused
 	// by the first call and closed by Close, instead of idling in a transport nobody closes.
 	base := o.baseTransport()
-	copts := []card.Option{card.WithHTTPClient(&http.Client{Transport: base})}
-	for k, vs := range o.header {
-		for _, v := range vs {
-			copts = append(copts, card.WithHeader(k, v))
-		}
-	}
-	cd, err := card.Load(ctx, target, copts...)
+	cd, err := card.Load(ctx, target, card.WithConn(o.conn), card.WithHTTPClient(&http.Client{Transport: base}))
 	if err == nil {
 		err = o.checkCard(ctx, cd)
 	}
@@ -107,7 +100,7 @@ func newOptions(opts []Option) options {
 }
 
 func (o *options) tls() *tls.Config {
-	return &tls.Config{RootCAs: o.rootCAs, InsecureSkipVerify: o.insecure, MinVersion: tls.VersionTLS12} //nolint:gosec // opt-in
+	return o.conn.TLSConfig("")
 }
 
 func (o *options) baseTransport() http.RoundTripper {
@@ -117,12 +110,8 @@ func (o *options) baseTransport() http.RoundTripper {
 		}
 		return http.DefaultTransport
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = o.tls()
+	t := o.conn.Transport()
 	t.MaxIdleConnsPerHost = 64
-	d := o.dialPolicy.Dialer() // a name resolving to a refused address is refused at connect time
-	d.Timeout, d.KeepAlive = 30*time.Second, 30*time.Second
-	t.DialContext = d.DialContext
 	return t
 }
 
@@ -143,7 +132,7 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	bareTLS := !o.plaintextGRPC && (named.IsZero() || named.Secure)
 	c := &Client{
 		card: cd, opts: o, cache: o.cache, key: agentKey(cd), bareTLS: bareTLS,
-		creds:  card.CardCredentials(cd, o.credentialHosts...),
+		creds:  o.conn.Credentials(cd),
 		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
 	}
@@ -176,9 +165,9 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	}
 	for _, iface := range c.cands {
 		p := a2aclient.ServiceParams{a2a.SvcParamVersion: {iface.ProtocolVersion}}
-		if len(o.header) > 0 {
+		if len(o.conn.Header) > 0 {
 			if c.credentialsAllowed(iface) {
-				for k, vs := range o.header {
+				for k, vs := range o.conn.Header {
 					p[k] = append([]string(nil), vs...)
 				}
 			} else {
@@ -198,10 +187,7 @@ const maxNotes = 8
 // WithMaxInterfaces candidates are kept, so a card with 13,500 interfaces costs at most
 // that many attempts per call. Transports are built lazily, on an interface's first attempt.
 func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interface, []Skipped) {
-	limit := c.opts.maxInterfaces
-	if limit <= 0 {
-		limit = DefaultMaxInterfaces
-	}
+	limit := c.opts.conn.Interfaces()
 	over := fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)
 	var kept []card.Interface
 	for _, iface := range cands {
@@ -211,10 +197,10 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 		}
 		a, err := card.ParseAddress(iface.URL, iface.Binding)
 		if err == nil {
-			err = c.opts.dialPolicy.Check(a)
+			err = c.opts.conn.Dial.Check(a)
 		}
 		if err != nil {
-			skipped = append(skipped, Skipped{Interface: iface, Reason: string(probe.Blocked) + ": " + err.Error()})
+			skipped = append(skipped, Skipped{Interface: iface, Reason: string(wire.Blocked) + ": " + err.Error()})
 			continue
 		}
 		c.addrs[iface.Key()] = a
@@ -297,7 +283,7 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 		return t, nil
 	}
 	c.mu.Unlock()
-	if err := c.opts.dialPolicy.CheckResolved(ctx, c.addrs[iface.Key()].Host); err != nil {
+	if err := c.opts.conn.Dial.CheckResolved(ctx, c.addrs[iface.Key()].Host); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
@@ -340,7 +326,7 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		if c.dialsTLS(a) {
 			creds = credentials.NewTLS(c.tlsConfig)
 		}
-		dialer := c.opts.dialPolicy.Dialer()
+		dialer := c.opts.conn.Dial.Dialer()
 		conn, err := grpc.NewClient("passthrough:///"+a.HostPort(),
 			grpc.WithTransportCredentials(creds),
 			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {

@@ -12,10 +12,10 @@
 // Each call walks the candidates with one a2a-go transport per interface. The wire
 // evidence of a failed attempt (HTTP status, content type, whether the request was
 // fully written, the gRPC status before a2a-go maps it, the JSON-RPC error code) is
-// recorded under the transport and classified by probe.Classify, the same table the
+// recorded under the transport and classified by wire.Classify, the same table the
 // probe uses; once a request was fully written, only an answer proving that it reached
 // no handler keeps a "never reached" outcome, anything else is ambiguous. The walk is
-// probe.Policy's over card.CallOrder, the same code probe's a2abind-delegate prediction
+// wire.Policy's over card.CallOrder, the same code probe's a2abind-delegate prediction
 // runs. After a failure that proves no handler was reached (handler missing, not
 // found, malformed), the interface is probed with side-effect-free lookups to name what
 // is there, so that send and probe name it alike (docs/taxonomy.md). The policy:
@@ -52,8 +52,8 @@
 //
 // Addresses: interface URLs are read by card.ParseAddress; card.DialPolicy (WithDialPolicy)
 // refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata addresses
-// (by name, after resolution and at connect time: outcome probe.Blocked); at most
-// DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
+// (by name, after resolution and at connect time: outcome wire.Blocked); at most
+// card.DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
 // transport is built on an interface's first attempt.
 //
 // Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of

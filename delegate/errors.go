@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Sentinel errors; every *Error wraps exactly one of them (errors.Is).
@@ -41,14 +41,17 @@ type Attempt struct {
 	Interface card.Interface
 	// Outcome is what the attempt proved (probe's taxonomy): Served for the attempt that
 	// answered, AgentError when a handler answered with an A2A error.
-	Outcome probe.Outcome
+	Outcome wire.Outcome
 	// Detail is a one-line reason.
 	Detail string
 	// Latency is how long the attempt took (until the first event for a stream).
 	Latency time.Duration
 	// Evidence is what was seen on the wire: HTTP status and content type, gRPC code and
 	// message, JSON-RPC code, whether the request was fully sent, the transport error.
-	Evidence probe.Evidence
+	Evidence wire.Evidence
+	// AttemptTimedOut reports that the attempt's own bound (WithAttemptTimeout) ended
+	// it, not the call's context: hints name the bound that fired.
+	AttemptTimedOut bool
 }
 
 // String renders the attempt as one line.

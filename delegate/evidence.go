@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // maxCapture bounds how much of an answer body is kept to read an error object from.
@@ -71,6 +71,12 @@ func (r *recorder) markTimedOut() {
 	r.mu.Unlock()
 }
 
+func (r *recorder) isTimedOut() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timedOut
+}
+
 type recorderKey struct{}
 
 func withRecorder(ctx context.Context, r *recorder) context.Context {
@@ -105,15 +111,15 @@ func (r *recorder) setNetErr(err error) {
 }
 
 // evidence assembles what the attempt saw; callErr is what a2a-go returned.
-func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callErr error) probe.Evidence {
+func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callErr error) wire.Evidence {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timedOut {
 		// What the transports saw after the cancellation (a gRPC CANCELLED, a 200 whose
 		// stream never produced an event) is our own doing: the evidence is the deadline.
-		return probe.Evidence{Binding: binding, Version: version, Sent: r.sent, Err: context.DeadlineExceeded}
+		return wire.Evidence{Binding: binding, Version: version, Sent: r.sent, Err: context.DeadlineExceeded}
 	}
-	ev := probe.Evidence{Binding: binding, Version: version, Sent: r.sent, Answered: r.httpStatus != 0,
+	ev := wire.Evidence{Binding: binding, Version: version, Sent: r.sent, Answered: r.httpStatus != 0,
 		HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true

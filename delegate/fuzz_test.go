@@ -12,7 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // FuzzWireError reads arbitrary answer bodies as JSON-RPC, HTTP+JSON and SSE error
@@ -77,7 +77,7 @@ func FuzzAnswers(f *testing.F) {
 			if !errors.As(err, &de) {
 				t.Fatalf("%s on %v: error %v is not a *Error (%d %q %q)", op, c.Candidates()[0], err, s, ct, b)
 			}
-			if last, ok := de.Last(); !ok || !slices.Contains(probe.Outcomes(), last.Outcome) {
+			if last, ok := de.Last(); !ok || !slices.Contains(wire.Outcomes(), last.Outcome) {
 				t.Fatalf("%s on %v: last attempt %+v (%d %q %q)", op, c.Candidates()[0], last, s, ct, b)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // boundMargin is how long after its budget a call against a hostile peer may return:
@@ -82,23 +82,23 @@ func TestHostileUnaryAnswers(t *testing.T) {
 		op       string        // "send" or "get"
 		attempt  time.Duration // WithAttemptTimeout; 0 leaves the default (3 min): the context bounds
 		ctx      time.Duration
-		want     probe.Outcome // of the last attempt
+		want     wire.Outcome // of the last attempt
 		contains string
 	}{
 		{name: "endless JSON-RPC answer", kind: lab.EndlessBody, binding: a2a.TransportProtocolJSONRPC, version: card.V1, op: "send",
-			ctx: 20 * time.Second, want: probe.AgentError, contains: "answer body over the 16777216-byte limit"},
+			ctx: 20 * time.Second, want: wire.AgentError, contains: "answer body over the 16777216-byte limit"},
 		{name: "endless v0.3 HTTP+JSON answer", kind: lab.EndlessBody, binding: a2a.TransportProtocolHTTPJSON, version: card.V03, op: "send",
-			ctx: 20 * time.Second, want: probe.AgentError, contains: "answer body over the 16777216-byte limit"},
+			ctx: 20 * time.Second, want: wire.AgentError, contains: "answer body over the 16777216-byte limit"},
 		{name: "trickled headers, attempt timeout", kind: lab.TrickleHeaders, binding: a2a.TransportProtocolJSONRPC, version: card.V1, op: "send",
-			attempt: budget, ctx: 20 * time.Second, want: probe.Ambiguous, contains: "deadline"},
+			attempt: budget, ctx: 20 * time.Second, want: wire.Ambiguous, contains: "deadline"},
 		{name: "trickled body, call deadline", kind: lab.TrickleBody, binding: a2a.TransportProtocolJSONRPC, version: card.V1, op: "get",
-			ctx: budget, want: probe.Ambiguous, contains: "deadline"},
+			ctx: budget, want: wire.Ambiguous, contains: "deadline"},
 		{name: "trickled body, attempt timeout", kind: lab.TrickleBody, binding: a2a.TransportProtocolHTTPJSON, version: card.V1, op: "send",
-			attempt: budget, ctx: 20 * time.Second, want: probe.Ambiguous, contains: "deadline"},
+			attempt: budget, ctx: 20 * time.Second, want: wire.Ambiguous, contains: "deadline"},
 		{name: "hanging gRPC, attempt timeout", kind: lab.HangingGRPC, binding: a2a.TransportProtocolGRPC, version: card.V1, op: "send",
-			attempt: budget, ctx: 20 * time.Second, want: probe.Ambiguous, contains: "deadline"},
+			attempt: budget, ctx: 20 * time.Second, want: wire.Ambiguous, contains: "deadline"},
 		{name: "hanging gRPC, call deadline", kind: lab.HangingGRPC, binding: a2a.TransportProtocolGRPC, version: card.V03, op: "get",
-			ctx: budget, want: probe.Ambiguous, contains: "deadline"},
+			ctx: budget, want: wire.Ambiguous, contains: "deadline"},
 	}
 	// One JSON decoder (a2a-go's 1.0 transports) and one io.ReadAll (its v0.3 HTTP+JSON
 	// transport) read the endless answers: the bound is under both, in the HTTP transport.
@@ -135,9 +135,9 @@ func TestHostileUnaryAnswers(t *testing.T) {
 				t.Errorf("%s last attempt = %s (%s), want %s containing %q", tc.op, last.Outcome, last.Detail, tc.want, tc.contains)
 			}
 			switch {
-			case tc.want == probe.AgentError && !errors.Is(err, ErrAgent):
+			case tc.want == wire.AgentError && !errors.Is(err, ErrAgent):
 				t.Errorf("%s error = %v, want ErrAgent (the call stops)", tc.op, err)
-			case tc.want == probe.Ambiguous && tc.op == "send" && !errors.Is(err, ErrAmbiguous):
+			case tc.want == wire.Ambiguous && tc.op == "send" && !errors.Is(err, ErrAmbiguous):
 				t.Errorf("SendMessage error = %v, want ErrAmbiguous (never resent)", err)
 			}
 			if limit := timeBound(tc.ctx, tc.attempt) + boundMargin; elapsed > limit {

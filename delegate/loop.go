@@ -11,21 +11,45 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
-// judge classifies a failed attempt with probe.Classify.
-func judge(ev probe.Evidence, callErr error) (probe.Outcome, string) {
-	o, detail := probe.Classify(ev)
-	if o == probe.Served {
+// judge classifies a failed attempt with wire.Judge.
+func judge(ev wire.Evidence, callErr error) wire.Verdict {
+	v := wire.Judge(ev)
+	if v.Outcome == wire.Served {
 		// A handler answered, and the call still failed: an A2A error, or an answer
 		// a2a-go could not read. Either way the request reached the agent.
-		o = probe.AgentError
+		v.Outcome = wire.AgentError
 	}
-	if o == probe.AgentError && callErr != nil {
-		detail += ": " + clip(callErr.Error())
+	if v.Outcome == wire.AgentError && callErr != nil {
+		v.Why += ": " + clip(callErr.Error())
 	}
-	return o, detail
+	return v
+}
+
+// tried is what the walk learns from a failed attempt's verdict.
+func (c *Client) tried(iface card.Interface, v wire.Verdict) wire.Tried {
+	return wire.Tried{Outcome: v.Outcome, Weight: v.Weight, Withheld: c.withheld[iface.Key()]}
+}
+
+// walker is the wire.Walker of one call: try makes the attempts, pending holds the
+// failed attempt being decided, and the decision is logged (alog) and cached once per
+// attempt.
+func (c *Client) walker(ctx context.Context, alog *attemptLog, pending *Attempt, try func(card.Interface) wire.Tried) wire.Walker {
+	return wire.Walker{
+		Try:    try,
+		Lookup: func(iface card.Interface) wire.Outcome { return c.lookup(ctx, iface) },
+		Decided: func(iface card.Interface, t wire.Tried, step wire.Step) {
+			if t.Final || t.Outcome == wire.Served {
+				return // logged by try
+			}
+			c.settle(ctx, iface, t.Outcome, step)
+			a := *pending
+			a.Outcome, a.Detail = t.Outcome, withWhy(a.Detail, t.Outcome, step)
+			alog.add(a)
+		},
+	}
 }
 
 func clip(s string) string {
@@ -36,39 +60,35 @@ func clip(s string) string {
 }
 
 // policy is the fallback policy of an operation.
-func (c *Client) policy(idempotent bool) probe.Policy {
-	return probe.Policy{Idempotent: idempotent, Resend: c.opts.resend}
+func (c *Client) policy(idempotent bool) wire.Policy {
+	return wire.Policy{Idempotent: idempotent, Resend: c.opts.resend}
 }
 
 // stopKind is the sentinel of a call the policy stopped after an attempt with outcome o.
-func stopKind(o probe.Outcome) error {
+func stopKind(o wire.Outcome) error {
 	switch o {
-	case probe.AuthRequired:
+	case wire.AuthRequired:
 		return ErrAuth
-	case probe.AgentError:
+	case wire.AgentError:
 		return ErrAgent
 	}
 	return ErrAmbiguous
 }
 
 // settle records a failed attempt's lesson in the cache: a handler answered there
-// (AgentError), or the interface proved unusable (the walk moves on). It returns the
-// policy's step.
-func (c *Client) settle(ctx context.Context, pol probe.Policy, iface card.Interface, o probe.Outcome) probe.Step {
-	withheld := c.withheld[iface.Key()]
-	step := pol.Decide(o, withheld)
+// (AgentError), or the interface proved unusable (the walk moves on).
+func (c *Client) settle(ctx context.Context, iface card.Interface, o wire.Outcome, step wire.Step) {
 	switch {
-	case o == probe.AgentError:
+	case o == wire.AgentError:
 		c.cache.record(c.card, c.key, iface, true) // a handler answered there
-	case step.Next && ctx.Err() == nil && !withheld:
+	case step.Next && ctx.Err() == nil && !c.withheld[iface.Key()]:
 		c.cache.record(c.card, c.key, iface, false)
 	}
-	return step
 }
 
 // withWhy appends the policy's reason to an attempt's detail when it says something.
-func withWhy(detail string, o probe.Outcome, step probe.Step) string {
-	if step.Why == "" || (step.Next && o != probe.AuthRequired && o != probe.Ambiguous) {
+func withWhy(detail string, o wire.Outcome, step wire.Step) string {
+	if step.Why == "" || (step.Next && o != wire.AuthRequired && o != wire.Ambiguous) {
 		return detail
 	}
 	return detail + "; " + step.Why
@@ -88,10 +108,11 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 	alog := newAttemptLog(ctx, c)
 	var lastErr, closedErr, finalKind error
 	var served []Attempt
-	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
+	var pending Attempt
+	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
 		if err := ctx.Err(); err != nil {
 			finalKind, lastErr = ErrExhausted, err
-			return probe.Tried{Final: true}
+			return wire.Tried{Final: true}
 		}
 		rec := &recorder{}
 		actx := withRecorder(ctx, rec)
@@ -104,34 +125,35 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		if errors.Is(err, ErrClosed) {
 			cancel()
 			closedErr = err
-			return probe.Tried{Final: true}
+			return wire.Tried{Final: true}
 		}
 		if err == nil {
 			res, err = fn(actx, t, c.params[iface.Key()], iface)
 		}
 		lat := time.Since(start)
+		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			rec.markTimedOut() // the attempt's own bound fired, not the call's
+		}
 		cancel()
 		if err == nil {
-			served = append(served, Attempt{Interface: iface, Outcome: probe.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
+			served = append(served, Attempt{Interface: iface, Outcome: wire.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 			c.cache.record(c.card, c.key, iface, true)
-			return probe.Tried{Outcome: probe.Served}
+			return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 		}
 		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-		o, detail := judge(ev, err)
-		detail += rec.redirectNote()
+		v := judge(ev, err)
+		pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 		lastErr = err
 		if ctx.Err() != nil {
 			finalKind = ErrExhausted
 			if ev.Sent {
 				finalKind = ErrAmbiguous
 			}
-			alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: lat, Evidence: ev})
-			return probe.Tried{Outcome: o, Final: true}
+			alog.add(pending)
+			return wire.Tried{Outcome: v.Outcome, Final: true}
 		}
-		step := c.settle(ctx, pol, iface, o)
-		alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: lat, Evidence: ev})
-		return probe.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
-	})
+		return c.tried(iface, v)
+	}))
 	attempts := alog.flush(served...)
 	var zero T
 	switch {
@@ -158,11 +180,12 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 		defer alog.flush() // no naming outlives the call
 		var lastErr error
 		done := false // the stream was delivered, or its end was yielded
-		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), func(iface card.Interface) probe.Tried {
+		var pending Attempt
+		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
 			if err := ctx.Err(); err != nil {
 				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
 				done = true
-				return probe.Tried{Final: true}
+				return wire.Tried{Final: true}
 			}
 			rec := &recorder{}
 			actx, cancelCause := context.WithCancelCause(withRecorder(ctx, rec))
@@ -181,7 +204,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				alog.flush()
 				yield(nil, err)
 				done = true
-				return probe.Tried{Final: true}
+				return wire.Tried{Final: true}
 			}
 			events := 0
 			if err == nil {
@@ -194,14 +217,14 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 						if firstEventTimer != nil {
 							firstEventTimer.Stop()
 						}
-						alog.answered(Attempt{Interface: iface, Outcome: probe.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
+						alog.answered(Attempt{Interface: iface, Outcome: wire.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 						c.cache.record(c.card, c.key, iface, true)
 					}
 					events++
 					if !yield(ev, nil) {
 						cancel()
 						done = true
-						return probe.Tried{Outcome: probe.Served, Final: true}
+						return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered, Final: true}
 					}
 				}
 			}
@@ -213,44 +236,42 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				// No event and no error: an empty stream, or an answer a2a-go's stream
 				// reader skipped (a JSON-RPC error object instead of SSE, as a server of
 				// another protocol version sends). The wire evidence tells them apart.
-				if o, _ := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == probe.Served {
-					alog.flush(Attempt{Interface: iface, Outcome: probe.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
+				if o, _ := wire.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == wire.Served {
+					alog.flush(Attempt{Interface: iface, Outcome: wire.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
 					c.cache.record(c.card, c.key, iface, true)
 					done = true
-					return probe.Tried{Outcome: probe.Served}
+					return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 				}
 				err = errNoEvent
 			}
 			switch {
 			case err == nil:
 				done = true
-				return probe.Tried{Outcome: probe.Served}
+				return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 			case events > 0:
-				o, detail := probe.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
+				o, detail := wire.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
 				e := c.failure(op, ErrStreamBroken, alog.flush(), err)
 				e.Note = fmt.Sprintf("after %d events: %s (%s); not resumed on another interface", events, o, detail)
 				yield(nil, e)
 				done = true
-				return probe.Tried{Outcome: o, Final: true}
+				return wire.Tried{Outcome: o, Final: true}
 			}
 			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-			o, detail := judge(ev, err)
-			detail += rec.redirectNote()
+			v := judge(ev, err)
+			pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: time.Since(start), Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 			lastErr = err
 			if ctx.Err() != nil {
 				kind := ErrExhausted
 				if ev.Sent {
 					kind = ErrAmbiguous
 				}
-				alog.add(Attempt{Interface: iface, Outcome: o, Detail: detail, Latency: time.Since(start), Evidence: ev})
+				alog.add(pending)
 				yield(nil, c.failure(op, kind, alog.flush(), err))
 				done = true
-				return probe.Tried{Outcome: o, Final: true}
+				return wire.Tried{Outcome: v.Outcome, Final: true}
 			}
-			step := c.settle(ctx, pol, iface, o)
-			alog.add(Attempt{Interface: iface, Outcome: o, Detail: withWhy(detail, o, step), Latency: time.Since(start), Evidence: ev})
-			return probe.Tried{Outcome: o, Withheld: c.withheld[iface.Key()]}
-		})
+			return c.tried(iface, v)
+		}))
 		if done {
 			return
 		}

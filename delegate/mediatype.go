@@ -1,9 +1,12 @@
 package delegate
 
 import (
+	"context"
+	"crypto/rand"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -20,8 +23,8 @@ const (
 // as application/json, the only type whose error body a2a-go v2.3.1 reads), and sends
 // what works: a request body goes as application/json, and when an origin answers 415
 // Unsupported Media Type to that, the same request goes again as application/a2a+json
-// (a 415 proves the request never reached a handler) and that origin gets
-// application/a2a+json from then on.
+// and that origin gets application/a2a+json from then on. A 415 to a message is
+// confirmed first (refusesMediaType): a handler may have run it and answered 415.
 type mediaTypeTransport struct {
 	base      http.RoundTripper
 	a2aJSONAt *sync.Map // origin (scheme://host) -> true: it wants application/a2a+json
@@ -49,7 +52,7 @@ func (t mediaTypeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	resp, err := t.base.RoundTrip(out)
 	if err == nil && resp.StatusCode == http.StatusUnsupportedMediaType && hasBody && req.GetBody != nil &&
-		out.Header.Get("Content-Type") != mediaA2AJSON {
+		out.Header.Get("Content-Type") != mediaA2AJSON && t.refusesMediaType(out) {
 		if body, gerr := req.GetBody(); gerr == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxCapture))
 			_ = resp.Body.Close()
@@ -72,4 +75,36 @@ func (t mediaTypeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 	}
 	return resp, err
+}
+
+// refusesMediaType reports whether a 415 to out proves that the media type, not a
+// handler, refused it. A message (POST .../message:send or :stream) may have run
+// before a 415 (issue 18), so it is confirmed with a side-effect-free request with the
+// same body media type on the same interface: CancelTask of a random task id. Only a
+// 415 there too lets the message go again; other requests are resent as they are.
+func (t mediaTypeTransport) refusesMediaType(out *http.Request) bool {
+	base, ok := strings.CutSuffix(out.URL.Path, "/message:send")
+	if !ok {
+		base, ok = strings.CutSuffix(out.URL.Path, "/message:stream")
+	}
+	if !ok {
+		return true
+	}
+	u := *out.URL
+	u.Path, u.RawPath, u.RawQuery = base+"/tasks/a2abind-lookup-"+rand.Text()+":cancel", "", ""
+	ctx, cancel := context.WithTimeout(withRecorder(out.Context(), nil), lookupBudget) // not the attempt's evidence
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader("{}"))
+	if err != nil {
+		return false
+	}
+	req.Header = out.Header.Clone()
+	req.Header.Del("Content-Length")
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxCapture))
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusUnsupportedMediaType
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // nameBudget bounds the probe that names what an interface serves after an attempt
@@ -17,15 +18,15 @@ const nameBudget = 5 * time.Second
 
 // needsName reports whether a lookup can name a failure better than the call's own
 // evidence: a route, a protocol or a version refused.
-func needsName(o probe.Outcome) bool {
-	return o == probe.HandlerMissing || o == probe.NotFound || o == probe.Malformed
+func needsName(o wire.Outcome) bool {
+	return o == wire.HandlerMissing || o == wire.NotFound || o == wire.Malformed
 }
 
 // name names a failed attempt that proved no handler was reached: the interface is
 // probed (probe.Name: side-effect-free lookups of a random task id), so that send and
 // probe name it alike. The decision to move on was already made from the call's own
 // evidence; the probe only names it, alongside the next attempt.
-func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome, detail string) (probe.Outcome, string) {
+func (c *Client) name(ctx context.Context, iface card.Interface, o wire.Outcome, detail string) (wire.Outcome, string) {
 	if ctx.Err() != nil {
 		return o, detail
 	}
@@ -39,18 +40,11 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o probe.Outcome
 	if budget < time.Millisecond {
 		return o, detail
 	}
-	opts := []probe.Option{probe.WithTimeout(budget), probe.WithRootCAs(c.opts.rootCAs),
-		probe.WithCredentialPolicy(c.creds), probe.WithDialPolicy(c.opts.dialPolicy)}
-	if c.opts.insecure {
-		opts = append(opts, probe.WithInsecureSkipVerify())
+	conn := c.opts.conn
+	if c.withheld[iface.Key()] {
+		conn.Header = nil
 	}
-	if !c.withheld[iface.Key()] {
-		for k, vs := range c.opts.header {
-			for _, v := range vs {
-				opts = append(opts, probe.WithHeader(k, v))
-			}
-		}
-	}
+	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(budget), probe.WithCredentialPolicy(c.creds)}
 	r := probe.Name(ctx, iface, o, opts...)
 	if !sharpens(o, r.Outcome) {
 		return o, detail
@@ -130,12 +124,12 @@ func (l *attemptLog) answered(a Attempt) {
 // sharpens reports whether the probe's name for an interface says more than the call's
 // own never-reached outcome, without contradicting it: another version or binding is
 // served there (or, for an answer that fit nothing, TLS is the other way round).
-func sharpens(call, probed probe.Outcome) bool {
+func sharpens(call, probed wire.Outcome) bool {
 	switch probed {
-	case probe.VersionMismatch, probe.WrongBinding:
+	case wire.VersionMismatch, wire.WrongBinding:
 		return call != probed
-	case probe.TLSMismatch:
-		return call == probe.Malformed
+	case wire.TLSMismatch:
+		return call == wire.Malformed
 	}
 	return false
 }

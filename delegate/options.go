@@ -14,46 +14,35 @@ import (
 type Option func(*options)
 
 type options struct {
-	bindings        []a2a.TransportProtocol
-	header          http.Header
-	credentialHosts []string
-	cache           *Cache
-	resend          bool
-	attemptTimeout  time.Duration
-	httpClient      *http.Client
-	insecure        bool
-	rootCAs         *x509.CertPool
-	plaintextGRPC   bool
-	dialPolicy      *card.DialPolicy
-	maxInterfaces   int
-	verifier        CardVerifier // verify.go
-	extra           []card.Interface
+	conn           card.Conn // headers, TLS, dial policy, credential hosts, interface bound
+	bindings       []a2a.TransportProtocol
+	cache          *Cache
+	resend         bool
+	attemptTimeout time.Duration
+	httpClient     *http.Client
+	plaintextGRPC  bool
+	verifier       CardVerifier     // verify.go
+	extra          []card.Interface // WithInterfaces
 }
 
-// WithInterfaces calls these interfaces, which the card does not declare, before the
-// card's own, in the order given: an address and version a probe proved served (an
-// a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Each
-// keeps the Source the caller gives it, so attempts name it as undeclared; each is
-// checked like a declared interface (address, dial policy, credential scope,
-// WithMaxInterfaces). WithBindings does not filter them.
-func WithInterfaces(ifaces ...card.Interface) Option {
-	return func(o *options) { o.extra = append(o.extra, ifaces...) }
+// WithConn sets the connection configuration (headers, TLS roots, insecure, dial
+// policy, credential hosts, interface bound: see card.Conn), for the card fetch of New
+// and every call, replacing what earlier options set; the options below each set one
+// of its fields.
+func WithConn(c card.Conn) Option {
+	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
 }
-
-// DefaultMaxInterfaces bounds how many of a card's interfaces a Client attempts, unless
-// WithMaxInterfaces says otherwise: a card is input from the network.
-const DefaultMaxInterfaces = 32
 
 // WithMaxInterfaces bounds how many of the card's usable interfaces the client
 // attempts, the first n in candidate order; the rest are Skipped. n <= 0 means
-// DefaultMaxInterfaces.
-func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxInterfaces = n } }
+// card.DefaultMaxInterfaces.
+func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
 
 // WithDialPolicy sets which addresses the client dials (card.DialPolicy; nil is the
 // default policy). An interface the policy refuses by name is Skipped; one whose host
-// resolves to a refused address is an attempt with outcome probe.Blocked, and nothing is
+// resolves to a refused address is an attempt with outcome wire.Blocked, and nothing is
 // sent there. The card fetch of New goes through it too, unless WithHTTPClient is given.
-func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.dialPolicy = p } }
+func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
 
 // WithBindings restricts the candidates to the given bindings and orders them by the
 // given order (card order within one binding). Names are compared case-insensitively.
@@ -65,12 +54,7 @@ func WithBindings(bindings ...a2a.TransportProtocol) Option {
 // on the card's own origin only (see WithCredentialHosts). It is sent on the card fetch
 // of New too.
 func WithHeader(key, value string) Option {
-	return func(o *options) {
-		if o.header == nil {
-			o.header = http.Header{}
-		}
-		o.header.Add(key, value)
-	}
+	return func(o *options) { o.conn.AddHeader(key, value) }
 }
 
 // WithBearer sends "Authorization: Bearer token", scoped like WithHeader.
@@ -80,7 +64,7 @@ func WithBearer(token string) Option { return WithHeader("Authorization", "Beare
 // on these hosts too, besides the card's origin. An entry is "host" (any port) or
 // "host:port".
 func WithCredentialHosts(hosts ...string) Option {
-	return func(o *options) { o.credentialHosts = append(o.credentialHosts, hosts...) }
+	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
 }
 
 // WithCache shares a Cache between clients. By default each Client has its own.
@@ -107,12 +91,22 @@ func WithAttemptTimeout(d time.Duration) Option { return func(o *options) { o.at
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
 
 // WithInsecureSkipVerify does not verify TLS certificates (HTTP and gRPC).
-func WithInsecureSkipVerify() Option { return func(o *options) { o.insecure = true } }
+func WithInsecureSkipVerify() Option { return func(o *options) { o.conn.Insecure = true } }
 
 // WithRootCAs verifies TLS certificates against pool (HTTP and gRPC).
-func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.rootCAs = pool } }
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.RootCAs = pool } }
 
 // WithPlaintextGRPC speaks plaintext gRPC to interfaces declared as a bare host:port.
 // By default they get TLS unless the card itself was fetched over plain http:// (a
 // grpc:// or http:// scheme asks for plaintext, grpcs:// or https:// for TLS).
 func WithPlaintextGRPC() Option { return func(o *options) { o.plaintextGRPC = true } }
+
+// WithInterfaces calls these interfaces, which the card does not declare, before the
+// card's own, in the order given: an address and version a probe proved served (an
+// a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Each
+// keeps the Source the caller gives it, so attempts name it as undeclared; each is
+// checked like a declared interface (address, dial policy, credential scope,
+// WithMaxInterfaces). WithBindings does not filter them.
+func WithInterfaces(ifaces ...card.Interface) Option {
+	return func(o *options) { o.extra = append(o.extra, ifaces...) }
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // failing is an executor that runs (Counter counts it) and then fails with an error
@@ -79,7 +79,7 @@ func TestExecutorErrorTextIsNotAConnectionFailure(t *testing.T) {
 				if !errors.As(err, &de) {
 					t.Fatalf("error = %v, want a *Error", err)
 				}
-				if len(de.Attempts) != 1 || de.Attempts[0].Outcome != probe.Ambiguous || !errors.Is(err, ErrAmbiguous) {
+				if len(de.Attempts) != 1 || de.Attempts[0].Outcome != wire.Ambiguous || !errors.Is(err, ErrAmbiguous) {
 					t.Errorf("error = %v, want one ambiguous attempt wrapping ErrAmbiguous", err)
 				}
 				if ev := de.Attempts[0].Evidence; !ev.Answered || !ev.GRPC {
@@ -114,7 +114,7 @@ func TestGarbledAnswerAfterExecuting(t *testing.T) {
 			if !errors.As(err, &de) || !errors.Is(err, ErrAmbiguous) || len(de.Attempts) != 1 {
 				t.Fatalf("SendMessage() error = %v, want one attempt wrapping ErrAmbiguous", err)
 			}
-			if at := de.Attempts[0]; at.Outcome != probe.Ambiguous || !at.Evidence.Sent {
+			if at := de.Attempts[0]; at.Outcome != wire.Ambiguous || !at.Evidence.Sent {
 				t.Errorf("attempt %v (sent %v), want ambiguous after a full write", at, at.Evidence.Sent)
 			}
 			var tr Trace
@@ -141,7 +141,7 @@ func TestPlainNotImplementedFallsBack(t *testing.T) {
 	if _, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("hi")); err != nil {
 		t.Fatalf("SendMessage() error = %v, want the second interface's answer", err)
 	}
-	if got := outcomes(tr.Attempts()); len(got) != 2 || got[0] != probe.NotFound || got[1] != probe.Served {
+	if got := outcomes(tr.Attempts()); len(got) != 2 || got[0] != wire.NotFound || got[1] != wire.Served {
 		t.Errorf("attempts = %v, want [not_found served]", tr.Attempts())
 	}
 }

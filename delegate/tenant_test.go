@@ -12,8 +12,8 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
-	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // startTenanted starts a2abind's guarded server serving tenant on every binding (gRPC
@@ -60,7 +60,7 @@ func TestTenantReachesTheServer(t *testing.T) {
 				if req.Tenant != callerTenant {
 					t.Errorf("SendMessage() changed the caller's request tenant to %q", req.Tenant)
 				}
-				if diff := cmp.Diff([]probe.Outcome{probe.Served}, outcomes(tr.Attempts())); diff != "" {
+				if diff := cmp.Diff([]wire.Outcome{wire.Served}, outcomes(tr.Attempts())); diff != "" {
 					t.Errorf("attempts (-want +got):\n%s", diff)
 				}
 				if got := tr.Attempts()[0].Interface; got.Binding != b || got.Tenant != "acme" {
@@ -118,7 +118,7 @@ func TestWrongDeclaredTenantStops(t *testing.T) {
 	if !strings.Contains(err.Error(), `serves tenant "acme"`) || !strings.Contains(err.Error(), `carries tenant "globex"`) {
 		t.Errorf("SendMessage() error = %v, want it to name the served and the sent tenant", err)
 	}
-	if diff := cmp.Diff([]probe.Outcome{probe.AgentError}, outcomes(de.Attempts)); diff != "" {
+	if diff := cmp.Diff([]wire.Outcome{wire.AgentError}, outcomes(de.Attempts)); diff != "" {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }

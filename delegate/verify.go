@@ -23,7 +23,9 @@ func WithCardVerifier(v CardVerifier) Option { return func(o *options) { o.verif
 
 // RequireSignature is a CardVerifier that accepts a card only when at least one of its
 // signatures verifies (over the spec's canonical form or an SDK's) with the keys the
-// options give (card.WithKeySet, card.WithJKUOrigins, ...).
+// options give (card.WithKeySet, card.WithJKUOrigins, ...) and covers every member used
+// to connect: a partial signature (card.StatusPartial) is refused, so no interface the
+// signature does not cover is ever dialled.
 func RequireSignature(opts ...card.VerifyOption) CardVerifier {
 	return func(ctx context.Context, c *card.Card) error {
 		v, err := card.VerifySignatures(ctx, c, opts...)

@@ -26,11 +26,6 @@ const DefaultModule = "default"
 // shorter than it (X-Prometheus-Scrape-Timeout-Seconds) wins.
 const DefaultTimeout = 10 * time.Second
 
-// DefaultMaxInterfaces bounds how many of a card's interfaces are probed and exported
-// when a module sets no max_interfaces: a card is input from the network, and every
-// interface costs requests and series.
-const DefaultMaxInterfaces = 32
-
 // maxConfigBytes and maxSecretBytes bound the config file and each credential file.
 const (
 	maxConfigBytes = 1 << 20
@@ -78,7 +73,7 @@ type Module struct {
 	Headers map[string]Secret `yaml:"headers"`
 	// TLS configures certificate verification.
 	TLS TLS `yaml:"tls"`
-	// MaxInterfaces bounds the interfaces probed per card (DefaultMaxInterfaces when 0).
+	// MaxInterfaces bounds the interfaces probed per card (card.DefaultMaxInterfaces when 0).
 	MaxInterfaces int `yaml:"max_interfaces"`
 
 	roots *x509.CertPool
@@ -190,7 +185,7 @@ func (m *Module) check() error {
 		return fmt.Errorf("max_interfaces %d is negative", m.MaxInterfaces)
 	}
 	if m.MaxInterfaces == 0 {
-		m.MaxInterfaces = DefaultMaxInterfaces
+		m.MaxInterfaces = card.DefaultMaxInterfaces
 	}
 	for name, s := range m.Headers {
 		if name == "" || strings.ContainsAny(name, " :\r\n") {

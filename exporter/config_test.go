@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // TestParseConfig: good configs load with defaults filled in; bad ones are errors that
@@ -32,7 +34,7 @@ modules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := c.Modules[DefaultModule]; m.Timeout != DefaultTimeout || m.MaxInterfaces != DefaultMaxInterfaces {
+	if m := c.Modules[DefaultModule]; m.Timeout != DefaultTimeout || m.MaxInterfaces != card.DefaultMaxInterfaces {
 		t.Errorf("default module = %+v, want the defaults", m)
 	}
 	m := c.Modules["secure"]

@@ -413,8 +413,8 @@ func TestProbe_HostileCard(t *testing.T) {
 	t.Cleanup(cards.Close)
 	_, _, f := scrape(t, start(t, nil), probePath(cards.URL))
 	mustValue(t, f, "a2abind_card_interfaces", nil, 1001)
-	if n := len(f["a2abind_interface_up"].GetMetric()); n != exporter.DefaultMaxInterfaces {
-		t.Errorf("%d interface series, want %d (max_interfaces)", n, exporter.DefaultMaxInterfaces)
+	if n := len(f["a2abind_interface_up"].GetMetric()); n != card.DefaultMaxInterfaces {
+		t.Errorf("%d interface series, want %d (max_interfaces)", n, card.DefaultMaxInterfaces)
 	}
 	for _, m := range f["a2abind_interface_up"].GetMetric() {
 		for _, l := range m.GetLabel() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // FuzzParseConfig: any document is a config or an error, never a panic; a config
@@ -51,8 +52,8 @@ func FuzzSeries(f *testing.F) {
 		p := probed{
 			card:     &card.Card{Interfaces: []card.Interface{i, i}},
 			declared: 2,
-			results: []probe.Result{{Interface: i, Outcome: probe.Served, Latency: time.Millisecond},
-				{Interface: i, Outcome: probe.Refused}},
+			results: []probe.Result{{Interface: i, Outcome: wire.Served, Latency: time.Millisecond},
+				{Interface: i, Outcome: wire.Refused}},
 			report:     probe.Report{Findings: []card.Finding{{Code: code, Severity: card.Severity(severity)}}},
 			certExpiry: time.Unix(1e9, 0),
 		}

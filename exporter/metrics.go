@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Metric names of a /probe answer. probe_success, probe_duration_seconds,
@@ -77,12 +78,12 @@ func (p probed) registry() *prometheus.Registry {
 		l := [3]string{label(r.Interface.URL), label(string(r.Interface.Binding)), label(r.Interface.ProtocolVersion)}
 		if !seen[l] { // a card may declare one interface twice: its state set is set once
 			seen[l] = true
-			for _, o := range probe.Outcomes() {
+			for _, o := range wire.Outcomes() {
 				outcome.WithLabelValues(l[0], l[1], l[2], string(o)).Set(0)
 			}
 		}
 		outcome.WithLabelValues(l[0], l[1], l[2], string(r.Outcome)).Set(1)
-		up.WithLabelValues(l[:]...).Set(boolValue(r.Outcome == probe.Served))
+		up.WithLabelValues(l[:]...).Set(boolValue(r.Outcome == wire.Served))
 		latency.WithLabelValues(l[:]...).Set(r.Latency.Seconds())
 	}
 	reg.MustRegister(up, outcome, latency)

@@ -3,8 +3,11 @@ package exporter
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Target policy: /probe makes the exporter dial whatever a request (and then the card it
@@ -23,12 +26,12 @@ func (c *Config) checkTarget(target string) error {
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
 		return fmt.Errorf("%w: %q is not an http:// or https:// URL", errNotAllowed, target)
 	}
-	u, err := url.Parse(target)
+	a, err := card.ParseAddress(target, a2a.TransportProtocolJSONRPC)
 	if err != nil {
-		return fmt.Errorf("%w: %q: %v", errNotAllowed, target, err)
+		return fmt.Errorf("%w: %v", errNotAllowed, err)
 	}
-	if u.User != nil {
-		return fmt.Errorf("%w: %q carries user information; put credentials in a module's headers", errNotAllowed, u.Redacted())
+	if a.UserInfo {
+		return fmt.Errorf("%w: %q carries user information; put credentials in a module's headers", errNotAllowed, a.Rewrite("", a.HostPort()))
 	}
 	if len(c.allowed) == 0 {
 		return nil

@@ -65,28 +65,15 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces.
 func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header) probed {
-	var opts []probe.Option
-	cardOpts := []card.Option{card.WithTimeout(mod.Timeout)}
-	for k, vs := range header {
-		for _, v := range vs {
-			opts = append(opts, probe.WithHeader(k, v))
-			cardOpts = append(cardOpts, card.WithHeader(k, v))
-		}
-	}
-	if mod.TLS.InsecureSkipVerify {
-		opts = append(opts, probe.WithInsecureSkipVerify())
-	}
-	if mod.roots != nil {
-		opts = append(opts, probe.WithRootCAs(mod.roots))
-	}
-	opts = append(opts, probe.WithTimeout(mod.Timeout), probe.WithDialPolicy(x.cfg.dial),
-		probe.WithMaxInterfaces(mod.MaxInterfaces))
+	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
+		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces}
+	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(mod.Timeout)}
 	certs := &certRecorder{next: x.engine.HTTPClient(opts...).Transport}
-	cardOpts = append(cardOpts, card.WithHTTPClient(&http.Client{Transport: certs}))
 
 	var p probed
 	fetchStart := time.Now()
-	c, err := card.Load(ctx, target, cardOpts...)
+	c, err := card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
+		card.WithHTTPClient(&http.Client{Transport: certs}))
 	p.fetchDuration = time.Since(fetchStart)
 	p.certExpiry = certs.earliest()
 	if err != nil {

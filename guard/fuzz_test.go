@@ -6,7 +6,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // FuzzNormalize: for any card document and any choice of served interfaces, Normalize
@@ -28,13 +28,13 @@ func FuzzNormalize(f *testing.F) {
 		if err != nil {
 			return
 		}
-		outcome := func(i card.Interface) probe.Outcome {
+		outcome := func(i card.Interface) wire.Outcome {
 			for n, iface := range c.Interfaces {
 				if iface.Key() == i.Key() && mask&(1<<(n%64)) != 0 {
-					return probe.Served
+					return wire.Served
 				}
 			}
-			return probe.Refused
+			return wire.Refused
 		}
 		nz, err := guard.Normalize(c, results(c, outcome))
 		if err != nil {
@@ -57,7 +57,7 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("name %q became %q", c.Name, out.Name)
 		}
 		for _, i := range out.Declared() {
-			if outcome(i) != probe.Served {
+			if outcome(i) != wire.Served {
 				t.Fatalf("normalized card declares %s (%s), which is not served\n%s", i, i.Source, nz.Document)
 			}
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestGRPCOnTheHTTPPortPassesThrough: an agent serving gRPC on its HTTP port (h2c),
@@ -45,7 +45,7 @@ func TestGRPCOnTheHTTPPortPassesThrough(t *testing.T) {
 	}
 	grpcSeen := false
 	for _, r := range s.Results {
-		grpcSeen = grpcSeen || (r.Interface.Binding == a2a.TransportProtocolGRPC && r.Outcome == probe.Served)
+		grpcSeen = grpcSeen || (r.Interface.Binding == a2a.TransportProtocolGRPC && r.Outcome == wire.Served)
 	}
 	if !grpcSeen {
 		t.Fatalf("no gRPC interface probed served through the guard: %+v", s.Results)

@@ -8,10 +8,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -54,8 +57,9 @@ func New(upstream string, opts ...Option) (*Guard, error) {
 }
 
 func newGuard(upstream string, o options) (*Guard, error) {
-	u, err := url.Parse(strings.TrimSpace(upstream))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	upstream = strings.TrimSpace(upstream)
+	u, err := card.ParseAddress(upstream, a2a.TransportProtocolJSONRPC)
+	if err != nil || u.Local() || u.UserInfo {
 		return nil, fmt.Errorf("guard: upstream %q must be the agent's http:// or https:// base URL (or its card URL)", upstream)
 	}
 	if o.interval <= 0 {
@@ -80,7 +84,7 @@ func newGuard(upstream string, o options) (*Guard, error) {
 		return nil, fmt.Errorf("guard: upstream %s is the guard's own listen address %s", upstream, lis.Addr())
 	}
 	g := &Guard{
-		o: o, upstream: u.String(), origin: &url.URL{Scheme: u.Scheme, Host: u.Host},
+		o: o, upstream: upstream, origin: &url.URL{Scheme: u.Scheme, Host: u.Authority()},
 		lis: lis, transport: newTransport(false), h2c: newTransport(true), loopDone: make(chan struct{}), served: make(chan error, 1),
 	}
 	g.client = &http.Client{Transport: g.transport}
@@ -108,20 +112,13 @@ func newGuard(upstream string, o options) (*Guard, error) {
 }
 
 // sameSocket reports whether the upstream URL names the listener itself.
-func sameSocket(addr net.Addr, u *url.URL) bool {
+func sameSocket(addr net.Addr, up card.Address) bool {
 	ta, ok := addr.(*net.TCPAddr)
 	if !ok {
 		return false
 	}
-	port := u.Port()
-	if port == "" {
-		port = defaultPort(u.Scheme)
-	}
-	ip := net.ParseIP(u.Hostname())
-	if ip == nil && strings.EqualFold(u.Hostname(), "localhost") {
-		ip = net.IPv4(127, 0, 0, 1)
-	}
-	return ip != nil && port == fmt.Sprint(ta.Port) && (ta.IP.Equal(ip) || ta.IP.IsUnspecified() && ip.IsLoopback())
+	lis := card.Address{Host: ta.IP.String(), Port: strconv.Itoa(ta.Port)}
+	return up.SameSocket(lis) || lis.Wildcard() && lis.Port == up.Port && up.Loopback()
 }
 
 // Handler routes the guard's own paths (the card in every spelling, /healthz,

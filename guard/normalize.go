@@ -24,22 +24,16 @@ const (
 // there is no truthful card to publish.
 var ErrNothingServed = errors.New("no declared interface is served")
 
-// errAmbiguous marks a card whose field names are spelt in another case: clients read it
-// differently (Go clients match names case-insensitively, JavaScript and Python ones do
-// not), so there is no one truth to publish.
-var errAmbiguous = errors.New("clients read the card differently")
+// codeFieldNameCase is card's lint code for a member named like a field but not exactly.
+const codeFieldNameCase = card.CodeFieldNameCase
 
-// codeFieldNameCase is card's lint code for a key spelt in another case ("URL").
-const codeFieldNameCase = "field-name-case"
-
-// ambiguous returns the lint findings that make c mean different things to different
-// clients; the guard vouches for no such card, in either mode.
+// ambiguous returns the findings for c's stray members (named like a field but not
+// exactly): clients read such a card differently, so strict mode withholds it and
+// --normalize publishes it without them.
 func ambiguous(c *card.Card) []card.Finding {
 	var out []card.Finding
-	for _, f := range card.Lint(c) {
-		if f.Code == codeFieldNameCase {
-			out = append(out, f)
-		}
+	for _, e := range c.ReadIssues() {
+		out = append(out, e.Finding())
 	}
 	return out
 }
@@ -60,6 +54,9 @@ type Normalized struct {
 	Removed []card.Interface
 	// Preferred is the new preferred entry when the upstream one was not served.
 	Preferred *card.Interface
+	// StrayMembers are the JSON paths of the members removed because they are named
+	// like a card field but not exactly (card.Card.ReadIssues).
+	StrayMembers []string
 	// SignaturesDropped counts the signatures removed: a rewritten card no longer
 	// matches them, and a signed card is never altered silently.
 	SignaturesDropped int
@@ -90,8 +87,12 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 	if doc == nil {
 		return Normalized{}, errors.New("normalize: the card has no JSON document (not read by card.Parse or card.Load)")
 	}
-	if f := ambiguous(c); len(f) > 0 {
-		return Normalized{}, fmt.Errorf("normalize: %w: %s", errAmbiguous, f[0].Message)
+	var stray []string
+	if len(c.ReadIssues()) > 0 {
+		var err error
+		if doc, stray, err = card.WithoutStrayMembers(doc); err != nil {
+			return Normalized{}, fmt.Errorf("normalize: %w", err)
+		}
 	}
 	obj, err := decodeObject(doc)
 	if err != nil {
@@ -109,11 +110,11 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 	if err != nil {
 		return Normalized{}, err
 	}
-	out := Normalized{Document: doc, Removed: n.removed, Preferred: n.preferred}
+	out := Normalized{Document: c.Document(), Removed: n.removed, Preferred: n.preferred, StrayMembers: stray}
 	if !v1Left && !v03Left {
 		return out, fmt.Errorf("%w: %s", ErrNothingServed, listInterfaces(n.removed))
 	}
-	if len(n.removed) == 0 {
+	if len(n.removed) == 0 && len(stray) == 0 {
 		return out, nil
 	}
 	out.SignaturesDropped = n.dropSignatures()

@@ -1,6 +1,7 @@
 package guard_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -11,10 +12,11 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // results gives each interface of c the outcome out says, as probe.Card would.
-func results(c *card.Card, out func(card.Interface) probe.Outcome) []probe.Result {
+func results(c *card.Card, out func(card.Interface) wire.Outcome) []probe.Result {
 	var rs []probe.Result
 	for _, i := range c.Interfaces {
 		rs = append(rs, probe.Result{Interface: i, Outcome: out(i)})
@@ -24,14 +26,14 @@ func results(c *card.Card, out func(card.Interface) probe.Outcome) []probe.Resul
 
 // servedAt marks served the interfaces whose "BINDING URL" is listed, everything else
 // handler_missing.
-func servedAt(list ...string) func(card.Interface) probe.Outcome {
-	return func(i card.Interface) probe.Outcome {
+func servedAt(list ...string) func(card.Interface) wire.Outcome {
+	return func(i card.Interface) wire.Outcome {
 		for _, s := range list {
 			if s == string(i.Binding)+" "+i.URL {
-				return probe.Served
+				return wire.Served
 			}
 		}
-		return probe.HandlerMissing
+		return wire.HandlerMissing
 	}
 }
 
@@ -41,7 +43,7 @@ func TestNormalize(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		doc      string
-		outcome  func(card.Interface) probe.Outcome
+		outcome  func(card.Interface) wire.Outcome
 		want     map[string]any // top-level fields of the result that matter (nil: absent)
 		unchange bool
 		removed  int
@@ -92,7 +94,7 @@ func TestNormalize(t *testing.T) {
 	}, {
 		name:     "auth_required counts as served (credentials decide, not the card)",
 		doc:      `{"name":"a","supportedInterfaces":[{"url":"http://h:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],` + sig + `}`,
-		outcome:  func(card.Interface) probe.Outcome { return probe.AuthRequired },
+		outcome:  func(card.Interface) wire.Outcome { return wire.AuthRequired },
 		unchange: true,
 	}, {
 		name:     "a consistent signed card is returned as it is, signatures valid",
@@ -100,13 +102,13 @@ func TestNormalize(t *testing.T) {
 		outcome:  servedAt("JSONRPC http://h:1/rpc"),
 		unchange: true,
 	}, {
-		name: "signatures in another case are dropped too (encoding/json reads them)",
+		name: "a stray member (Signatures) is dropped; it is no signature: nobody exact reads it",
 		doc: `{"name":"a","Signatures":[{"protected":"x","signature":"y"},{"protected":"x","signature":"z"}],"supportedInterfaces":[
 			{"url":"h:2","protocolBinding":"GRPC","protocolVersion":"1.0"},
 			{"url":"http://h:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
 		outcome: servedAt("JSONRPC http://h:1/rpc"),
 		want:    map[string]any{"Signatures": nil},
-		removed: 1, sigs: 2,
+		removed: 1, sigs: 0,
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -146,7 +148,7 @@ func TestNormalize(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range results(nc, tt.outcome) {
-				if r.Outcome != probe.Served {
+				if r.Outcome != wire.Served {
 					t.Errorf("normalized card still declares %s (%s): %s", r.Interface, r.Interface.Source, r.Outcome)
 				}
 			}
@@ -166,15 +168,40 @@ func TestNormalizeNothingServed(t *testing.T) {
 	}
 }
 
-// TestNormalizeRefusesAmbiguousCards: a key spelt in another case ("URL") is read by Go
-// clients and ignored by JavaScript and Python ones; there is no one truth to publish.
-func TestNormalizeRefusesAmbiguousCards(t *testing.T) {
+// TestNormalizeDropsStrayMembers: a member named like a field but not exactly ("URL",
+// "Transport" deep in an interface) is read by Go clients and ignored by JavaScript and
+// Python ones; --normalize publishes the card without it, the rest byte for byte, and
+// drops the signatures (they no longer match).
+func TestNormalizeDropsStrayMembers(t *testing.T) {
 	t.Parallel()
-	c, err := card.Parse([]byte(`{"name":"a","url":"http://h:1/rpc","URL":"http://h:9/other","preferredTransport":"JSONRPC"}`))
+	doc := `{"name":"a","url":"http://h:1/rpc","URL":"http://h:9/other","preferredTransport":"JSONRPC",` +
+		`"additionalInterfaces":[{"url":"h:2","transport":"GRPC","Transport":"JSONRPC"}],"signatures":[{"protected":"x","signature":"y"}],"x-keep":{"URL":1}}`
+	c, err := card.Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nz, err := guard.Normalize(c, results(c, func(card.Interface) probe.Outcome { return probe.Served })); err == nil {
-		t.Fatalf("Normalize() published an ambiguous card:\n%s", nz.Document)
+	nz, err := guard.Normalize(c, results(c, func(card.Interface) wire.Outcome { return wire.Served }))
+	if err != nil {
+		t.Fatalf("Normalize() = %v", err)
 	}
+	want := `{"name":"a","url":"http://h:1/rpc","preferredTransport":"JSONRPC","additionalInterfaces":[{"url":"h:2","transport":"GRPC"}],"x-keep":{"URL":1}}`
+	if got := string(compactJSON(t, nz.Document)); got != want {
+		t.Errorf("Normalize() =\n%s\nwant\n%s", got, want)
+	}
+	if !nz.Changed || nz.SignaturesDropped != 1 || strings.Join(nz.StrayMembers, " ") != "URL additionalInterfaces[0].Transport" {
+		t.Errorf("Changed %v, SignaturesDropped %d, StrayMembers %q", nz.Changed, nz.SignaturesDropped, nz.StrayMembers)
+	}
+	again, err := card.Parse(nz.Document)
+	if err != nil || len(again.ReadIssues()) != 0 {
+		t.Fatalf("the normalized card still has stray members: %v %v", err, again.ReadIssues())
+	}
+}
+
+func compactJSON(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }

@@ -3,7 +3,6 @@ package guard
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -42,11 +41,11 @@ func (s *signing) prepare() error {
 	if s.jku == "" {
 		return nil
 	}
-	u, err := url.Parse(s.jku)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("guard: WithCardSigning: jku %q must be an https URL (verifiers fetch keys over HTTPS only)", s.jku)
+	u, err := card.ParseKeyURL(s.jku)
+	if err != nil {
+		return fmt.Errorf("guard: WithCardSigning: jku %w", err)
 	}
-	s.path = u.EscapedPath()
+	s.path = u.Path
 	if s.path == "" || s.path == "/" || isCardPath(s.path) || s.path == PathHealthz || s.path == PathReadyz {
 		return fmt.Errorf("guard: WithCardSigning: jku %q needs a path of its own for the JWKS, e.g. /.well-known/jwks.json", s.jku)
 	}

@@ -3,10 +3,11 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // ErrMapping is wrapped by every error about a --probe-via mapping that cannot be used.
@@ -27,120 +28,82 @@ type Mapping struct {
 	// Local is where the probes go instead.
 	Local string
 
-	pub, loc address
+	pub, loc card.Address
 }
 
 // ParseMapping reads "PUBLIC=LOCAL", e.g. "https://agent.example.com=http://127.0.0.1:8080"
-// or "agent.example.com:443=127.0.0.1:9090". Errors wrap ErrMapping.
+// or "agent.example.com:443=127.0.0.1:9090". Both sides are read by card.ParseAddress,
+// the one address model. Errors wrap ErrMapping.
 func ParseMapping(s string) (Mapping, error) {
 	public, local, ok := strings.Cut(s, "=")
 	if !ok {
 		return Mapping{}, fmt.Errorf("%w: %q is not PUBLIC=LOCAL (e.g. https://agent.example.com=http://127.0.0.1:8080)", ErrMapping, s)
 	}
-	pub, err := parseAddress(strings.TrimSpace(public))
+	pub, err := parseSide(strings.TrimSpace(public))
 	if err != nil {
 		return Mapping{}, fmt.Errorf("%w: public side of %q: %w", ErrMapping, s, err)
 	}
-	loc, err := parseAddress(strings.TrimSpace(local))
+	loc, err := parseSide(strings.TrimSpace(local))
 	if err != nil {
 		return Mapping{}, fmt.Errorf("%w: local side of %q: %w", ErrMapping, s, err)
 	}
-	if (pub.scheme == "") != (loc.scheme == "") {
+	if (pub.Scheme == "") != (loc.Scheme == "") {
 		return Mapping{}, fmt.Errorf("%w: %q: both sides must be origins (scheme://host[:port]) or both host:port", ErrMapping, s)
 	}
-	return Mapping{Public: pub.String(), Local: loc.String(), pub: pub, loc: loc}, nil
+	return Mapping{Public: sideString(pub), Local: sideString(loc), pub: pub, loc: loc}, nil
 }
 
 // String is the mapping as ParseMapping reads it.
 func (m Mapping) String() string { return m.Public + "=" + m.Local }
 
-// address is an origin (scheme set) or a bare host:port (scheme empty); the port is
-// always set (defaulted from the scheme).
-type address struct{ scheme, host, port string }
-
-func (a address) hostPort() string { return net.JoinHostPort(a.host, a.port) }
-
-func (a address) String() string {
-	if a.scheme == "" {
-		return a.hostPort()
+// sideString renders a mapping side: scheme://host:port for an origin, else host:port.
+func sideString(a card.Address) string {
+	if a.Scheme == "" {
+		return a.HostPort()
 	}
-	return a.scheme + "://" + a.hostPort()
+	return a.Scheme + "://" + a.HostPort()
 }
 
-// sameHost compares host names case-insensitively (a trailing dot ignored) and IP
-// addresses by value.
-func sameHost(a, b string) bool {
-	a, b = strings.TrimSuffix(a, "."), strings.TrimSuffix(b, ".")
-	if ia, ib := net.ParseIP(a), net.ParseIP(b); ia != nil && ib != nil {
-		return ia.Equal(ib)
-	}
-	return strings.EqualFold(a, b)
-}
-
-// parseAddress reads a mapping side. It is the guard's only address parser (until
-// package card exports one address model, this is the one function to swap for it).
-func parseAddress(s string) (address, error) {
+// parseSide reads a mapping side: an http(s) origin (no user, path, query or fragment)
+// or a bare host:port.
+func parseSide(s string) (card.Address, error) {
 	if s == "" {
-		return address{}, errors.New("empty address")
+		return card.Address{}, errors.New("empty address")
 	}
-	if strings.Contains(s, "://") {
-		u, err := url.Parse(s)
-		if err != nil {
-			return address{}, err
+	if !strings.Contains(s, "://") {
+		a, err := card.ParseAddress(s, a2a.TransportProtocolGRPC)
+		if err != nil || a.Scheme != "" {
+			return card.Address{}, fmt.Errorf("%q is neither an origin (scheme://host[:port]) nor host:port", s)
 		}
-		if u.Scheme != "http" && u.Scheme != "https" {
-			return address{}, fmt.Errorf("scheme %q: want http or https", u.Scheme)
-		}
-		if u.Hostname() == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-			return address{}, fmt.Errorf("%q is not an origin (scheme://host[:port], no user, path, query or fragment)", s)
-		}
-		port := u.Port()
-		if port == "" {
-			port = defaultPort(u.Scheme)
-		}
-		if err := checkPort(port); err != nil {
-			return address{}, err
-		}
-		return address{scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: port}, nil
+		return a, nil
 	}
-	host, port, err := net.SplitHostPort(s)
-	if err != nil || host == "" {
-		return address{}, fmt.Errorf("%q is neither an origin (scheme://host[:port]) nor host:port", s)
+	a, err := card.ParseAddress(s, a2a.TransportProtocolJSONRPC)
+	if err != nil {
+		return card.Address{}, err
 	}
-	if err := checkPort(port); err != nil {
-		return address{}, err
+	if a.Local() || a.UserInfo || a.Path != "" || a.Query != "" || strings.Contains(s, "#") {
+		return card.Address{}, fmt.Errorf("%q is not an origin (scheme://host[:port], no user, path, query or fragment)", s)
 	}
-	if strings.ContainsAny(host, "/?#@ ") {
-		return address{}, fmt.Errorf("%q: bad host %q", s, host)
-	}
-	return address{host: strings.ToLower(host), port: port}, nil
-}
-
-func checkPort(p string) error {
-	n, err := strconv.Atoi(p)
-	if err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("port %q: want 1-65535", p)
-	}
-	return nil
-}
-
-func defaultPort(scheme string) string {
-	if scheme == "https" {
-		return "443"
-	}
-	return "80"
+	return a, nil
 }
 
 // mapURL rewrites an interface URL through the first mapping that matches it: origin
 // mappings before host:port ones. ok is false when none does (or the URL is not one a
 // mapping can name); the URL is then probed as declared.
 func mapURL(raw string, ms []Mapping) (string, bool) {
+	a, err := card.ParseAddress(raw, a2a.TransportProtocolGRPC)
+	if err != nil || a.Scheme != "" {
+		a, err = card.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+	}
+	if err != nil || a.Local() || (a.Scheme != "" && a.Scheme != "http" && a.Scheme != "https") {
+		return "", false
+	}
 	for _, origins := range []bool{true, false} {
 		for _, m := range ms {
-			if (m.pub.scheme != "") != origins {
+			if (m.pub.Scheme != "") != origins {
 				continue
 			}
-			if out, ok := m.apply(raw); ok {
+			if out, ok := m.apply(a); ok {
 				return out, true
 			}
 		}
@@ -148,28 +111,11 @@ func mapURL(raw string, ms []Mapping) (string, bool) {
 	return "", false
 }
 
-func (m Mapping) apply(raw string) (string, bool) {
-	if !strings.Contains(raw, "://") { // a bare host:port (gRPC)
-		host, port, err := net.SplitHostPort(raw)
-		if err != nil || m.pub.scheme != "" || !sameHost(host, m.pub.host) || port != m.pub.port {
-			return "", false
-		}
-		return m.loc.hostPort(), true
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+// apply rewrites a through m: a bare host:port only through a host:port mapping, a URL
+// through an origin mapping of its scheme or a host:port mapping.
+func (m Mapping) apply(a card.Address) (string, bool) {
+	if !a.SameSocket(m.pub) || (a.Scheme == "" && m.pub.Scheme != "") || (m.pub.Scheme != "" && a.Scheme != m.pub.Scheme) {
 		return "", false
 	}
-	port := u.Port()
-	if port == "" {
-		port = defaultPort(u.Scheme)
-	}
-	if !sameHost(u.Hostname(), m.pub.host) || port != m.pub.port || (m.pub.scheme != "" && u.Scheme != m.pub.scheme) {
-		return "", false
-	}
-	if m.loc.scheme != "" {
-		u.Scheme = m.loc.scheme
-	}
-	u.Host = m.loc.hostPort()
-	return u.String(), true
+	return a.Rewrite(m.loc.Scheme, m.loc.HostPort()), true
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // buildA2AGoCLI builds a2a-go v2.3.1's own `a2a` command (cmd/a2a of the pinned module,
@@ -97,7 +97,7 @@ func TestA2AGoCLIEchoAgent(t *testing.T) {
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatalf("probe -o json: %v\n%s", err, out)
 	}
-	if code != 0 || !p.OK || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != probe.Served {
+	if code != 0 || !p.OK || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != wire.Served {
 		t.Fatalf("probe = exit %d, ok %v, interfaces %+v; want exit 0, ok, one served interface\n%s", code, p.OK, p.Interfaces, out)
 	}
 	nulls := 0
@@ -137,15 +137,15 @@ func TestA2AGoCLIVersionDrift(t *testing.T) {
 	out, code := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
 	var p struct {
 		Interfaces []struct {
-			Outcome       probe.Outcome `json:"outcome"`
-			ActualBinding string        `json:"actualBinding"`
-			Detail        string        `json:"detail"`
+			Outcome       wire.Outcome `json:"outcome"`
+			ActualBinding string       `json:"actualBinding"`
+			Detail        string       `json:"detail"`
 		} `json:"interfaces"`
 	}
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatalf("probe -o json: %v\n%s", err, out)
 	}
-	if code != 1 || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != probe.VersionMismatch {
+	if code != 1 || len(p.Interfaces) != 1 || p.Interfaces[0].Outcome != wire.VersionMismatch {
 		t.Fatalf("probe = exit %d, %+v; want exit 1 and one version_mismatch interface", code, p.Interfaces)
 	}
 	detail := p.Interfaces[0].Detail

@@ -19,6 +19,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/cli"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // runCLIEnv makes the test binary act as the a2abind command (see TestMain), so that the
@@ -89,10 +90,10 @@ type probeOutput struct {
 	Target     string `json:"target"`
 	OK         bool   `json:"ok"`
 	Interfaces []struct {
-		URL           string        `json:"url"`
-		Binding       string        `json:"binding"`
-		Outcome       probe.Outcome `json:"outcome"`
-		ActualBinding string        `json:"actualBinding"`
+		URL           string       `json:"url"`
+		Binding       string       `json:"binding"`
+		Outcome       wire.Outcome `json:"outcome"`
+		ActualBinding string       `json:"actualBinding"`
 	} `json:"interfaces"`
 	Findings []struct {
 		Code     string `json:"code"`
@@ -108,9 +109,9 @@ type probeOutput struct {
 type sendOutput struct {
 	OK       bool `json:"ok"`
 	Attempts []struct {
-		URL     string        `json:"url"`
-		Binding string        `json:"binding"`
-		Outcome probe.Outcome `json:"outcome"`
+		URL     string       `json:"url"`
+		Binding string       `json:"binding"`
+		Outcome wire.Outcome `json:"outcome"`
 	} `json:"attempts"`
 	Result json.RawMessage `json:"result"`
 	Error  string          `json:"error"`
@@ -135,7 +136,7 @@ func TestCLIAgainstA2AJS(t *testing.T) {
 			t.Fatalf("probe = exit %d, ok %v, %d interfaces; want exit 0, ok, 3 interfaces\n%s", code, p.OK, len(p.Interfaces), out)
 		}
 		for _, i := range p.Interfaces {
-			if i.Outcome != probe.Served {
+			if i.Outcome != wire.Served {
 				t.Errorf("%s at %s: %s, want served", i.Binding, i.URL, i.Outcome)
 			}
 		}
@@ -156,7 +157,7 @@ func TestCLIAgainstA2AJS(t *testing.T) {
 		if code != 1 || p.OK {
 			t.Fatalf("probe = exit %d, ok %v; want exit 1, not ok\n%s", code, p.OK, out)
 		}
-		if len(p.Interfaces) == 0 || p.Interfaces[0].Outcome != probe.HandlerMissing {
+		if len(p.Interfaces) == 0 || p.Interfaces[0].Outcome != wire.HandlerMissing {
 			t.Errorf("first interface = %+v, want the gRPC entry handler_missing", p.Interfaces)
 		}
 		codes := map[string]bool{}
@@ -190,10 +191,10 @@ func TestCLIAgainstA2AJS(t *testing.T) {
 		if code != 0 || !s.OK || len(s.Attempts) != 2 {
 			t.Fatalf("send = exit %d, ok %v, %d attempts; want exit 0, ok after one fallback\n%s", code, s.OK, len(s.Attempts), out)
 		}
-		if a := s.Attempts[0]; a.Binding != string(a2a.TransportProtocolGRPC) || a.URL != lying.BareGRPC || a.Outcome != probe.HandlerMissing {
+		if a := s.Attempts[0]; a.Binding != string(a2a.TransportProtocolGRPC) || a.URL != lying.BareGRPC || a.Outcome != wire.HandlerMissing {
 			t.Errorf("attempt 1 = %+v, want GRPC at %s handler_missing", a, lying.BareGRPC)
 		}
-		if a := s.Attempts[1]; a.Binding != string(a2a.TransportProtocolJSONRPC) || a.URL != lying.JSONRPC || a.Outcome != probe.Served {
+		if a := s.Attempts[1]; a.Binding != string(a2a.TransportProtocolJSONRPC) || a.URL != lying.JSONRPC || a.Outcome != wire.Served {
 			t.Errorf("attempt 2 = %+v, want JSONRPC at %s served", a, lying.JSONRPC)
 		}
 		if !bytes.Contains(s.Result, []byte("echo: hello from the CLI")) {

@@ -12,14 +12,14 @@ import (
 
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/lab"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // attemptRow is what the tests compare of one delegate attempt.
 type attemptRow struct {
 	binding a2a.TransportProtocol
 	url     string
-	outcome probe.Outcome
+	outcome wire.Outcome
 }
 
 func attemptRows(tr *delegate.Trace) []attemptRow {
@@ -39,13 +39,13 @@ func TestDelegateAgainstLyingJSAgent(t *testing.T) {
 	needNode(t)
 	tests := []struct {
 		mode         string
-		firstOutcome probe.Outcome // of the failed gRPC attempt
+		firstOutcome wire.Outcome // of the failed gRPC attempt
 		grpcURL      func(s *jsServer) string
 	}{
-		{modeGRPCAtHTTP, probe.WrongBinding, func(s *jsServer) string { return strings.TrimPrefix(s.BaseURL, "http://") }},
-		{modeGRPCNoService, probe.HandlerMissing, func(s *jsServer) string { return s.BareGRPC }},
+		{modeGRPCAtHTTP, wire.WrongBinding, func(s *jsServer) string { return strings.TrimPrefix(s.BaseURL, "http://") }},
+		{modeGRPCNoService, wire.HandlerMissing, func(s *jsServer) string { return s.BareGRPC }},
 		// The seed card in v1.0 shape: GRPC at the http:// base URL first.
-		{modeSeed, probe.WrongBinding, func(s *jsServer) string { return s.BaseURL }},
+		{modeSeed, wire.WrongBinding, func(s *jsServer) string { return s.BaseURL }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestDelegateAgainstLyingJSAgent(t *testing.T) {
 				first.outcome != tt.firstOutcome || first.outcome.ReachedHandler() {
 				t.Errorf("first attempt = %+v, want GRPC at %s failing with %q before any handler", first, tt.grpcURL(s), tt.firstOutcome)
 			}
-			if second != (attemptRow{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served}) {
+			if second != (attemptRow{a2a.TransportProtocolJSONRPC, s.JSONRPC, wire.Served}) {
 				t.Errorf("second attempt = %+v, want JSONRPC at %s served", second, s.JSONRPC)
 			}
 
@@ -106,7 +106,7 @@ func TestDelegateAgainstLyingJSAgent(t *testing.T) {
 				t.Errorf("SendStreamingMessage() gave %d events, want several", events)
 			}
 			for _, a := range attemptRows(&tr2) {
-				if a != (attemptRow{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served}) {
+				if a != (attemptRow{a2a.TransportProtocolJSONRPC, s.JSONRPC, wire.Served}) {
 					t.Errorf("after the fallback, attempt %+v, want straight to JSONRPC at %s", a, s.JSONRPC)
 				}
 			}
@@ -185,7 +185,7 @@ func TestDelegateAgainstJSAgent(t *testing.T) {
 			if !errors.Is(err, delegate.ErrAgent) || !errors.As(err, &derr) || len(derr.Attempts) != 1 {
 				t.Fatalf("GetTask(unknown) = %v, want one attempt ending in delegate.ErrAgent", err)
 			}
-			if last, _ := derr.Last(); last.Outcome != probe.AgentError || last.Evidence.Reason != "TASK_NOT_FOUND" {
+			if last, _ := derr.Last(); last.Outcome != wire.AgentError || last.Evidence.Reason != "TASK_NOT_FOUND" {
 				t.Errorf("GetTask(unknown) attempt = %s (reason %q), want agent_error TASK_NOT_FOUND", last, last.Evidence.Reason)
 			}
 			if b != a2a.TransportProtocolHTTPJSON && !errors.Is(err, a2a.ErrTaskNotFound) {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // modeLegacyCompat is server.mjs's card mode with legacyCompat enabled on JSON-RPC and
@@ -25,7 +25,7 @@ func TestProbeJSLegacyCompat(t *testing.T) {
 	type row struct {
 		Binding a2a.TransportProtocol
 		Version string
-		Outcome probe.Outcome
+		Outcome wire.Outcome
 		Actual  string
 	}
 	var got []row
@@ -34,10 +34,10 @@ func TestProbeJSLegacyCompat(t *testing.T) {
 		t.Logf("%s: %s %s", r.Interface, r.Outcome, r.Detail)
 	}
 	want := []row{
-		{a2a.TransportProtocolJSONRPC, card.V1, probe.Served, card.V1},
-		{a2a.TransportProtocolHTTPJSON, card.V1, probe.Served, card.V1},
-		{a2a.TransportProtocolJSONRPC, card.V03, probe.Served, card.V03},
-		{a2a.TransportProtocolHTTPJSON, card.V03, probe.Served, card.V03},
+		{a2a.TransportProtocolJSONRPC, card.V1, wire.Served, card.V1},
+		{a2a.TransportProtocolHTTPJSON, card.V1, wire.Served, card.V1},
+		{a2a.TransportProtocolJSONRPC, card.V03, wire.Served, card.V03},
+		{a2a.TransportProtocolHTTPJSON, card.V03, wire.Served, card.V03},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("probe.Card outcomes (-want +got):\n%s", diff)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // probeBudget bounds one probe run of a whole card.
@@ -36,7 +37,7 @@ func probeJS(t *testing.T, s *jsServer) (*card.Card, []probe.Result) {
 type probeRow struct {
 	Binding a2a.TransportProtocol
 	URL     string
-	Outcome probe.Outcome
+	Outcome wire.Outcome
 	Actual  a2a.TransportProtocol // what really answers there
 }
 
@@ -63,9 +64,9 @@ func TestProbeJSServer(t *testing.T) {
 	}{
 		{modeHonest, func(s *jsServer) []probeRow {
 			return []probeRow{
-				{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served, a2a.TransportProtocolJSONRPC},
-				{a2a.TransportProtocolGRPC, s.GRPC, probe.Served, a2a.TransportProtocolGRPC},
-				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
+				{a2a.TransportProtocolJSONRPC, s.JSONRPC, wire.Served, a2a.TransportProtocolJSONRPC},
+				{a2a.TransportProtocolGRPC, s.GRPC, wire.Served, a2a.TransportProtocolGRPC},
+				{a2a.TransportProtocolHTTPJSON, s.REST, wire.Served, a2a.TransportProtocolHTTPJSON},
 			}
 		}, nil},
 		{modeGRPCAtHTTP, func(s *jsServer) []probeRow {
@@ -73,9 +74,9 @@ func TestProbeJSServer(t *testing.T) {
 				// gRPC at a port that speaks HTTP/1.1 only: the HTTP/2 preface fails. No
 				// binding answers at that address itself (JSON-RPC is at another path of
 				// it, which the detail notes but never attributes to this URL).
-				{a2a.TransportProtocolGRPC, hostPort(s.BaseURL), probe.WrongBinding, ""},
-				{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served, a2a.TransportProtocolJSONRPC},
-				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
+				{a2a.TransportProtocolGRPC, hostPort(s.BaseURL), wire.WrongBinding, ""},
+				{a2a.TransportProtocolJSONRPC, s.JSONRPC, wire.Served, a2a.TransportProtocolJSONRPC},
+				{a2a.TransportProtocolHTTPJSON, s.REST, wire.Served, a2a.TransportProtocolHTTPJSON},
 			}
 		}, []string{
 			"preferred-not-served supportedInterfaces[0] wrong_binding",
@@ -84,9 +85,9 @@ func TestProbeJSServer(t *testing.T) {
 		{modeGRPCNoService, func(s *jsServer) []probeRow {
 			return []probeRow{
 				// A grpc-js server with no A2A service: UNIMPLEMENTED for both versions.
-				{a2a.TransportProtocolGRPC, s.BareGRPC, probe.HandlerMissing, a2a.TransportProtocolGRPC},
-				{a2a.TransportProtocolJSONRPC, s.JSONRPC, probe.Served, a2a.TransportProtocolJSONRPC},
-				{a2a.TransportProtocolHTTPJSON, s.REST, probe.Served, a2a.TransportProtocolHTTPJSON},
+				{a2a.TransportProtocolGRPC, s.BareGRPC, wire.HandlerMissing, a2a.TransportProtocolGRPC},
+				{a2a.TransportProtocolJSONRPC, s.JSONRPC, wire.Served, a2a.TransportProtocolJSONRPC},
+				{a2a.TransportProtocolHTTPJSON, s.REST, wire.Served, a2a.TransportProtocolHTTPJSON},
 			}
 		}, []string{
 			"preferred-not-served supportedInterfaces[0] handler_missing",
@@ -124,7 +125,7 @@ func errorFindings(r probe.Report) []string {
 			continue
 		}
 		outcome := ""
-		for _, o := range probe.Outcomes() {
+		for _, o := range wire.Outcomes() {
 			if strings.Contains(f.Message, ": "+string(o)+" ") {
 				outcome = string(o)
 				break

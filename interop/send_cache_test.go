@@ -7,7 +7,7 @@ import (
 
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestSendRemembersAcrossRuns runs `a2abind send` as two consecutive processes against
@@ -32,11 +32,11 @@ func TestSendRemembersAcrossRuns(t *testing.T) {
 		return s
 	}
 	first := send("--cache-dir", dir)
-	if len(first.Attempts) != 2 || first.Attempts[0].Outcome == probe.Served {
+	if len(first.Attempts) != 2 || first.Attempts[0].Outcome == wire.Served {
 		t.Fatalf("first run: %+v, want a failed attempt, then the answer", first.Attempts)
 	}
 	second := send("--cache-dir", dir)
-	if len(second.Attempts) != 1 || second.Attempts[0].URL != first.Attempts[1].URL || second.Attempts[0].Outcome != probe.Served {
+	if len(second.Attempts) != 1 || second.Attempts[0].URL != first.Attempts[1].URL || second.Attempts[0].Outcome != wire.Served {
 		t.Errorf("second run: %+v, want exactly one attempt, at %s", second.Attempts, first.Attempts[1].URL)
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {

@@ -68,7 +68,8 @@ type config struct {
 	executor a2asrv.AgentExecutor
 	wrap     func(http.Handler) http.Handler
 
-	tenantPaths []string // WithTenantREST mounts (tenant.go)
+	tenantPaths []string            // WithTenantREST mounts (tenant.go)
+	grpcOpts    []grpc.ServerOption // WithGRPCServerOptions (relay.go)
 }
 
 // Option configures Start.
@@ -263,7 +264,7 @@ func Start(opts ...Option) (*Agent, error) {
 		if cfg.token != "" {
 			gopts = append(gopts, grpc.UnaryInterceptor(a.grpcAuth), grpc.StreamInterceptor(a.grpcStreamAuth))
 		}
-		a.grpcSrv = grpc.NewServer(gopts...)
+		a.grpcSrv = grpc.NewServer(append(gopts, cfg.grpcOpts...)...)
 		if cfg.grpcMode == GRPCV1 || cfg.grpcMode == GRPCBoth {
 			a2agrpc.NewHandler(handler).RegisterWith(a.grpcSrv)
 		}

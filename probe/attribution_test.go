@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestSwappedPaths reproduces hole 3: a card declares JSONRPC at /a2a/rest (which
@@ -27,8 +28,8 @@ func TestSwappedPaths(t *testing.T) {
 	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
 	got := []verdict{verdictOf(results[0]), verdictOf(results[1])}
 	want := []verdict{
-		{probe.WrongBinding, httpjson, card.V1},
-		{probe.WrongBinding, jsonrpc, card.V1},
+		{wire.WrongBinding, httpjson, card.V1},
+		{wire.WrongBinding, jsonrpc, card.V1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("Card() verdicts (-want +got):\n%s\n%s\n%s", diff, results[0].Detail, results[1].Detail)
@@ -61,7 +62,7 @@ func TestRESTv03UnderV1(t *testing.T) {
 		lab.WithCard(func(*lab.Agent) any { return []byte("{}") }))
 	for _, version := range []string{card.V03, card.V1} {
 		r := probe.Interface(t.Context(), iface(a.URL(lab.PathREST), httpjson, version), probe.WithTimeout(5*time.Second))
-		if diff := cmp.Diff(verdict{probe.Served, httpjson, version}, verdictOf(r)); diff != "" {
+		if diff := cmp.Diff(verdict{wire.Served, httpjson, version}, verdictOf(r)); diff != "" {
 			t.Errorf("HTTP+JSON %s verdict (-want +got):\n%s\n%s", version, diff, r.Detail)
 		}
 	}

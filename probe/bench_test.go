@@ -17,6 +17,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // healthyCard starts the healthy three-interface lab agent (JSON-RPC, gRPC, HTTP+JSON,
@@ -51,7 +52,7 @@ func benchProbe(b *testing.B, oneWay time.Duration) {
 	ctx := context.Background()
 	for b.Loop() {
 		for _, r := range probe.Card(ctx, c, probe.WithTimeout(5*time.Second)) {
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				b.Fatalf("%s: %s (%s)", r.Interface, r.Outcome, r.Detail)
 			}
 		}

@@ -37,11 +37,11 @@ func TestCardProbesAtMostTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
-	if len(results) != probe.DefaultMaxInterfaces {
-		t.Errorf("Card() = %d results, want the bound %d", len(results), probe.DefaultMaxInterfaces)
+	if len(results) != card.DefaultMaxInterfaces {
+		t.Errorf("Card() = %d results, want the bound %d", len(results), card.DefaultMaxInterfaces)
 	}
-	if n := probe.Skipped(c); n != len(c.Interfaces)-probe.DefaultMaxInterfaces {
-		t.Errorf("Skipped() = %d, want %d", n, len(c.Interfaces)-probe.DefaultMaxInterfaces)
+	if n := probe.Skipped(c); n != len(c.Interfaces)-card.DefaultMaxInterfaces {
+		t.Errorf("Skipped() = %d, want %d", n, len(c.Interfaces)-card.DefaultMaxInterfaces)
 	}
 	if got := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithMaxInterfaces(40)); len(got) != 40 {
 		t.Errorf("WithMaxInterfaces(40): %d results", len(got))

@@ -28,6 +28,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // countingExecutor counts every call that would run the agent (a message or a cancel).
@@ -103,10 +104,10 @@ func TestCard_OrderAndSiblings(t *testing.T) {
 		got = append(got, verdictOf(r))
 	}
 	want := []verdict{
-		{probe.WrongBinding, "", ""}, // an HTTP/1.1 server answers there, no A2A binding at its root
-		{probe.Served, jsonrpc, card.V1},
-		{probe.Served, grpc, card.V1},
-		{probe.Served, httpjson, card.V1},
+		{wire.WrongBinding, "", ""}, // an HTTP/1.1 server answers there, no A2A binding at its root
+		{wire.Served, jsonrpc, card.V1},
+		{wire.Served, grpc, card.V1},
+		{wire.Served, httpjson, card.V1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Card() verdicts mismatch (-want +got):\n%s", diff)
@@ -136,7 +137,7 @@ func TestCard_Bounded(t *testing.T) {
 	select {
 	case results := <-done:
 		for _, r := range results {
-			if r.Outcome != probe.Timeout {
+			if r.Outcome != wire.Timeout {
 				t.Errorf("%s: outcome %s, want timeout (%s)", r.Interface, r.Outcome, r.Detail)
 			}
 		}
@@ -150,7 +151,7 @@ func TestCard_CustomBinding(t *testing.T) {
 	t.Parallel()
 	a := labtest.Start(t, lab.Healthy()...)
 	r := probe.Interface(t.Context(), iface(a.URL(lab.PathJSONRPC), "https://example.com/bindings/ws", card.V1))
-	if diff := cmp.Diff(verdict{probe.WrongBinding, jsonrpc, card.V1}, verdictOf(r)); diff != "" {
+	if diff := cmp.Diff(verdict{wire.WrongBinding, jsonrpc, card.V1}, verdictOf(r)); diff != "" {
 		t.Errorf("Interface(custom) mismatch (-want +got):\n%s\n%s", diff, r.Detail)
 	}
 	if !strings.Contains(r.Detail, "not one a2abind can check") {
@@ -225,7 +226,7 @@ func TestInterface_Requests(t *testing.T) {
 			got = nil
 			mu.Unlock()
 			r := probe.Interface(t.Context(), tt.iface, probe.WithHeader("Authorization", "Bearer t"))
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				t.Errorf("Interface() outcome = %s (%s), want served", r.Outcome, r.Detail)
 			}
 			mu.Lock()
@@ -257,7 +258,7 @@ func TestCard_ThroughDelay(t *testing.T) {
 		}
 	}
 	for _, r := range probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second)) {
-		if r.Outcome != probe.Served {
+		if r.Outcome != wire.Served {
 			t.Errorf("%s through a delay: %s (%s)", r.Interface, r.Outcome, r.Detail)
 		}
 	}
@@ -311,7 +312,7 @@ func TestInterface_GRPCRequests(t *testing.T) {
 			got = nil
 			mu.Unlock()
 			r := probe.Interface(t.Context(), tt.iface, probe.WithHeader("Authorization", "Bearer t"))
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				t.Errorf("Interface() outcome = %s (%s), want served", r.Outcome, r.Detail)
 			}
 			mu.Lock()

@@ -9,12 +9,13 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // NoInterface is the client-impact outcome of a client that selects no interface from
 // the card at all (it cannot read the card's shape, or supports none of its bindings).
 // It appears only in ClientImpact, never in a Result.
-const NoInterface Outcome = "no_interface"
+const NoInterface wire.Outcome = "no_interface"
 
 // ClientImpact predicts what one known client implementation does with a probed card:
 // the interface it selects and the outcome it gets there. The JSON field names are a
@@ -25,7 +26,7 @@ type ClientImpact struct {
 	// Interface is the interface the client selects; nil when it selects none.
 	Interface *card.Interface `json:"interface,omitempty"`
 	// Outcome is what the client gets there (NoInterface when it selects none).
-	Outcome Outcome `json:"outcome"`
+	Outcome wire.Outcome `json:"outcome"`
 	// OK reports whether the client's calls would reach an A2A handler.
 	OK bool `json:"ok"`
 	// Note explains the selection and the failure.
@@ -75,7 +76,7 @@ var profiles = []Profile{
 		Description: "a v0.3 client that honours preferredTransport at url (a2a-js 0.3, a2a-java compat 0.3, the v0.3 TCK), every binding",
 		pick:        pickV03Preferred},
 	{Name: "a2abind-delegate", HonoursHint: true,
-		Description: "a2abind's own delegate (card.CallOrder under probe.Policy): card order, preference first, falls back when a failure proves no handler was reached",
+		Description: "a2abind's own delegate (card.CallOrder under wire.Policy): card order, preference first, falls back when a failure proves no handler was reached",
 		pick:        pickDelegate},
 }
 
@@ -153,7 +154,7 @@ func (v *cardView) goCompat() []card.Interface {
 }
 
 // outcomeFor is what a client speaking version gets at an interface.
-func (v *cardView) outcomeFor(i card.Interface, version string) (Outcome, string) {
+func (v *cardView) outcomeFor(i card.Interface, version string) (wire.Outcome, string) {
 	r, ok := v.results[i.Key()]
 	if !ok {
 		return NoInterface, "not probed"
@@ -169,10 +170,10 @@ func (v *cardView) outcomeFor(i card.Interface, version string) (Outcome, string
 	}
 	b, _ := card.CanonicalBinding(i.Binding)
 	if r.ActualVersion == version && r.ActualBinding == b {
-		return Served, fmt.Sprintf("%s %s is served there", b, version)
+		return wire.Served, fmt.Sprintf("%s %s is served there", b, version)
 	}
-	if r.Outcome == Served {
-		return VersionMismatch, fmt.Sprintf("it speaks %s to an interface declared and served as %s", version, i.ProtocolVersion)
+	if r.Outcome == wire.Served {
+		return wire.VersionMismatch, fmt.Sprintf("it speaks %s to an interface declared and served as %s", version, i.ProtocolVersion)
 	}
 	return r.Outcome, r.Detail
 }
@@ -181,7 +182,7 @@ func (v *cardView) outcomeFor(i card.Interface, version string) (Outcome, string
 type choice struct {
 	iface   *card.Interface
 	version string // version the client speaks there; "" = the declared one
-	outcome Outcome
+	outcome wire.Outcome
 	note    string
 }
 
@@ -227,26 +228,16 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	o, detail := v.outcomeFor(chosen, "")
 	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
 	if chosen.Binding == a2a.TransportProtocolGRPC {
-		if grpcSchemeRejected(chosen.URL) {
-			return choice{iface: &chosen, outcome: Unreachable,
+		if card.GoGRPCTarget(strings.TrimSpace(chosen.URL)) != nil {
+			return choice{iface: &chosen, outcome: wire.Unreachable,
 				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
 		}
-		if o == Served && strings.Contains(detail, grpcTLSOnly) {
-			return choice{iface: &chosen, outcome: TLSMismatch,
+		if o == wire.Served && strings.Contains(detail, grpcTLSOnly) {
+			return choice{iface: &chosen, outcome: wire.TLSMismatch,
 				note: note + "; the gRPC address is served over TLS only and this profile dials plaintext"}
 		}
 	}
 	return choice{iface: &chosen, outcome: o, note: note}
-}
-
-// grpcSchemeRejected reports whether grpc.NewClient fails on a declared gRPC URL: it
-// knows the dns and passthrough target schemes, and reads anything else with "://" as
-// a host name with too many colons.
-func grpcSchemeRejected(u string) bool {
-	if !strings.Contains(u, "://") {
-		return false
-	}
-	return !strings.HasPrefix(u, "dns:///") && !strings.HasPrefix(u, "passthrough:///")
 }
 
 // pickJS models @a2a-js/sdk 1.3.0 ClientFactory.createFromNormalizedAgentCard: v0.3 cards
@@ -351,7 +342,7 @@ func pickV03Preferred(v *cardView) choice {
 }
 
 // pickDelegate is a2abind's delegate, computed by the delegate's own rules rather than
-// modelled: it walks card.CallOrder under Policy (a SendMessage: not idempotent, no
+// modelled: it walks card.CallOrder under wire.Policy (a SendMessage: not idempotent, no
 // resend), with each attempt's outcome taken from the probe of that interface.
 func pickDelegate(v *cardView) choice {
 	cands, skipped := card.CallOrder(v.c, nil)
@@ -362,12 +353,18 @@ func pickDelegate(v *cardView) choice {
 	for _, s := range skipped {
 		notes = append(notes, fmt.Sprintf("skips %s (%s)", s.Interface, s.Reason))
 	}
-	outcomes := make([]Outcome, len(cands))
-	w := Policy{}.Walk(cands, func(i card.Interface) Tried {
-		o := v.callOutcome(i)
-		outcomes[len(tried)] = o
-		tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
-		return Tried{Outcome: o}
+	outcomes := make([]wire.Outcome, len(cands))
+	// The call is predicted to get what the probe's lookup got there, so the probe's
+	// lookup is also the walk's confirming lookup (wire.Walker.Lookup): an answer that
+	// needs confirmation is confirmed exactly when the lookup saw it too.
+	w := wire.Policy{}.Walk(cands, wire.Walker{
+		Try: func(i card.Interface) wire.Tried {
+			o := v.callOutcome(i)
+			outcomes[len(tried)] = o
+			tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+			return wire.Tried{Outcome: o}
+		},
+		Lookup: v.callOutcome,
 	})
 	chosen := cands[w.Last]
 	note := fmt.Sprintf("uses %s", chosen)
@@ -376,7 +373,7 @@ func pickDelegate(v *cardView) choice {
 	}
 	if w.Exhausted && w.Last > 0 {
 		note = fmt.Sprintf("tries every interface (%s), none answers", strings.Join(tried, ", "))
-	} else if !w.Step.Next && w.Step.Why != "" && outcomes[w.Last] != Served {
+	} else if !w.Step.Next && w.Step.Why != "" && outcomes[w.Last] != wire.Served {
 		note += "; " + w.Step.Why
 	}
 	if len(notes) > 0 {
@@ -390,13 +387,13 @@ func pickDelegate(v *cardView) choice {
 // proving the binding (Ambiguous: a 5xx, an answer cut or garbled after the request
 // was written) is what the call gets too. The delegate names a failure that proves no
 // handler was reached with the probe's name for the interface, as here.
-func (v *cardView) callOutcome(i card.Interface) Outcome {
+func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
 	r, ok := v.results[i.Key()]
 	switch {
 	case !ok:
 		return NoInterface
-	case r.Lookup == Ambiguous && r.Outcome != Served && r.Outcome != AuthRequired:
-		return Ambiguous
+	case r.Lookup == wire.Ambiguous && r.Outcome != wire.Served && r.Outcome != wire.AuthRequired:
+		return wire.Ambiguous
 	}
 	return r.Outcome
 }
@@ -407,7 +404,7 @@ func clientImpact(c *card.Card, results []Result) []ClientImpact {
 	out := make([]ClientImpact, 0, len(profiles))
 	for _, p := range profiles {
 		ch := p.pick(v)
-		ci := ClientImpact{Profile: p.Name, Interface: ch.iface, Outcome: ch.outcome, OK: ch.outcome == Served, Note: ch.note}
+		ci := ClientImpact{Profile: p.Name, Interface: ch.iface, Outcome: ch.outcome, OK: ch.outcome == wire.Served, Note: ch.note}
 		if !ci.OK && ch.outcome != NoInterface {
 			ci.Note += "; gets " + string(ch.outcome)
 		}

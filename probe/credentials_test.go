@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // scopeCard is a card fetched from origin a whose interfaces are on a (served), on the
@@ -63,19 +64,19 @@ func credentials() []probe.Option {
 func TestProbeScopesCredentialsAndRefusesAddresses(t *testing.T) {
 	s := newScopeCard(t)
 	results := probe.Card(t.Context(), s.c, credentials()...)
-	outcomes := map[string]probe.Outcome{}
+	outcomes := map[string]wire.Outcome{}
 	for _, r := range results {
 		outcomes[r.Interface.URL] = r.Outcome
-		if r.Outcome == probe.Blocked && !strings.Contains(r.Detail, "not probed") {
+		if r.Outcome == wire.Blocked && !strings.Contains(r.Detail, "not probed") {
 			t.Errorf("%s: blocked without saying so: %q", r.Interface.URL, r.Detail)
 		}
 	}
 	for _, r := range results[2:] {
-		if r.Outcome != probe.Blocked {
+		if r.Outcome != wire.Blocked {
 			t.Errorf("%s: outcome %s (%s), want blocked", r.Interface.URL, r.Outcome, r.Detail)
 		}
 	}
-	if results[0].Outcome != probe.Served || results[1].Outcome != probe.Served {
+	if results[0].Outcome != wire.Served || results[1].Outcome != wire.Served {
 		t.Fatalf("outcomes %v: the interfaces on both origins must be served (the probe must reach them)", outcomes)
 	}
 	if n := s.a.Carrying("Authorization"); n == 0 {
@@ -107,10 +108,10 @@ func TestProbeScopeControls(t *testing.T) {
 	if n := s.b.Carrying("X-Api-Key"); n == 0 {
 		t.Errorf("with --credential-host 127.0.0.2 the other origin got no credentials")
 	}
-	if results[2].Outcome != probe.Served || len(s.wildcard.Requests()) == 0 {
+	if results[2].Outcome != wire.Served || len(s.wildcard.Requests()) == 0 {
 		t.Errorf("with 0.0.0.0 allowed: %s (%s), %d requests; want served", results[2].Outcome, results[2].Detail, len(s.wildcard.Requests()))
 	}
-	if results[3].Outcome != probe.Blocked {
+	if results[3].Outcome != wire.Blocked {
 		t.Errorf("169.254.169.254 is %s with only 0.0.0.0 allowed, want blocked", results[3].Outcome)
 	}
 }
@@ -124,7 +125,7 @@ func TestProbePlaintextRetryWithoutCredentials(t *testing.T) {
 	declared := "https://" + strings.TrimPrefix(plain.URL, "http://") + lab.PathJSONRPC
 	iface := card.Interface{URL: declared, Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[0]"}
 	r := probe.Interface(t.Context(), iface, credentials()...)
-	if r.Outcome != probe.TLSMismatch || len(plain.Requests()) == 0 {
+	if r.Outcome != wire.TLSMismatch || len(plain.Requests()) == 0 {
 		t.Fatalf("outcome %s (%s), %d plaintext requests; want tls_mismatch found by a plaintext retry", r.Outcome, r.Detail, len(plain.Requests()))
 	}
 	for _, h := range []string{"Authorization", "X-Api-Key"} {

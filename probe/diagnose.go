@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Finding codes Diagnose adds to the card's lint findings. They are a stable contract.
@@ -45,13 +46,13 @@ func Diagnose(c *card.Card, results []Result) Report {
 
 	for _, pref := range c.Preferred() {
 		r, ok := byKey[pref.Key()]
-		if !ok || r.Outcome == Served || r.Outcome == AuthRequired {
+		if !ok || r.Outcome == wire.Served || r.Outcome == wire.AuthRequired {
 			continue
 		}
 		findings = append(findings, preferredNotServed(pref, r, clients))
 	}
 	for _, r := range results {
-		if r.Outcome == Served || r.Outcome == AuthRequired {
+		if r.Outcome == wire.Served || r.Outcome == wire.AuthRequired {
 			continue
 		}
 		findings = append(findings, card.Finding{
@@ -116,34 +117,34 @@ func cause(r Result) string {
 		}
 	}
 	switch r.Outcome {
-	case WrongBinding:
+	case wire.WrongBinding:
 		if actual != "" {
 			return "the address serves " + actual
 		}
 		return "another protocol answers there"
-	case VersionMismatch:
+	case wire.VersionMismatch:
 		if actual != "" {
 			return "the address serves " + actual
 		}
 		return "the declared protocol version is not supported there"
-	case HandlerMissing:
+	case wire.HandlerMissing:
 		return fmt.Sprintf("%s answers but no A2A handler is registered", r.Interface.Binding)
-	case NotFound:
+	case wire.NotFound:
 		return "an HTTP server answers but nothing is mounted at that path"
-	case Refused:
+	case wire.Refused:
 		return "nothing listens there"
-	case TLSMismatch:
+	case wire.TLSMismatch:
 		if actual != "" {
 			return "TLS mismatch or untrusted certificate; " + actual + " answers otherwise"
 		}
 		return "TLS mismatch or untrusted certificate"
-	case Timeout:
+	case wire.Timeout:
 		return "no answer within the budget"
-	case Unreachable:
+	case wire.Unreachable:
 		return "the address cannot be reached"
-	case Malformed:
+	case wire.Malformed:
 		return "the answer fits no A2A binding"
-	case AgentError:
+	case wire.AgentError:
 		return "an A2A handler answers but refuses the tenant the card declares for it (or its absence)"
 	}
 	return string(r.Outcome)
@@ -152,31 +153,31 @@ func cause(r Result) string {
 // fixFor is the one-line remedy for an interface that is not served.
 func fixFor(r Result) string {
 	switch r.Outcome {
-	case WrongBinding:
+	case wire.WrongBinding:
 		if r.ActualBinding != "" {
 			return fmt.Sprintf("declare %s at this URL (what is served), or serve %s there", r.ActualBinding, r.Interface.Binding)
 		}
 		return fmt.Sprintf("serve %s at this address, or remove the interface", r.Interface.Binding)
-	case VersionMismatch:
+	case wire.VersionMismatch:
 		if r.ActualVersion != "" {
 			return fmt.Sprintf("declare protocolVersion %q (what is served), or serve %s there", r.ActualVersion, r.Interface.ProtocolVersion)
 		}
 		return "declare the protocol version really served"
-	case HandlerMissing:
+	case wire.HandlerMissing:
 		return "register the A2A service/handler on that server before publishing the card"
-	case NotFound:
+	case wire.NotFound:
 		return "mount the binding at this path, or fix the URL"
-	case Refused:
+	case wire.Refused:
 		return "start the listener, or remove the interface from the card"
-	case TLSMismatch:
+	case wire.TLSMismatch:
 		return "make the URL scheme match the server (https:// for TLS), and use a certificate clients trust"
-	case Timeout:
+	case wire.Timeout:
 		return "check that the address answers (firewall, overloaded server), or remove the interface"
-	case Unreachable:
+	case wire.Unreachable:
 		return "fix the host name or URL"
-	case Malformed:
+	case wire.Malformed:
 		return "point the interface at an A2A server"
-	case AgentError:
+	case wire.AgentError:
 		return "declare the tenant this interface serves (clients send the declared tenant exactly), or serve the declared one"
 	}
 	return "fix the interface"

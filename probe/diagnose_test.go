@@ -23,6 +23,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // probed parses a lab agent's published card, probes it and diagnoses it.
@@ -79,9 +80,9 @@ func TestDiagnose_Seed(t *testing.T) {
 			opts: lab.Seed(),
 			// url+preferredTransport GRPC at the HTTP port; JSONRPC there; GRPC at the port with no service.
 			want: []verdict{
-				{probe.WrongBinding, jsonrpc, card.V03},
-				{probe.Served, jsonrpc, card.V03},
-				{probe.HandlerMissing, grpc, ""},
+				{wire.WrongBinding, jsonrpc, card.V03},
+				{wire.Served, jsonrpc, card.V03},
+				{wire.HandlerMissing, grpc, ""},
 			},
 			wantErrors: []string{
 				"preferred-not-served@url+preferredTransport",
@@ -100,9 +101,9 @@ func TestDiagnose_Seed(t *testing.T) {
 			name: "v0.3 card shape, over TLS as in the record (https://agent:8443, gRPC :9443)",
 			opts: append(lab.Seed(), lab.WithTLS()),
 			want: []verdict{
-				{probe.WrongBinding, jsonrpc, card.V03},
-				{probe.Served, jsonrpc, card.V03},
-				{probe.HandlerMissing, grpc, ""},
+				{wire.WrongBinding, jsonrpc, card.V03},
+				{wire.Served, jsonrpc, card.V03},
+				{wire.HandlerMissing, grpc, ""},
 			},
 			wantErrors: []string{
 				"preferred-not-served@url+preferredTransport",
@@ -119,9 +120,9 @@ func TestDiagnose_Seed(t *testing.T) {
 			name: "v1.0 card shape",
 			opts: lab.SeedV1(),
 			want: []verdict{
-				{probe.WrongBinding, jsonrpc, card.V1},
-				{probe.Served, jsonrpc, card.V1},
-				{probe.HandlerMissing, grpc, ""},
+				{wire.WrongBinding, jsonrpc, card.V1},
+				{wire.Served, jsonrpc, card.V1},
+				{wire.HandlerMissing, grpc, ""},
 			},
 			wantErrors: []string{
 				"preferred-not-served@supportedInterfaces[0]",
@@ -194,7 +195,7 @@ func TestDiagnose_Healthy(t *testing.T) {
 				t.Fatalf("Card() returned %d results, want %d", len(results), tt.n)
 			}
 			for _, r := range results {
-				if r.Outcome != probe.Served {
+				if r.Outcome != wire.Served {
 					t.Errorf("%s: outcome %s, want served (%s)", r.Interface, r.Outcome, r.Detail)
 				}
 			}

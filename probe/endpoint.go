@@ -104,7 +104,7 @@ func (e endpoint) siblings(urls []string) []endpoint {
 // notes are remarks about the URL form itself for a binding.
 func (e endpoint) notes(b a2a.TransportProtocol) []string {
 	var n []string
-	if b == a2a.TransportProtocolGRPC && e.scheme != "" && e.scheme != "dns" && e.scheme != "passthrough" {
+	if b == a2a.TransportProtocolGRPC && !e.addr.GoGRPCAccepts() {
 		n = append(n, fmt.Sprintf("gRPC URL has a %s:// scheme: Go clients (grpc.NewClient) reject it, clients that strip it accept it", e.scheme))
 	}
 	return n
@@ -112,13 +112,7 @@ func (e endpoint) notes(b a2a.TransportProtocol) []string {
 
 // tlsConfig is the client TLS configuration of a probe.
 func (o *options) tlsConfig(serverName string, alpn ...string) *tls.Config {
-	return &tls.Config{
-		ServerName:         serverName,
-		RootCAs:            o.roots,
-		InsecureSkipVerify: o.insecure, //nolint:gosec // only with --insecure
-		NextProtos:         alpn,
-		MinVersion:         tls.VersionTLS12,
-	}
+	return o.conn.TLSConfig(serverName, alpn...)
 }
 
 // transport is the keep-alive HTTP transport of one TLS setting of an Engine: its
@@ -134,7 +128,7 @@ func (e *Engine) transport(o *options) *http.Transport {
 		MaxResponseHeaderBytes: maxBody,
 		TLSHandshakeTimeout:    DefaultTimeout,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return e.dialWriteFirst(ctx, network, addr, o.dial)
+			return e.dialWriteFirst(ctx, network, addr, o.conn.Dial)
 		},
 		MaxIdleConns:        e.cfg.maxIdle,
 		MaxIdleConnsPerHost: e.cfg.maxPerHost,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Engine defaults, when no EngineOption says otherwise.
@@ -142,7 +143,7 @@ type Stats struct {
 func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e.reqs.Load()} }
 
 // Card probes the interfaces of c, in parallel, and returns the results in card order,
-// reusing the Engine's connections: the first DefaultMaxInterfaces (WithMaxInterfaces)
+// reusing the Engine's connections: the first card.DefaultMaxInterfaces (WithMaxInterfaces)
 // only, so a result list may be shorter than c.Interfaces (Skipped says how many were
 // left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
 // of WithHeader go only to the card's origin and the WithCredentialHosts hosts.
@@ -152,8 +153,8 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	}
 	o := newOptions(opts)
 	ifaces := c.Interfaces
-	if len(ifaces) > o.maxIfaces {
-		ifaces = ifaces[:o.maxIfaces]
+	if n := o.conn.Interfaces(); len(ifaces) > n {
+		ifaces = ifaces[:n]
 	}
 	urls := make([]string, 0, len(ifaces))
 	for _, i := range ifaces {
@@ -161,7 +162,7 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	}
 	opts = append(append([]Option(nil), opts...), withSiblings(urls))
 	if o.creds == nil {
-		opts = append(opts, WithCredentialPolicy(card.CardCredentials(c, o.credHosts...)))
+		opts = append(opts, WithCredentialPolicy(o.conn.Credentials(c)))
 	}
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
@@ -175,7 +176,7 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 				defer func() { <-sem }()
 				results[n] = e.Interface(ctx, iface, opts...)
 			case <-ctx.Done():
-				results[n] = Result{Interface: iface, Outcome: Timeout,
+				results[n] = Result{Interface: iface, Outcome: wire.Timeout,
 					Detail: "not probed: " + context.Cause(ctx).Error()}
 			}
 		}()
@@ -211,7 +212,7 @@ type connKey struct {
 }
 
 func (o *options) connKey() connKey {
-	return connKey{insecure: o.insecure, roots: o.roots, dial: o.dial}
+	return connKey{insecure: o.conn.Insecure, roots: o.conn.RootCAs, dial: o.conn.Dial}
 }
 
 // client returns the keep-alive client of o's TLS settings, creating it once.

@@ -25,6 +25,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // BenchmarkProbeCardWarmEngine probes the healthy three-interface agent with
@@ -39,7 +40,7 @@ func BenchmarkProbeCardWarmEngine(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, r := range e.Card(ctx, c, probe.WithTimeout(5*time.Second)) {
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				b.Fatalf("%s: %s (%s)", r.Interface, r.Outcome, r.Detail)
 			}
 		}
@@ -166,7 +167,7 @@ func benchFleet(b *testing.B, n int) {
 				b.Fatalf("%s: %v", r.Target, r.Err)
 			}
 			for _, res := range r.Results {
-				if res.Outcome != probe.Served {
+				if res.Outcome != wire.Served {
 					b.Fatalf("%s: %s (%s)", res.Interface, res.Outcome, res.Detail)
 				}
 			}

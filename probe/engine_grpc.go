@@ -120,7 +120,7 @@ func (p *grpcPool) dial(key grpcKey, o *options, refused *refusal) (*grpc.Client
 	return grpc.NewClient("passthrough:///"+key.addr,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			c, err := p.e.dial(ctx, "tcp", addr, o.dial)
+			c, err := p.e.dial(ctx, "tcp", addr, o.conn.Dial)
 			if errors.Is(err, card.ErrRefusedAddress) {
 				refused.set(err)
 			}

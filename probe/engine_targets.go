@@ -18,8 +18,9 @@ const DefaultConcurrency = 16
 func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
 
 // WithCardOptions adds options to the card.Load of each target of Engine.Targets (for
-// example card.WithHeader). The card is fetched over the Engine's connections
-// (Engine.HTTPClient) unless an option given here sets another client.
+// example card.WithMaxBytes). The card is fetched with the connection configuration's
+// headers (WithConn, WithHeader) over the Engine's connections (Engine.HTTPClient)
+// unless an option given here sets another client.
 func WithCardOptions(opts ...card.Option) Option {
 	return func(o *options) { o.cardOpts = append(o.cardOpts, opts...) }
 }
@@ -87,7 +88,7 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 		return res
 	}
 	start := time.Now()
-	loadOpts := append([]card.Option{card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
+	loadOpts := append([]card.Option{card.WithConn(o.conn), card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
 	res.Card, res.Err = card.Load(ctx, target, loadOpts...)
 	res.FetchDuration = time.Since(start)
 	if res.Err == nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // healthyBehindProxies starts the healthy agent with counting proxies in front of its
@@ -47,7 +48,7 @@ func allServed(t *testing.T, results []probe.Result) {
 		t.Fatal("no results")
 	}
 	for _, r := range results {
-		if r.Outcome != probe.Served {
+		if r.Outcome != wire.Served {
 			t.Fatalf("%s: %s (%s)", r.Interface, r.Outcome, r.Detail)
 		}
 	}
@@ -178,7 +179,7 @@ func TestEngine_FailedGRPCChannelIsNotReused(t *testing.T) {
 	e := probe.NewEngine()
 	defer e.Close()
 	i := iface(addr, grpc, card.V1)
-	if r := e.Interface(t.Context(), i); r.Outcome != probe.Refused {
+	if r := e.Interface(t.Context(), i); r.Outcome != wire.Refused {
 		t.Fatalf("nothing listening: %s (%s), want refused", r.Outcome, r.Detail)
 	}
 	l, err = net.Listen("tcp", addr)
@@ -189,7 +190,7 @@ func TestEngine_FailedGRPCChannelIsNotReused(t *testing.T) {
 	a2agrpc.NewHandler(a2asrv.NewHandler(lab.Echo{})).RegisterWith(srv)
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Stop()
-	if r := e.Interface(t.Context(), i); r.Outcome != probe.Served {
+	if r := e.Interface(t.Context(), i); r.Outcome != wire.Served {
 		t.Fatalf("after the server started: %s (%s), want served", r.Outcome, r.Detail)
 	}
 }
@@ -203,7 +204,7 @@ func TestEngine_DialControl(t *testing.T) {
 	e := probe.NewEngine(probe.WithDialControl(func(string, string, syscall.RawConn) error { return errDenied }))
 	defer e.Close()
 	for _, r := range e.Card(t.Context(), c, probe.WithTimeout(5*time.Second)) {
-		if r.Outcome == probe.Served {
+		if r.Outcome == wire.Served {
 			t.Errorf("%s: served through a refused dial", r.Interface)
 		}
 	}
@@ -219,7 +220,7 @@ func TestEngine_ClosedEngine(t *testing.T) {
 	e := probe.NewEngine()
 	_ = e.Close()
 	for _, r := range e.Card(t.Context(), c) {
-		if r.Outcome == probe.Served {
+		if r.Outcome == wire.Served {
 			t.Errorf("%s: served by a closed engine", r.Interface)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // grpcTLSOnly marks, in a detail, a bare host:port gRPC address served over TLS only.
@@ -52,7 +53,7 @@ func probeGRPC(ctx context.Context, req request) attempt {
 	if ctx.Err() != nil || plain.ev.GRPCCode == codes.DeadlineExceeded {
 		return plain
 	}
-	if o, _ := Classify(plain.ev); o == Refused || o == Unreachable {
+	if o, _ := wire.Classify(plain.ev); o == wire.Refused || o == wire.Unreachable {
 		return plain
 	}
 	secure := callGRPC(ctx, req, true)
@@ -76,19 +77,19 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	a := attempt{
 		sent: fmt.Sprintf("gRPC %s %s (%s)", method, req.ep.hostport, mode),
 		tls:  useTLS,
-		ev:   Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
+		ev:   wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
 	e := req.o.engine
 	release, err := e.gate.acquire(ctx, req.ep.hostport)
 	if err != nil {
-		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
+		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
 	}
 	defer release()
 	ch, err := e.grpc.get(grpcKey{addr: req.ep.hostport, tls: useTLS, connKey: req.o.connKey()}, req.o)
 	if err != nil {
-		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
+		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
 	}
@@ -97,10 +98,10 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 
 	md := metadata.MD{}
 	if req.o.credentialsFor(req.ep, useTLS) {
-		for k, vs := range req.o.header {
+		for k, vs := range req.o.conn.Header {
 			md.Append(strings.ToLower(k), vs...)
 		}
-	} else if len(req.o.header) > 0 {
+	} else if len(req.o.conn.Header) > 0 {
 		a.extra = append(a.extra, withheldNote)
 	}
 	var in, out proto.Message
@@ -111,16 +112,16 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
 	var p peer.Peer
-	wire := &wireStats{} // this call's, on a channel other calls share
-	ctx = context.WithValue(metadata.NewOutgoingContext(ctx, md), wireStatsKey{}, wire)
+	ws := &wireStats{} // this call's, on a channel other calls share
+	ctx = context.WithValue(metadata.NewOutgoingContext(ctx, md), wireStatsKey{}, ws)
 	err = ch.conn.Invoke(ctx, method, in, out, grpc.Peer(&p))
 	if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 		a.certExpiry = earliestExpiry(info.State.PeerCertificates)
 	}
-	if blocked := ch.refusal(); err != nil && blocked != nil && !wire.answered.Load() {
+	if blocked := ch.refusal(); err != nil && blocked != nil && !ws.answered.Load() {
 		// The dial policy refused the address it resolved to; grpc-go would only say
 		// UNAVAILABLE with the refusal in its text.
-		a.ev = Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: blocked}
+		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: blocked}
 		a.seen = blocked.Error()
 		return a
 	}
@@ -131,7 +132,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 			a.ev.Reason = info.GetReason()
 		}
 	}
-	a.ev.Sent, a.ev.Answered = wire.sent.Load(), wire.answered.Load()
+	a.ev.Sent, a.ev.Answered = ws.sent.Load(), ws.answered.Load()
 	// For the probe an answer is a status the server chose: response headers followed by
 	// our own deadline or a lost connection are no answer to read a binding from.
 	a.answered = a.ev.Answered && st.Code() != codes.DeadlineExceeded && st.Code() != codes.Canceled && st.Code() != codes.Unavailable

@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestHostilePeers: a peer that answers without end, trickles its headers or its body a
@@ -34,15 +35,15 @@ func TestHostilePeers(t *testing.T) {
 		name     string
 		kind     lab.Hostile
 		binding  a2a.TransportProtocol
-		want     probe.Outcome
+		want     wire.Outcome
 		contains string
 	}{
-		{"endless JSON-RPC answer", lab.EndlessBody, jsonrpc, probe.Malformed, "body over the 65536-byte limit (read no further)"},
-		{"endless HTTP+JSON answer", lab.EndlessBody, httpjson, probe.Malformed, "body over the 65536-byte limit (read no further)"},
-		{"trickled headers", lab.TrickleHeaders, jsonrpc, probe.Timeout, "context deadline exceeded"},
-		{"trickled JSON-RPC body", lab.TrickleBody, jsonrpc, probe.Timeout, "body cut: context deadline exceeded"},
-		{"trickled HTTP+JSON body", lab.TrickleBody, httpjson, probe.Timeout, "body cut: context deadline exceeded"},
-		{"gRPC server that never answers", lab.HangingGRPC, grpc, probe.Timeout, "DeadlineExceeded"},
+		{"endless JSON-RPC answer", lab.EndlessBody, jsonrpc, wire.Malformed, "body over the 65536-byte limit (read no further)"},
+		{"endless HTTP+JSON answer", lab.EndlessBody, httpjson, wire.Malformed, "body over the 65536-byte limit (read no further)"},
+		{"trickled headers", lab.TrickleHeaders, jsonrpc, wire.Timeout, "context deadline exceeded"},
+		{"trickled JSON-RPC body", lab.TrickleBody, jsonrpc, wire.Timeout, "body cut: context deadline exceeded"},
+		{"trickled HTTP+JSON body", lab.TrickleBody, httpjson, wire.Timeout, "body cut: context deadline exceeded"},
+		{"gRPC server that never answers", lab.HangingGRPC, grpc, wire.Timeout, "DeadlineExceeded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // probeHTTPJSON GETs a random task id from the interface's tasks route. A served
@@ -45,14 +46,14 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 		if req.tenant != "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Reason == "" {
 			a.extra = append(a.extra, fmt.Sprintf("the declared tenant %q was sent as the path prefix: nothing there may also mean the agent serves another tenant", req.tenant))
 		}
-		if req.tenant == "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Framing == Unrecognised {
+		if req.tenant == "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Framing == wire.Unrecognised {
 			a.extra = append(a.extra, tenantPrefixNote(ctx, req, base, id)...)
 		}
 		return a
 	}
 	h := http.Header{"Accept": {"application/json"}}
 	a := getTask(ctx, req, base+"/tasks/"+id, h)
-	if o, _ := Classify(a.ev); !a.answered || o == Served || o == AgentError || o == AuthRequired {
+	if o, _ := wire.Classify(a.ev); !a.answered || o == wire.Served || o == wire.AgentError || o == wire.AuthRequired {
 		return a
 	}
 	// {url}/tasks/{id} is not v0.3's answer: nothing there, or another shape (a2a-js
@@ -60,9 +61,9 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	// specification's routes are {url}/v1/...: they decide when they answer as 0.3, or
 	// when the first route had nothing recognisable.
 	b := getTask(ctx, req, base+"/v1/tasks/"+id, h)
-	ob, _ := Classify(b.ev)
-	nothingFirst := a.ev.Framing == Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
-	if b.answered && (ob == Served || ob == AuthRequired || nothingFirst) {
+	ob, _ := wire.Classify(b.ev)
+	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
+	if b.answered && (ob == wire.Served || ob == wire.AuthRequired || nothingFirst) {
 		b.extra = append(b.extra, "first tried "+a.sent+" -> "+a.seen)
 		return b
 	}
@@ -73,7 +74,7 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 	ans := doHTTP(ctx, req, http.MethodGet, target, nil, h)
 	a := attempt{sent: "HTTP+JSON GET " + target, tls: ans.tls, answered: ans.status != 0,
 		certExpiry: ans.certExpiry}
-	a.ev = Evidence{Binding: a2a.TransportProtocolHTTPJSON, Version: req.version}
+	a.ev = wire.Evidence{Binding: a2a.TransportProtocolHTTPJSON, Version: req.version}
 	ans.evidence(&a.ev)
 	a.seen = ans.seen()
 	if ans.status == 0 {
@@ -106,7 +107,7 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 		a.seen += ", a task object"
 		return a
 	}
-	a.ev.Framing = Unrecognised
+	a.ev.Framing = wire.Unrecognised
 	a.seen += ", " + quote(ans.body)
 	return a
 }

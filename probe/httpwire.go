@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/a2abind/a2abind/wire"
 )
 
 // httpAnswer is what one HTTP request of a probe saw, raw.
@@ -44,9 +46,9 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if err != nil {
 		return httpAnswer{err: err}
 	}
-	withheld := len(req.o.header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
+	withheld := len(req.o.conn.Header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
 	if !withheld {
-		for k, vs := range req.o.header {
+		for k, vs := range req.o.conn.Header {
 			for _, v := range vs {
 				hr.Header.Add(k, v)
 			}
@@ -90,7 +92,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 }
 
 // evidence fills the HTTP part of an Evidence.
-func (h httpAnswer) evidence(ev *Evidence) {
+func (h httpAnswer) evidence(ev *wire.Evidence) {
 	ev.Err = h.err
 	ev.Sent = h.sent
 	ev.Answered = h.status != 0

@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // jsonrpcMethods is the task lookup method of each protocol version.
@@ -41,7 +42,7 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 
 	a := attempt{sent: fmt.Sprintf("JSON-RPC %s POST %s", method, target), tls: ans.tls, answered: ans.status != 0,
 		certExpiry: ans.certExpiry}
-	a.ev = Evidence{Binding: a2a.TransportProtocolJSONRPC, Version: req.version}
+	a.ev = wire.Evidence{Binding: a2a.TransportProtocolJSONRPC, Version: req.version}
 	ans.evidence(&a.ev)
 	a.seen = ans.seen()
 	if ans.status == 0 {
@@ -58,7 +59,7 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 		a.seen += ", HTTP+JSON " + s.String()
 		return a
 	}
-	a.ev.Framing = Unrecognised
+	a.ev.Framing = wire.Unrecognised
 	a.seen += ", " + quote(ans.body)
 	return a
 }

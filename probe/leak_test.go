@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestMain fails the package's tests when a goroutine is still running after they all
@@ -53,7 +54,7 @@ func TestCardLeavesNothing(t *testing.T) {
 		t.Fatalf("Card() = %d results, want %d", len(results), len(odd.Interfaces))
 	}
 	for _, r := range results {
-		if r.Outcome == probe.Served {
+		if r.Outcome == wire.Served {
 			t.Errorf("%s: outcome served, want a failure (%s)", r.Interface, r.Detail)
 		}
 	}

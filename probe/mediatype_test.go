@@ -10,6 +10,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // a2aJSONAnswers relabels the agent's application/json answers as application/a2a+json,
@@ -47,7 +48,7 @@ func TestHTTPJSONMediaTypeNote(t *testing.T) {
 			a := labtest.Start(t, tt.opts...)
 			r := probe.Interface(t.Context(), card.Interface{URL: a.URL(lab.PathREST), Binding: "HTTP+JSON", ProtocolVersion: card.V1},
 				probe.WithTimeout(10*time.Second))
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				t.Fatalf("outcome %s (%s), want served", r.Outcome, r.Detail)
 			}
 			if got := strings.Contains(r.Detail, "reads an error body only as application/json"); got != tt.note {

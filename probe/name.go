@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Name says what an interface serves after a call there failed with outcome o, an
@@ -15,10 +16,10 @@ import (
 // gets Interface's full probe. The delegate names its failed attempts with it, so that
 // send and probe give an interface the same outcome name. Like Interface, it runs on a
 // fresh Engine closed before it returns.
-func Name(ctx context.Context, iface card.Interface, o Outcome, opts ...Option) Result {
+func Name(ctx context.Context, iface card.Interface, o wire.Outcome, opts ...Option) Result {
 	e := NewEngine()
 	defer e.Close()
-	if o != HandlerMissing {
+	if o != wire.HandlerMissing {
 		return e.Interface(ctx, iface, opts...)
 	}
 	op := newOptions(opts)
@@ -30,18 +31,18 @@ func Name(ctx context.Context, iface card.Interface, o Outcome, opts ...Option) 
 	if err != nil || r.custom {
 		return r.result(o, "not looked up further", 0)
 	}
-	if err := op.dial.Check(ep.addr); err != nil {
+	if err := op.conn.Dial.Check(ep.addr); err != nil {
 		return r.result(o, "not looked up further: "+err.Error(), 0)
 	}
 	if op.creds == nil {
-		p := card.AddressCredentials(ep.addr, op.credHosts...)
+		p := card.AddressCredentials(ep.addr, op.conn.CredentialHosts...)
 		op.creds = &p
 	}
 	declared, other, known := versions(iface.ProtocolVersion)
 	second := r.attempt(ctx, ep, r.binding, other, tlsAuto)
-	res := r.result(HandlerMissing, second.describe(), second.latency)
-	if known && (second.outcome == Served || second.outcome == AuthRequired) {
-		res.Outcome = VersionMismatch
+	res := r.result(wire.HandlerMissing, second.describe(), second.latency)
+	if known && (second.outcome == wire.Served || second.outcome == wire.AuthRequired) {
+		res.Outcome = wire.VersionMismatch
 		res.ActualBinding, res.ActualVersion = r.binding, other
 		res.Detail += fmt.Sprintf(" (%s %s is served there, %s %s is not)", r.binding, other, r.binding, declared)
 	}

@@ -4,8 +4,8 @@
 // random task id (never a message), so probing is side-effect-free.
 //
 // There is one file per binding (jsonrpc.go, grpc.go, httpjson.go), each speaking
-// A2A 1.0 and 0.3 behind one signature; Classify (classify.go) is the one table that
-// turns what a request saw into an Outcome; Diagnose turns a card's results into
+// A2A 1.0 and 0.3 behind one signature; wire.Classify is the one table that
+// turns what a request saw into a wire.Outcome; Diagnose turns a card's results into
 // findings and a client-impact table. An Engine (engine*.go) carries the requests:
 // keep-alive connections and gRPC channels reused from probe to probe, and caps on the
 // requests in flight. Card uses a fresh one per call; a fleet loop or the exporter
@@ -22,7 +22,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +29,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // DefaultTimeout is the per-interface budget when WithTimeout is not given.
@@ -47,7 +47,7 @@ type Result struct {
 	// Interface is the declared interface, as the card says it.
 	Interface card.Interface
 	// Outcome classifies what the probe found.
-	Outcome Outcome
+	Outcome wire.Outcome
 	// ActualBinding is the binding that really answers at the interface's address, when
 	// the probe could tell (for a served interface it is the declared binding).
 	ActualBinding a2a.TransportProtocol
@@ -63,7 +63,7 @@ type Result struct {
 	// Ambiguous where the lookup may have reached a handler without proving the binding
 	// (a 5xx, an answer cut or garbled after the request was written), which Outcome
 	// reads as malformed or timeout.
-	Lookup Outcome
+	Lookup wire.Outcome
 	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
 	// to the request of the declared binding; zero when it did not answer over TLS.
 	CertExpiry time.Time
@@ -73,34 +73,32 @@ type Result struct {
 type Option func(*options)
 
 type options struct {
-	header    http.Header
-	insecure  bool
-	roots     *x509.CertPool
-	timeout   time.Duration
-	siblings  []string // other URLs the card declares: a binding found there is noted, not attributed
-	dial      *card.DialPolicy
-	creds     *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
-	credHosts []string
-	maxIfaces int
-	engine    *Engine // whose connections and caps the requests use
+	conn     card.Conn // headers, TLS, dial policy, credential hosts, interface bound
+	timeout  time.Duration
+	siblings []string               // other URLs the card declares: a binding found there is noted, not attributed
+	creds    *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
+	engine   *Engine                // whose connections and caps the requests use
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
 }
 
-// DefaultMaxInterfaces bounds how many interfaces Card probes per card unless
-// WithMaxInterfaces says otherwise: a card is input from the network, and 13,500
-// declared interfaces must not become 13,500 probes.
-const DefaultMaxInterfaces = 32
+// WithConn sets the connection configuration (headers, TLS roots, insecure, dial
+// policy, credential hosts, interface bound: see card.Conn), replacing what earlier
+// options set; the options below each set one of its fields.
+func WithConn(c card.Conn) Option {
+	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
+}
 
 // WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
-// card order); n <= 0 means DefaultMaxInterfaces.
-func WithMaxInterfaces(n int) Option { return func(o *options) { o.maxIfaces = n } }
+// card order); n <= 0 means card.DefaultMaxInterfaces (a card is input from
+// the network: 13,500 declared interfaces must not become 13,500 probes).
+func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
 
 // WithDialPolicy sets which addresses the probe dials (see card.DialPolicy). The
 // default refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata
 // addresses; an interface there is reported Blocked and nothing is sent.
-func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.dial = p } }
+func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
 
 // WithCredentialPolicy scopes the headers of WithHeader: they go only to the
 // interfaces p allows. Card uses, by default, card.CardCredentials: the card's origin and
@@ -113,7 +111,7 @@ func WithCredentialPolicy(p card.CredentialPolicy) Option {
 // WithCredentialHosts allows the headers of WithHeader to go to interfaces on these
 // hosts too ("host" for any port, or "host:port"), besides the card's origin.
 func WithCredentialHosts(hosts ...string) Option {
-	return func(o *options) { o.credHosts = append(o.credHosts, hosts...) }
+	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
 }
 
 // credentialsFor reports whether the caller's headers may go to ep, dialled over TLS
@@ -129,20 +127,15 @@ const withheldNote = "credentials withheld: not the card's origin (allow the hos
 // credentials such as Authorization, where the credential policy allows it (see
 // WithCredentialPolicy). Repeatable; repeated keys add values.
 func WithHeader(key, value string) Option {
-	return func(o *options) {
-		if o.header == nil {
-			o.header = http.Header{}
-		}
-		o.header.Add(key, value)
-	}
+	return func(o *options) { o.conn.AddHeader(key, value) }
 }
 
 // WithInsecureSkipVerify accepts any TLS certificate (self-signed, wrong host, expired).
 // Without it an untrusted certificate is the outcome TLSMismatch.
-func WithInsecureSkipVerify() Option { return func(o *options) { o.insecure = true } }
+func WithInsecureSkipVerify() Option { return func(o *options) { o.conn.Insecure = true } }
 
 // WithRootCAs verifies TLS certificates against pool instead of the system roots.
-func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.roots = pool } }
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.RootCAs = pool } }
 
 // WithTimeout sets the budget of one interface's probe, all its requests included. The
 // default is DefaultTimeout; the context bounds everything in any case.
@@ -161,9 +154,6 @@ func newOptions(opts []Option) *options {
 	if o.timeout <= 0 {
 		o.timeout = DefaultTimeout
 	}
-	if o.maxIfaces <= 0 {
-		o.maxIfaces = DefaultMaxInterfaces
-	}
 	return o
 }
 
@@ -172,7 +162,7 @@ func Skipped(c *card.Card, opts ...Option) int {
 	if c == nil {
 		return 0
 	}
-	return max(0, len(c.Interfaces)-newOptions(opts).maxIfaces)
+	return max(0, len(c.Interfaces)-newOptions(opts).conn.Interfaces())
 }
 
 // Card probes the interfaces of c in parallel, as Engine.Card does, on a fresh Engine
@@ -209,24 +199,24 @@ func newRun(iface card.Interface, o *options) *run {
 	return &run{iface: iface, binding: b, custom: !ok, o: o, taskID: randomTaskID()}
 }
 
-func (r *run) result(o Outcome, detail string, lat time.Duration) Result {
+func (r *run) result(o wire.Outcome, detail string, lat time.Duration) Result {
 	return Result{Interface: r.iface, Outcome: o, Detail: detail, Latency: lat}
 }
 
 func (r *run) run(ctx context.Context) Result {
 	ep, err := parseEndpoint(r.iface.URL, r.binding)
 	if err != nil {
-		return r.result(Unreachable, err.Error(), 0)
+		return r.result(wire.Unreachable, err.Error(), 0)
 	}
-	if err := r.o.dial.Check(ep.addr); err != nil {
-		return r.result(Blocked, "not probed: "+err.Error(), 0)
+	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
+		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.o.creds == nil {
-		p := card.AddressCredentials(ep.addr, r.o.credHosts...)
+		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
 		r.o.creds = &p
 	}
-	if err := r.o.dial.CheckResolved(ctx, ep.addr.Host); err != nil {
-		return r.result(Blocked, "not probed: "+err.Error(), 0)
+	if err := r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host); err != nil {
+		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.custom {
 		return r.runCustom(ctx, ep)
@@ -240,7 +230,7 @@ func (r *run) run(ctx context.Context) Result {
 	notes := ep.notes(r.binding)
 
 	switch first.outcome {
-	case Served:
+	case wire.Served:
 		res.ActualBinding, res.ActualVersion = r.binding, declared
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
@@ -248,27 +238,27 @@ func (r *run) run(ctx context.Context) Result {
 		if note := mediaTypeNote(r.binding, first.ev); note != "" {
 			notes = append(notes, note)
 		}
-	case AuthRequired:
+	case wire.AuthRequired:
 		notes = append(notes, "credentials are needed to confirm the binding (pass them with --header)")
-	case HandlerMissing, VersionMismatch:
+	case wire.HandlerMissing, wire.VersionMismatch:
 		second := r.attempt(ctx, ep, r.binding, other, first.tlsMode())
 		switch {
-		case second.outcome == Served || second.outcome == AuthRequired:
+		case second.outcome == wire.Served || second.outcome == wire.AuthRequired:
 			if known {
-				res.Outcome = VersionMismatch
+				res.Outcome = wire.VersionMismatch
 			} else {
 				res.Outcome = second.outcome
 			}
 			res.ActualBinding, res.ActualVersion = r.binding, other
 			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s %s is served there, %s %s is not", r.binding, other, r.binding, declared))
-		case first.outcome == HandlerMissing && second.outcome == HandlerMissing:
+		case first.outcome == wire.HandlerMissing && second.outcome == wire.HandlerMissing:
 			res.Detail = joinEvidence(res.Detail, second.describe())
 			notes = append(notes, fmt.Sprintf("%s answers, but no A2A handler for either protocol version", r.binding))
 		default:
 			res.Detail = joinEvidence(res.Detail, second.describe())
 		}
-	case WrongBinding, NotFound, Malformed, TLSMismatch:
+	case wire.WrongBinding, wire.NotFound, wire.Malformed, wire.TLSMismatch:
 		res = r.discover(ctx, ep, first, res)
 	}
 	if len(notes) > 0 {
@@ -282,24 +272,24 @@ func (r *run) runCustom(ctx context.Context, ep endpoint) Result {
 	found, ok := r.search(ctx, []endpoint{ep}, tlsAuto, "", "")
 	note := fmt.Sprintf("binding %q is not one a2abind can check (JSONRPC, GRPC, HTTP+JSON)", r.iface.Binding)
 	if ok {
-		res := r.result(WrongBinding, note+"; the address serves "+found.label()+": "+found.describe(), found.latency)
+		res := r.result(wire.WrongBinding, note+"; the address serves "+found.label()+": "+found.describe(), found.latency)
 		res.ActualBinding, res.ActualVersion = found.binding, found.version
 		return res
 	}
-	return r.result(Malformed, note+"; no core binding answers there", 0)
+	return r.result(wire.Malformed, note+"; no core binding answers there", 0)
 }
 
 // discover looks for what the address really serves after the declared binding failed.
 func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Result) Result {
 	declared := first.version
-	if first.outcome == TLSMismatch {
+	if first.outcome == wire.TLSMismatch {
 		// TLS is wrong one way or the other: look with the other mode (or with
 		// verification off, for an untrusted certificate) and say what answers.
-		if first.certificate() && !r.o.insecure {
+		if first.certificate() && !r.o.conn.Insecure {
 			o := *r.o
-			o.insecure = true
+			o.conn.Insecure = true
 			again := (&run{iface: r.iface, binding: r.binding, o: &o, taskID: r.taskID}).attempt(ctx, ep, r.binding, declared, first.tlsMode())
-			if again.outcome == Served {
+			if again.outcome == wire.Served {
 				res.ActualBinding, res.ActualVersion = r.binding, declared
 				res.Detail += fmt.Sprintf("; with certificate verification off %s is served (trust the CA or pass --insecure)", again.label())
 			}
@@ -312,11 +302,11 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		}
 		return res
 	}
-	if first.outcome == Malformed && ep.explicitTLS() {
+	if first.outcome == wire.Malformed && ep.explicitTLS() {
 		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
 		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
-		if flipped.outcome == Served || flipped.outcome == AuthRequired {
-			res.Outcome = TLSMismatch
+		if flipped.outcome == wire.Served || flipped.outcome == wire.AuthRequired {
+			res.Outcome = wire.TLSMismatch
 			res.ActualBinding, res.ActualVersion = r.binding, declared
 			res.Detail += fmt.Sprintf("; over %s %s answers: %s", flipped.tlsMode(), flipped.label(), flipped.describe())
 			return res
@@ -327,14 +317,14 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		// Nothing else answers at the declared URL itself. A binding served at another
 		// URL the card declares on the same host and port is worth a note (a swapped or
 		// mistyped path), never evidence of what is at this one.
-		if sib := ep.siblings(r.o.siblings); len(sib) > 0 && first.outcome != TLSMismatch {
+		if sib := ep.siblings(r.o.siblings); len(sib) > 0 && first.outcome != wire.TLSMismatch {
 			if at, found := r.search(ctx, sib, first.tlsMode(), "", ""); found {
 				res.Detail += fmt.Sprintf("; nothing else answers at this URL, but %s is served at %s on the same host and port", at.label(), at.url)
 			}
 		}
 		return res
 	}
-	res.Outcome = WrongBinding
+	res.Outcome = wire.WrongBinding
 	res.ActualBinding, res.ActualVersion = found.binding, found.version
 	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
 	return res
@@ -376,12 +366,12 @@ func (r *run) search(ctx context.Context, eps []endpoint, mode tlsMode, skipBind
 	}
 	wg.Wait()
 	for _, a := range got {
-		if a.outcome == Served {
+		if a.outcome == wire.Served {
 			return a, true
 		}
 	}
 	for _, a := range got {
-		if a.outcome == AuthRequired {
+		if a.outcome == wire.AuthRequired {
 			return a, true
 		}
 	}
@@ -402,33 +392,33 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 		a = probeHTTPJSON(ctx, req)
 	}
 	a.binding, a.version, a.latency = b, version, time.Since(start)
-	a.outcome, a.why = Classify(a.ev)
+	a.outcome, a.why = wire.Classify(a.ev)
 	a.classified = a.outcome
 	switch a.outcome {
-	case AgentError:
+	case wire.AgentError:
 		// An A2A handler answered with an A2A error: it is there, unless it refused the
 		// lookup's tenant (then no client following the card gets an answer either).
 		if note, refused := tenantRefused(a, req.tenant); refused {
 			a.extra = append(a.extra, note)
 		} else {
-			a.outcome = Served
+			a.outcome = wire.Served
 		}
-	case Ambiguous:
+	case wire.Ambiguous:
 		// A lookup has no side effect to fear: the probe reads the evidence as if the
 		// request had not been written (a deadline is a timeout, an h2c SETTINGS frame
 		// another binding); what stays ambiguous (a 5xx, an answer cut short) is an
 		// answer that fits no binding.
 		unsent := a.ev
 		unsent.Sent = false
-		if o, why := Classify(unsent); o == Ambiguous || o.ReachedHandler() {
-			a.outcome = Malformed
+		if o, why := wire.Classify(unsent); o == wire.Ambiguous || o.ReachedHandler() {
+			a.outcome = wire.Malformed
 		} else {
 			a.outcome, a.why = o, why
 		}
 	}
-	if ctx.Err() != nil && a.outcome == Malformed && (!a.answered || a.ev.Err != nil) {
+	if ctx.Err() != nil && a.outcome == wire.Malformed && (!a.answered || a.ev.Err != nil) {
 		// Nothing answered, or the answer was cut, before the budget ran out.
-		a.outcome = Timeout
+		a.outcome = wire.Timeout
 	}
 	return a
 }
@@ -447,10 +437,10 @@ type request struct {
 type attempt struct {
 	binding a2a.TransportProtocol
 	version string
-	ev      Evidence
-	outcome Outcome
+	ev      wire.Evidence
+	outcome wire.Outcome
 	// classified is Classify's outcome, before the probe's reading of it.
-	classified Outcome
+	classified wire.Outcome
 	why        string
 	sent       string // the request, e.g. "POST http://h/a JSON-RPC GetTask"
 	seen       string // the answer, e.g. "HTTP 200 application/json, error -32001"
@@ -489,7 +479,7 @@ func (a attempt) certificate() bool {
 // answeredBinding is the binding the answer's framing showed, if any.
 func (a attempt) answeredBinding() a2a.TransportProtocol {
 	switch {
-	case a.ev.Framing != "" && a.ev.Framing != Unrecognised:
+	case a.ev.Framing != "" && a.ev.Framing != wire.Unrecognised:
 		return a.ev.Framing
 	case a.ev.GRPC && a.answered:
 		return a2a.TransportProtocolGRPC

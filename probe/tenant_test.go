@@ -14,6 +14,7 @@ import (
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // startServed starts a2abind's guarded server on loopback (gRPC on its own listener)
@@ -50,31 +51,31 @@ func TestTenantLookups(t *testing.T) {
 	type row struct {
 		name    string
 		iface   card.Interface
-		want    probe.Outcome
+		want    wire.Outcome
 		wantMsg string
 	}
 	var tests []row
 	for _, iface := range tenanted.Interfaces() {
 		b := string(iface.Binding) + " "
-		tests = append(tests, row{b + "declared tenant served", iface, probe.Served, ""})
+		tests = append(tests, row{b + "declared tenant served", iface, wire.Served, ""})
 		other := iface
 		other.Tenant = "globex"
-		tests = append(tests, row{b + "another tenant declared", other, probe.AgentError, `the card declares tenant "globex" for this interface and it was sent, but the agent asks for another`})
+		tests = append(tests, row{b + "another tenant declared", other, wire.AgentError, `the card declares tenant "globex" for this interface and it was sent, but the agent asks for another`})
 		none := iface
 		none.Tenant = ""
-		tests = append(tests, row{b + "no tenant declared", none, probe.AgentError, "the card declares none for this interface, so none was sent, and the agent asks for one"})
+		tests = append(tests, row{b + "no tenant declared", none, wire.AgentError, "the card declares none for this interface, so none was sent, and the agent asks for one"})
 	}
 	for _, iface := range multi.Interfaces() {
-		tests = append(tests, row{string(iface.Binding) + " tenant of several segments", iface, probe.Served, ""})
+		tests = append(tests, row{string(iface.Binding) + " tenant of several segments", iface, wire.Served, ""})
 	}
 	for _, iface := range plain.Interfaces() {
 		withTenant := iface
 		withTenant.Tenant = "acme"
 		switch iface.Binding {
 		case httpjson: // the tenant prefix leads nowhere
-			tests = append(tests, row{"HTTP+JSON tenant declared, agent routes none", withTenant, probe.NotFound, `the declared tenant "acme" was sent as the path prefix`})
+			tests = append(tests, row{"HTTP+JSON tenant declared, agent routes none", withTenant, wire.NotFound, `the declared tenant "acme" was sent as the path prefix`})
 		default: // a2a-go's handlers accept any tenant
-			tests = append(tests, row{string(iface.Binding) + " tenant declared, agent ignores it", withTenant, probe.Served, ""})
+			tests = append(tests, row{string(iface.Binding) + " tenant declared, agent ignores it", withTenant, wire.Served, ""})
 		}
 	}
 	for _, tt := range tests {
@@ -84,7 +85,7 @@ func TestTenantLookups(t *testing.T) {
 			if r.Outcome != tt.want || !strings.Contains(r.Detail, tt.wantMsg) {
 				t.Errorf("Interface(%s, tenant %q) = %s (%s), want %s with %q", tt.iface, tt.iface.Tenant, r.Outcome, r.Detail, tt.want, tt.wantMsg)
 			}
-			if tt.want != probe.Served && !strings.Contains(r.Detail, "tenant") {
+			if tt.want != wire.Served && !strings.Contains(r.Detail, "tenant") {
 				t.Errorf("Interface(%s) detail %q does not name the tenant", tt.iface, r.Detail)
 			}
 		})
@@ -128,14 +129,14 @@ func TestTenantPathRouting(t *testing.T) {
 	tests := []struct {
 		name    string
 		iface   card.Interface
-		want    probe.Outcome
+		want    wire.Outcome
 		wantMsg string
 		notMsg  string
 	}{
-		{"tenant declared", card.Interface{URL: a.URL(lab.PathREST), Binding: httpjson, ProtocolVersion: card.V1, Tenant: "acme"}, probe.Served, "", ""},
-		{"no tenant declared", card.Interface{URL: a.URL(lab.PathREST), Binding: httpjson, ProtocolVersion: card.V1}, probe.NotFound,
+		{"tenant declared", card.Interface{URL: a.URL(lab.PathREST), Binding: httpjson, ProtocolVersion: card.V1, Tenant: "acme"}, wire.Served, "", ""},
+		{"no tenant declared", card.Interface{URL: a.URL(lab.PathREST), Binding: httpjson, ProtocolVersion: card.V1}, wire.NotFound,
 			"the agent routes tenants by path and the card declares no tenant for this interface", ""},
-		{"no tenant routing, none declared", card.Interface{URL: plain.URL(lab.PathREST) + "/nothing", Binding: httpjson, ProtocolVersion: card.V1}, probe.NotFound,
+		{"no tenant routing, none declared", card.Interface{URL: plain.URL(lab.PathREST) + "/nothing", Binding: httpjson, ProtocolVersion: card.V1}, wire.NotFound,
 			"", "routes tenants"},
 	}
 	for _, tt := range tests {
@@ -154,16 +155,16 @@ func TestTenantPathRouting(t *testing.T) {
 func TestTenantRefusalEvidence(t *testing.T) {
 	tests := []struct {
 		name string
-		ev   probe.Evidence
+		ev   wire.Evidence
 	}{
-		{"JSON-RPC -32602", probe.Evidence{Binding: jsonrpc, HTTPStatus: 200, JSONRPCCode: -32602, Reason: "INVALID_PARAMS", Framing: jsonrpc}},
-		{"gRPC INVALID_ARGUMENT", probe.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.InvalidArgument, Reason: "INVALID_PARAMS", Framing: grpc}},
-		{"HTTP+JSON 400 INVALID_PARAMS", probe.Evidence{Binding: httpjson, HTTPStatus: 400, ContentType: "application/json", Reason: "INVALID_PARAMS", Framing: httpjson}},
+		{"JSON-RPC -32602", wire.Evidence{Binding: jsonrpc, HTTPStatus: 200, JSONRPCCode: -32602, Reason: "INVALID_PARAMS", Framing: jsonrpc}},
+		{"gRPC INVALID_ARGUMENT", wire.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.InvalidArgument, Reason: "INVALID_PARAMS", Framing: grpc}},
+		{"HTTP+JSON 400 INVALID_PARAMS", wire.Evidence{Binding: httpjson, HTTPStatus: 400, ContentType: "application/json", Reason: "INVALID_PARAMS", Framing: httpjson}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := probe.Classify(tt.ev)
-			if diff := cmp.Diff(probe.AgentError, got); diff != "" {
+			got, _ := wire.Classify(tt.ev)
+			if diff := cmp.Diff(wire.AgentError, got); diff != "" {
 				t.Errorf("Classify() (-want +got):\n%s", diff)
 			}
 		})

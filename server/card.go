@@ -39,6 +39,9 @@ func (srv *Server) buildCard() error {
 	if err != nil {
 		return fmt.Errorf("server: card: %w", err)
 	}
+	if stray := c.ReadIssues(); len(stray) > 0 { // clients would read the card differently
+		return fmt.Errorf("server: card: %w (rename or remove it)", stray[0])
+	}
 	matched, err := srv.verify(c)
 	if err != nil {
 		if derived {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // post sends a raw request and returns status, headers and the (bounded) body.
@@ -249,7 +250,7 @@ func TestGRPCOnTheHTTPListener(t *testing.T) {
 			t.Errorf("HTTP/1.1 gRPC request = %d %q, want 415 naming %s", code, body, srv.GRPCAddr())
 		}
 		r := probe.Interface(ctx, card.Interface{URL: srv.HTTPAddr(), Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1})
-		if r.Outcome != probe.WrongBinding {
+		if r.Outcome != wire.WrongBinding {
 			t.Errorf("probe GRPC at the HTTP port = %s (%s), want wrong_binding", r.Outcome, r.Detail)
 		}
 	})

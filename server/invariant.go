@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"net"
 	"path"
 	"strings"
 
@@ -66,38 +65,33 @@ func (e *configError) Error() string { return "server: " + e.msg }
 
 func errorf(format string, args ...any) error { return &configError{fmt.Sprintf(format, args...)} }
 
-// declAddr is a declared interface URL taken apart for comparison.
+// declAddr is a declared interface URL as card.ParseDeclared reads it, with its path
+// cleaned for comparison.
 type declAddr struct {
-	scheme string // lower case; "" for a bare host:port
-	host   string // lower case, no brackets
-	port   string
-	path   string // cleaned, "/" for none; "" for a bare host:port
-	query  string
+	card.Address
+	path string // cleaned, "/" for none; "" for a gRPC address
 }
 
-// parseDeclared reads a declared URL with card.ParseAddress, for its binding. A URL that
-// is not an address of its binding (a bare host:port declared for JSON-RPC) still names
-// a socket: d has it, for the message, and err says why the interface is refused.
+// parseDeclared reads a declared URL with card.ParseDeclared (the one address model).
+// A URL that is not an address of its binding (a bare host:port declared for JSON-RPC)
+// still names a socket: d has it, for the message, and err says why the interface is
+// refused.
 func parseDeclared(raw string, b a2a.TransportProtocol) (d declAddr, err error) {
-	a, err := card.ParseAddress(raw, b)
-	if err != nil {
-		alt, altErr := card.ParseAddress(raw, a2a.TransportProtocolGRPC)
-		if altErr != nil || alt.Local() {
-			return declAddr{}, err
-		}
-		a = alt
-	}
+	a, err := card.ParseDeclared(raw, b)
 	if a.Local() {
 		return declAddr{}, fmt.Errorf("%q names a local %s: socket; this server listens on TCP", raw, a.Scheme)
 	}
-	d = declAddr{scheme: a.Scheme, host: a.Host, port: a.Port, query: a.Query, path: cleanPath(a.Path)}
-	if d.scheme == "dns" || d.scheme == "passthrough" {
-		d.scheme = "" // the gRPC resolver forms of a bare host:port
-	}
+	d = declAddr{Address: a, path: cleanPath(a.Path)}
 	if a.GRPC && err == nil {
 		d.path = ""
 	}
 	return d, err
+}
+
+// bare reports a gRPC target with no URL scheme: host:port, or its dns:/// and
+// passthrough:/// resolver forms.
+func (d declAddr) bare() bool {
+	return d.Scheme == "" || d.Scheme == "dns" || d.Scheme == "passthrough"
 }
 
 func cleanPath(p string) string {
@@ -108,7 +102,7 @@ func cleanPath(p string) string {
 }
 
 // at reports whether the declared address names the host and port of e.
-func (d declAddr) at(e endpoint) bool { return d.port == e.port && e.matchesHost(d.host) }
+func (d declAddr) at(e endpoint) bool { return d.Port == e.port && e.matchesHost(d.Address) }
 
 // matches reports whether the declared address is exactly where s is served.
 func (srv *Server) matches(d declAddr, s served) bool {
@@ -117,9 +111,9 @@ func (srv *Server) matches(d declAddr, s served) bool {
 		return false
 	}
 	if s.path == "" { // gRPC: a bare host:port
-		return d.scheme == ""
+		return d.bare()
 	}
-	return d.scheme == e.scheme && d.query == "" && d.path == cleanPath(e.basePath+s.path)
+	return d.Scheme == e.scheme && d.Query == "" && d.path == cleanPath(e.basePath+s.path)
 }
 
 // verify checks a card against what the server serves and returns one *BindingError
@@ -150,7 +144,7 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 	be := &BindingError{Interface: iface, Declared: iface.String()}
 	canonical, core := card.CanonicalBinding(iface.Binding)
 	d, addrErr := parseDeclared(iface.URL, iface.Binding)
-	if d.host != "" {
+	if d.Host != "" {
 		for _, s := range srv.served {
 			if d.at(srv.endpointOf(s)) {
 				be.Served = append(be.Served, s.String())
@@ -176,15 +170,15 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 		return fail("no protocolVersion: a2a-go clients drop an interface without one")
 	case iface.ProtocolVersion != card.V1 && iface.ProtocolVersion != card.V03:
 		return fail(fmt.Sprintf("protocolVersion %q is not an A2A version this server speaks (1.0, 0.3)", iface.ProtocolVersion))
-	case addrErr != nil && canonical != "GRPC" && d.host != "" && d.scheme == "":
+	case addrErr != nil && canonical != "GRPC" && d.Host != "" && d.bare():
 		return fail(fmt.Sprintf("%s needs an absolute http(s):// URL, not a bare host:port", canonical))
 	case addrErr != nil:
 		return fail("unusable URL: " + addrErr.Error())
-	case canonical == "GRPC" && d.scheme != "" && !srv.grpcAt(d):
+	case canonical == "GRPC" && !d.bare() && !srv.grpcAt(d):
 		return fail("gRPC is not served at that address")
-	case canonical == "GRPC" && d.scheme != "":
-		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; Go's gRPC client rejects %q", iface.URL))
-	case canonical != "GRPC" && d.scheme == "":
+	case canonical == "GRPC" && !d.GoGRPCAccepts():
+		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; %v", card.GoGRPCTarget(strings.TrimSpace(iface.URL))))
+	case canonical != "GRPC" && d.bare():
 		return fail(fmt.Sprintf("%s needs an absolute http(s):// URL, not a bare host:port", canonical))
 	}
 	for _, s := range srv.served {
@@ -196,11 +190,11 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 		}
 	}
 	if len(be.Served) == 0 {
-		return fail(fmt.Sprintf("no listener of this server is at %s (listeners: %s)", net.JoinHostPort(d.host, d.port), srv.listenersText()))
+		return fail(fmt.Sprintf("no listener of this server is at %s (listeners: %s)", d.HostPort(), srv.listenersText()))
 	}
 	for _, s := range srv.served {
-		if s.binding == canonical && s.version == iface.ProtocolVersion && s.path != "" && d.at(srv.endpointOf(s)) && d.scheme != srv.endpointOf(s).scheme {
-			return fail(fmt.Sprintf("scheme %s://, but that listener serves %s://", d.scheme, srv.endpointOf(s).scheme))
+		if s.binding == canonical && s.version == iface.ProtocolVersion && s.path != "" && d.at(srv.endpointOf(s)) && d.Scheme != srv.endpointOf(s).scheme {
+			return fail(fmt.Sprintf("scheme %s://, but that listener serves %s://", d.Scheme, srv.endpointOf(s).scheme))
 		}
 	}
 	return fail(fmt.Sprintf("%s %s is not served at that address", canonical, iface.ProtocolVersion))

@@ -15,6 +15,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // addrs are the listeners a card-table case is written against.
@@ -372,7 +373,7 @@ func TestNewAcceptsConsistentCards(t *testing.T) {
 				return
 			}
 			for _, r := range probe.Card(ctx, got) {
-				if r.Outcome != probe.Served {
+				if r.Outcome != wire.Served {
 					t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestMain fails the package's tests when a goroutine is still running after they all
@@ -38,7 +39,7 @@ func TestShutdownLeavesNothing(t *testing.T) {
 			t.Errorf("Card() = %d results, want 8", len(results))
 		}
 		for _, r := range results {
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				t.Errorf("%s: %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // ErrSelfCheck is matched (errors.Is) by the *SelfCheckError Start returns when a
@@ -29,7 +30,7 @@ type SelfCheckError struct {
 func (e *SelfCheckError) Error() string {
 	var bad []string
 	for _, r := range e.Results {
-		if r.Outcome != probe.Served {
+		if r.Outcome != wire.Served {
 			bad = append(bad, fmt.Sprintf("%s (%s): %s: %s", r.Interface, r.Interface.Source, r.Outcome, r.Detail))
 		}
 	}
@@ -159,7 +160,7 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 			// The deadline cut this round short: keep what the previous, complete round
 			// found for the interfaces that only timed out now.
 			for i := range results {
-				if results[i].Outcome == probe.Timeout {
+				if results[i].Outcome == wire.Timeout {
 					results[i] = prev[i]
 				}
 			}
@@ -168,7 +169,7 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 		ok := len(results) > 0
 		for _, r := range results {
 			level := slog.LevelInfo
-			if r.Outcome != probe.Served {
+			if r.Outcome != wire.Served {
 				ok = false
 				level = slog.LevelWarn
 			}

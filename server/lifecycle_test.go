@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 type tw struct{ t *testing.T }
@@ -125,7 +126,7 @@ func TestCardNotServedBeforeGRPCRegistered(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	grpcIface := card.Interface{URL: srv.GRPCAddr(), Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1}
-	if r := probe.Interface(ctx, grpcIface); r.Outcome == probe.Served {
+	if r := probe.Interface(ctx, grpcIface); r.Outcome == wire.Served {
 		t.Errorf("probe of gRPC before registration = served, want a failure")
 	}
 	cancel()

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // ownServers are an agent's own HTTP and gRPC servers on loopback, stopped when the
@@ -74,7 +75,7 @@ func TestMountedOnOwnServers(t *testing.T) {
 		t.Fatalf("probe found %d interfaces, want 6", len(results))
 	}
 	for _, r := range results {
-		if r.Outcome != probe.Served {
+		if r.Outcome != wire.Served {
 			t.Errorf("%s %s: %s %s", r.Interface.Binding, r.Interface.ProtocolVersion, r.Outcome, r.Detail)
 		}
 	}
@@ -187,7 +188,7 @@ func TestSelfCheckWithACredential(t *testing.T) {
 	srv := newServer(t, opts...)
 	err := srv.Start(t.Context())
 	var sce *SelfCheckError
-	if !errors.As(err, &sce) || len(sce.Results) == 0 || sce.Results[0].Outcome != probe.AuthRequired {
+	if !errors.As(err, &sce) || len(sce.Results) == 0 || sce.Results[0].Outcome != wire.AuthRequired {
 		t.Fatalf("Start() without a credential = %v, want a *SelfCheckError with auth_required", err)
 	}
 	srv = newServer(t, append(opts, WithSelfCheckHeader("Authorization", "Bearer token-of-self-check"))...)

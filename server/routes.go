@@ -81,7 +81,6 @@ type endpoint struct {
 	port     string
 	basePath string // public URL path prefix, without a trailing slash
 	anyHost  bool   // the listener is bound to all interfaces and no public address is set
-	loopback bool   // the advertised host is a loopback IP; "localhost" matches it too
 	local    string // host:port the self-check dials
 }
 
@@ -91,38 +90,21 @@ func (e endpoint) hostPort() string { return net.JoinHostPort(e.host, e.port) }
 // baseURL is the advertised base URL of an HTTP endpoint.
 func (e endpoint) baseURL() string { return e.scheme + "://" + e.hostPort() + e.basePath }
 
-// matchesHost reports whether a declared host names this endpoint.
-func (e endpoint) matchesHost(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	switch {
-	case e.anyHost:
-		return true
-	case strings.EqualFold(host, e.host):
-		return true
-	case e.loopback && host == "localhost":
-		return true
-	}
-	if a, b := net.ParseIP(host), net.ParseIP(e.host); a != nil && b != nil {
-		return a.Equal(b)
-	}
-	return false
+// matchesHost reports whether a declared host names this endpoint (card.Address.SameHost).
+func (e endpoint) matchesHost(declared card.Address) bool {
+	return e.anyHost || declared.SameHost(card.Address{Host: e.host})
 }
 
 // listenEndpoint describes a listener reachable at its own address. A listener bound to
 // all interfaces is advertised as loopback (log says so; set a public address).
 func listenEndpoint(addr net.Addr, scheme string) endpoint {
-	host, port, _ := net.SplitHostPort(addr.String())
-	e := endpoint{scheme: scheme, host: host, port: port}
-	ip := net.ParseIP(host)
-	if ip != nil && ip.IsUnspecified() {
+	a, _ := card.ParseAddress(addr.String(), a2a.TransportProtocolGRPC)
+	e := endpoint{scheme: scheme, host: a.Host, port: a.Port}
+	if a.Wildcard() {
 		e.anyHost = true
 		e.host = "127.0.0.1" // Go's [::] listeners are dual-stack
-
 	}
-	if ip := net.ParseIP(e.host); ip != nil && ip.IsLoopback() {
-		e.loopback = true
-	}
-	e.local = net.JoinHostPort(e.host, port)
+	e.local = net.JoinHostPort(e.host, e.port)
 	return e
 }
 
@@ -141,10 +123,10 @@ func publicHTTPEndpoint(raw string, local string) (endpoint, error) {
 
 // publicGRPCEndpoint describes the gRPC listener behind a public host:port.
 func publicGRPCEndpoint(hostport string, local string) (endpoint, error) {
-	if strings.Contains(hostport, "://") {
-		return endpoint{}, errorf("public gRPC address %q must be a bare host:port (Go's gRPC client rejects a URL)", hostport)
-	}
 	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	if err == nil && !a.GoGRPCAccepts() {
+		return endpoint{}, errorf("public gRPC address %q must be a bare host:port (%v)", hostport, card.GoGRPCTarget(hostport))
+	}
 	if err != nil || a.Scheme != "" {
 		return endpoint{}, errorf("public gRPC address %q must be host:port", hostport)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -232,11 +233,13 @@ func (srv *Server) listen() (httpAddr, grpcAddr net.Addr, err error) {
 // mountedAddr is the address of one of the caller's listeners (WithMounted): an IP
 // host:port, as net.Listener.Addr().String() gives it.
 func mountedAddr(what, hostport string) (net.Addr, error) {
-	ap, err := netip.ParseAddrPort(hostport)
-	if err != nil {
-		return nil, errorf("WithMounted: the %s address %q must be the IP host:port the listener is bound to (listener.Addr().String()): %v", what, hostport, err)
+	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	ip, isIP := a.IP()
+	if err != nil || a.Scheme != "" || !isIP {
+		return nil, errorf("WithMounted: the %s address %q must be the IP host:port the listener is bound to (listener.Addr().String())", what, hostport)
 	}
-	return net.TCPAddrFromAddrPort(ap), nil
+	port, _ := strconv.Atoi(a.Port)
+	return net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, uint16(port))), nil
 }
 
 // handlerOptions are the a2a-go request-handler options: the bounded task store, the

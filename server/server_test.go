@@ -28,6 +28,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // startServer builds and starts a server on loopback and stops it in t.Cleanup.
@@ -95,7 +96,7 @@ func TestEveryBindingAnswersA2AGoClients(t *testing.T) {
 		}
 	}
 	for _, r := range probe.Card(ctx, c) {
-		if r.Outcome != probe.Served {
+		if r.Outcome != wire.Served {
 			t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 		}
 	}
@@ -207,7 +208,7 @@ func TestTLS(t *testing.T) {
 		}
 	}
 	for _, r := range probe.Card(ctx, c, probe.WithRootCAs(pool)) {
-		if r.Outcome != probe.Served {
+		if r.Outcome != wire.Served {
 			t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 		}
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -50,11 +49,11 @@ func (s *signing) check() error {
 	if s.jku == "" {
 		return nil
 	}
-	u, err := url.Parse(s.jku)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		return errorf("WithCardSigning: jku %q must be an https URL (verifiers fetch keys over HTTPS only)", s.jku)
+	u, err := card.ParseKeyURL(s.jku)
+	if err != nil {
+		return errorf("WithCardSigning: jku %v", err)
 	}
-	s.path = u.EscapedPath()
+	s.path = u.Path
 	if s.path == "" || s.path == "/" || s.path == card.WellKnownPath {
 		return errorf("WithCardSigning: jku %q needs a path of its own for the JWKS, e.g. /.well-known/jwks.json", s.jku)
 	}

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
@@ -50,11 +49,14 @@ func TestCardSigning(t *testing.T) {
 				t.Fatalf("VerifySignatures = %+v, %v", v, err)
 			}
 			got := v.Signatures[0]
-			if got.Status != card.StatusValid || got.JKU != jku || got.KeyID != k.KeyID || got.Algorithm != "EdDSA" {
-				t.Fatalf("signature = %+v, want valid EdDSA with the jku", got)
+			// A union card is signed over the no-presence form, the one that covers its v0.3
+			// url and preferredTransport (issue 17): a variant, never partial.
+			want, form := card.StatusValid, card.FormSpec
+			if name == "union" {
+				want, form = card.StatusVariant, card.FormNoPresence
 			}
-			if name == "union" && !strings.Contains(strings.Join(got.Unprotected, ","), "url") {
-				t.Errorf("union card: unprotected = %v, want the v0.3 url named", got.Unprotected)
+			if got.Status != want || got.Form != form || got.JKU != jku || got.KeyID != k.KeyID || got.Algorithm != "EdDSA" || len(got.Uncovered) != 0 {
+				t.Fatalf("signature = %+v, want %s (%s) EdDSA with the jku", got, want, form)
 			}
 			if d := card.FormDifferences(c.Document()); len(d) != 0 {
 				t.Errorf("the derived card canonicalises differently in an SDK: %v", d)

@@ -18,6 +18,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 func startTenant(t *testing.T, tenant string, opts ...Option) *Server {
@@ -75,7 +76,7 @@ func TestTenantServedOnEveryBinding(t *testing.T) {
 				}
 			}
 			for _, r := range probe.Card(ctx, c) {
-				if r.Outcome != probe.Served {
+				if r.Outcome != wire.Served {
 					t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 				}
 			}

@@ -1,19 +1,30 @@
 package cli
 
 import (
+	"crypto/x509"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/delegate"
-	"github.com/a2abind/a2abind/probe"
 )
 
-// addressFlags are the dial-policy and interface-bound flags probe and send share.
-type addressFlags struct {
-	allow         []string
-	maxInterfaces int
+// connFlags are the connection flags (card.Conn): headers, TLS roots, insecure,
+// credential hosts, dial policy and the interface bound. probe and send register the
+// whole group, lint only its headers; every -H and --cacert is parsed here, by conn.
+type connFlags struct {
+	// Headers are the -H / --header values, "Name: value".
+	Headers []string
+	// CAFile is --cacert; Insecure is --insecure.
+	CAFile   string
+	Insecure bool
+	// CredentialHosts are the --credential-host values.
+	CredentialHosts []string
+	// Allow are the --allow-address values; MaxInterfaces is --max-interfaces.
+	Allow         []string
+	MaxInterfaces int
 }
 
 // addressHelp is the paragraph of probe's and send's help about what they dial.
@@ -25,29 +36,51 @@ with the outcome "blocked"; nothing is sent there. --allow-address lets one thro
 Loopback and private ranges are allowed. At most --max-interfaces interfaces of a card
 are used (default 32), so a card with thousands of entries cannot drive a port scan.`
 
-func (a *addressFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&a.allow, "allow-address", nil, "dial this refused host, IP or CIDR anyway, e.g. 169.254.10.1 or 0.0.0.0 (repeatable; see above)")
-	fl.IntVar(&a.maxInterfaces, "max-interfaces", 32, "use at most this many of a card's interfaces (0: the default)")
+// registerHeaders registers -H / --header alone (lint, which only fetches the card).
+func (c *connFlags) registerHeaders(fl *pflag.FlagSet, usage string) {
+	fl.StringArrayVarP(&c.Headers, "header", "H", nil, usage)
 }
 
-// policy is the dial policy the flags ask for.
-func (a *addressFlags) policy() (*card.DialPolicy, error) {
-	if a.maxInterfaces < 0 {
-		return nil, fmt.Errorf("--max-interfaces %d: want 1 or more (0 is the default, 32)", a.maxInterfaces)
+// register registers the whole group; headerUsage is the command's -H help.
+func (c *connFlags) register(fl *pflag.FlagSet, headerUsage string) {
+	c.registerHeaders(fl, headerUsage)
+	fl.StringArrayVar(&c.CredentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
+	fl.BoolVar(&c.Insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
+	fl.StringVar(&c.CAFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	fl.StringArrayVar(&c.Allow, "allow-address", nil, "dial this refused host, IP or CIDR anyway, e.g. 169.254.10.1 or 0.0.0.0 (repeatable; see above)")
+	fl.IntVar(&c.MaxInterfaces, "max-interfaces", card.DefaultMaxInterfaces, "use at most this many of a card's interfaces (0: the default)")
+}
+
+// conn is the connection configuration the flags ask for; its errors are usage errors
+// naming the flag.
+func (c *connFlags) conn() (card.Conn, error) {
+	var out card.Conn
+	for _, h := range c.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return card.Conn{}, fmt.Errorf("--header %q: want \"Name: value\"", h)
+		}
+		out.AddHeader(k, v)
 	}
-	p, err := card.NewDialPolicy(a.allow...)
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return card.Conn{}, fmt.Errorf("--cacert: %w", err)
+		}
+		out.RootCAs = x509.NewCertPool()
+		if !out.RootCAs.AppendCertsFromPEM(pem) {
+			return card.Conn{}, fmt.Errorf("--cacert %s: no PEM certificate in it", c.CAFile)
+		}
+	}
+	if c.MaxInterfaces < 0 {
+		return card.Conn{}, fmt.Errorf("--max-interfaces %d: want 1 or more (0 is the default, %d)", c.MaxInterfaces, card.DefaultMaxInterfaces)
+	}
+	p, err := card.NewDialPolicy(c.Allow...)
 	if err != nil {
-		return nil, fmt.Errorf("--allow-address: %w", err)
+		return card.Conn{}, fmt.Errorf("--allow-address: %w", err)
 	}
-	return p, nil
-}
-
-// probeOptions are the probe options of the flags.
-func (a *addressFlags) probeOptions(p *card.DialPolicy) []probe.Option {
-	return []probe.Option{probe.WithDialPolicy(p), probe.WithMaxInterfaces(a.maxInterfaces)}
-}
-
-// delegateOptions are the delegate options of the flags.
-func (a *addressFlags) delegateOptions(p *card.DialPolicy) []delegate.Option {
-	return []delegate.Option{delegate.WithDialPolicy(p), delegate.WithMaxInterfaces(a.maxInterfaces)}
+	out.Insecure, out.Dial, out.MaxInterfaces = c.Insecure, p, c.MaxInterfaces
+	out.CredentialHosts = append([]string(nil), c.CredentialHosts...)
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2abind/a2abind/internal/demo"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 func init() { commands = append(commands, newDemoCmd) }
@@ -152,7 +153,7 @@ func writeCalls(w io.Writer, st style, calls []demo.Call) {
 		if c.Error != "" {
 			st.block(w, 7, "a2a-go said: "+firstLine(c.Error), verdict(st.dim, "a2a-go said:"))
 		}
-		if c.Outcome != probe.Served && c.Outcome != probe.NoInterface {
+		if c.Outcome != wire.Served && c.Outcome != probe.NoInterface {
 			st.block(w, 7, "really there: "+really(c.Probe), verdict(st.dim, "really there:"))
 		}
 	})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // hintContext is what a hint needs to know about the command that failed.
@@ -75,13 +75,25 @@ func hintFor(err error, hc hintContext) string {
 			return "the agent refused the credentials given with -H: check them (they go only to the card's origin and to --credential-host hosts)"
 		}
 		return `the agent wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`
-	case untrustedCert(err) || lastOutcome(err) == probe.TLSMismatch && strings.Contains(err.Error(), "certificate"):
+	case untrustedCert(err) || lastOutcome(err) == wire.TLSMismatch && strings.Contains(err.Error(), "certificate"):
 		if hc.tlsFlags {
 			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
 		}
 		return fmt.Sprintf("the agent's certificate is not trusted, and %s has no TLS options: fetch the card yourself and "+
 			"pipe it in, e.g. curl --cacert ca.pem %s | a2abind %s -", hc.command, card.CardURL(hc.target), hc.command)
-	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == probe.Timeout:
+	case errors.As(err, &de) && errors.Is(err, delegate.ErrAmbiguous):
+		resend := "the message may have run, so it was not sent to another interface: check the agent before " +
+			"sending again, or pass --resend to resend the same messageId to the next interface"
+		if a, ok := de.Last(); ok && a.AttemptTimedOut {
+			return "no answer within --attempt-timeout (allow longer, e.g. --attempt-timeout 30s); " + resend
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "no answer within --timeout (allow longer, e.g. --timeout 60s); " + resend
+		}
+		return resend
+	case attemptTimedOut(err):
+		return "an attempt got no answer within --attempt-timeout: allow longer (e.g. --attempt-timeout 30s), or check that the agent is up"
+	case errors.Is(err, context.DeadlineExceeded) || lastOutcome(err) == wire.Timeout:
 		return "no answer in time: allow longer with --timeout (e.g. --timeout 60s), or check that the agent is up"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "nothing listens there: is the agent running, and are the host and port right?"
@@ -100,8 +112,19 @@ func untrustedCert(err error) bool {
 	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify)
 }
 
+// attemptTimedOut reports that the last attempt of a failed delegation ended at the
+// per-attempt bound (--attempt-timeout), not at the whole run's --timeout.
+func attemptTimedOut(err error) bool {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return false
+	}
+	a, ok := de.Last()
+	return ok && a.AttemptTimedOut
+}
+
 // lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.
-func lastOutcome(err error) probe.Outcome {
+func lastOutcome(err error) wire.Outcome {
 	var de *delegate.Error
 	if !errors.As(err, &de) || len(de.Attempts) == 0 {
 		return ""

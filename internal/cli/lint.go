@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ type lintOutput struct {
 
 func newLintCmd(g *globals) *cobra.Command {
 	var (
-		headers   []string
+		conn      connFlags
 		listRules bool
 		sig       signatureFlags
 	)
@@ -82,24 +83,27 @@ at least one, 2 when the card cannot be obtained or read.`,
 			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
 				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
 			}
-			for _, h := range headers {
-				k, v, ok := strings.Cut(h, ":")
-				if !ok || strings.TrimSpace(k) == "" {
-					return fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-				}
-				opts = append(opts, card.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v)))
+			cc, err := conn.conn()
+			if err != nil {
+				return fail(ExitUsage, err)
 			}
+			// Only the headers: lint fetches the card the user named as it always has,
+			// with no dial policy or TLS flags (it has none).
+			opts = append(opts, card.WithConn(cc), card.WithHTTPClient(http.DefaultClient))
 			ctx, cancel := g.context(cmd.Context())
 			defer cancel()
 			target := args[0]
 			c, err := card.Load(ctx, target, opts...)
+			if x, ok := card.FindingOf(err); ok { // a repeated member name: readers disagree
+				return lintFailed(g, target, x)
+			}
 			if err != nil {
 				if g.json() {
 					if werr := g.writeJSON(lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()}); werr != nil {
 						return fail(ExitUsage, werr)
 					}
 				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(headers) > 0}))
+				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(conn.Headers) > 0}))
 			}
 			if err := sig.check(ctx, c); err != nil {
 				return fail(ExitUsage, err)
@@ -122,10 +126,29 @@ at least one, 2 when the card cannot be obtained or read.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, `request header for fetching the card, "Name: value" (repeatable)`)
+	conn.registerHeaders(cmd.Flags(), `request header for fetching the card, "Name: value" (repeatable)`)
 	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
 	sig.register(cmd.Flags())
 	return cmd
+}
+
+// lintFailed reports a document the card reader refuses as ambiguous (a repeated member
+// name) as its finding, exit 1: the card was obtained and is wrong, like any error finding.
+func lintFailed(g *globals, target string, x card.Finding) error {
+	findings := []card.Finding{x}
+	if g.json() {
+		if err := g.writeJSON(lintOutput{Target: target, Findings: findings, Error: x.Message}); err != nil {
+			return fail(ExitUsage, err)
+		}
+		return fail(ExitFailed, nil)
+	}
+	st := newStyle(g.stdout)
+	st.block(g.stdout, 0, target+": a card no two readers read alike", st.bold)
+	fmt.Fprintln(g.stdout)
+	writeFindings(g.stdout, st, findings)
+	fmt.Fprintln(g.stdout)
+	st.block(g.stdout, 0, "FAIL: "+countSeverities(findings)+": clients read this card differently", verdict(st.bad, "FAIL"))
+	return fail(ExitFailed, nil)
 }
 
 // writeLint prints the human report: what was read, the interfaces, the findings and a verdict.

@@ -26,13 +26,8 @@ type probeOptions struct {
 	Concurrency int
 	// Summary asks for the short report.
 	Summary bool
-	// Headers, Insecure, CAFile and CredentialHosts are the connection flags.
-	Headers         []string
-	Insecure        bool
-	CAFile          string
-	CredentialHosts []string
-	// Addr and Sig are the dial-policy and signature flag groups.
-	Addr addressFlags
+	// Conn and Sig are the connection and signature flag groups.
+	Conn connFlags
 	Sig  signatureFlags
 	// TimeoutSet says --timeout was given (else the card fetch keeps its own 10 s bound).
 	TimeoutSet bool
@@ -126,12 +121,8 @@ is wrong.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
+	opts.Conn.register(fl, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
 	opts.Sig.register(fl)
-	fl.BoolVar(&opts.Insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	fl.StringVar(&opts.CAFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
-	fl.StringArrayVar(&opts.CredentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	opts.Addr.register(fl)
 	fl.StringVar(&opts.Targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
 	fl.IntVar(&opts.Concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
 	fl.BoolVar(&opts.Summary, "summary", false, "short report: one line per interface, the verdict, the top finding and its fix")

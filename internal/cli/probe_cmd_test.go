@@ -23,16 +23,16 @@ func TestNewCmdProbe(t *testing.T) {
 		wantErr string
 	}{
 		{name: "target", args: []string{"http://agent"},
-			want: probeOptions{Target: "http://agent", Concurrency: probe.DefaultConcurrency, Addr: addressFlags{maxInterfaces: 32}}},
+			want: probeOptions{Target: "http://agent", Concurrency: probe.DefaultConcurrency, Conn: connFlags{MaxInterfaces: 32}}},
 		{name: "every flag", args: []string{"card.json", "-H", "A: b", "-H", "C: d", "--insecure", "--cacert", "ca.pem",
 			"--credential-host", "keys", "--allow-address", "169.254.1.1", "--max-interfaces", "5", "--summary",
 			"--jwks", "k.json", "--require-signature", "--timeout", "3s"},
-			want: probeOptions{Target: "card.json", Headers: []string{"A: b", "C: d"}, Insecure: true, CAFile: "ca.pem",
-				CredentialHosts: []string{"keys"}, Addr: addressFlags{allow: []string{"169.254.1.1"}, maxInterfaces: 5},
+			want: probeOptions{Target: "card.json", Conn: connFlags{Headers: []string{"A: b", "C: d"}, Insecure: true, CAFile: "ca.pem",
+				CredentialHosts: []string{"keys"}, Allow: []string{"169.254.1.1"}, MaxInterfaces: 5},
 				Summary: true, Sig: signatureFlags{jwks: []string{"k.json"}, require: true},
 				Concurrency: probe.DefaultConcurrency, TimeoutSet: true}},
 		{name: "targets", args: []string{"--targets", "fleet.txt", "--concurrency", "8"},
-			want: probeOptions{Targets: "fleet.txt", Concurrency: 8, Addr: addressFlags{maxInterfaces: 32}}},
+			want: probeOptions{Targets: "fleet.txt", Concurrency: 8, Conn: connFlags{MaxInterfaces: 32}}},
 		{name: "targets and a target", args: []string{"--targets", "fleet.txt", "x"}, wantErr: "takes no TARGET"},
 		{name: "no target", args: nil, wantErr: "one TARGET"},
 		{name: "summary with json", args: []string{"x", "--summary", "-o", "json"}, wantErr: "--summary is a text report"},
@@ -50,7 +50,7 @@ func TestNewCmdProbe(t *testing.T) {
 			if code != ExitOK || got == nil {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
-			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(probeOptions{}, addressFlags{}, signatureFlags{}),
+			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(probeOptions{}, signatureFlags{}),
 				cmpopts.IgnoreFields(probeOptions{}, "g")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}

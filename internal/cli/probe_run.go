@@ -2,17 +2,15 @@ package cli
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"math"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // probeOutput is the `probe -o json` document; its field names are a stable contract.
@@ -30,7 +28,7 @@ type probeInterface struct {
 	Binding         a2a.TransportProtocol `json:"binding"`
 	ProtocolVersion string                `json:"protocolVersion"`
 	Source          string                `json:"source"`
-	Outcome         probe.Outcome         `json:"outcome"`
+	Outcome         wire.Outcome          `json:"outcome"`
 	ActualBinding   a2a.TransportProtocol `json:"actualBinding,omitempty"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
@@ -66,7 +64,7 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 
 	ctx, cancel := g.context(parent)
 	defer cancel()
-	hc := hintContext{command: "probe", target: opts.Target, headers: len(opts.Headers) > 0, tlsFlags: true}
+	hc := hintContext{command: "probe", target: opts.Target, headers: len(opts.Conn.Headers) > 0, tlsFlags: true}
 	c, err := loadCard(ctx, g, hc, opts.TimeoutSet, cardOpts, func(err error) any {
 		return probeOutput{Target: opts.Target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
 			Clients: []probe.ClientImpact{}, Error: err.Error()}
@@ -101,40 +99,13 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	return nil
 }
 
-// connection turns the credential and TLS flags into card and probe options.
+// connection turns the connection flags into card and probe options (one card.Conn).
 func (opts *probeOptions) connection() ([]card.Option, []probe.Option, error) {
-	var cardOpts []card.Option
-	var probeOpts []probe.Option
-	for _, h := range opts.Headers {
-		k, v, ok := strings.Cut(h, ":")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--header %q: want \"Name: value\"", h))
-		}
-		cardOpts = append(cardOpts, card.WithHeader(k, v))
-		probeOpts = append(probeOpts, probe.WithHeader(k, v))
-	}
-	if opts.CAFile != "" {
-		pem, err := os.ReadFile(opts.CAFile)
-		if err != nil {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert: %w", err))
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fail(ExitUsage, fmt.Errorf("--cacert %s: no PEM certificate in it", opts.CAFile))
-		}
-		probeOpts = append(probeOpts, probe.WithRootCAs(pool))
-	}
-	if opts.Insecure {
-		probeOpts = append(probeOpts, probe.WithInsecureSkipVerify())
-	}
-	policy, err := opts.Addr.policy()
+	conn, err := opts.Conn.conn()
 	if err != nil {
 		return nil, nil, fail(ExitUsage, err)
 	}
-	probeOpts = append(probeOpts, opts.Addr.probeOptions(policy)...)
-	probeOpts = append(probeOpts, probe.WithCredentialHosts(opts.CredentialHosts...))
-	return cardOpts, probeOpts, nil
+	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
 }
 
 func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // writeProbe prints the human report: the interface table (with each interface's
@@ -32,9 +33,9 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		switch {
 		case row == 0:
 			return st.bold(cell)
-		case col == 2 && (results[row-1].Outcome == probe.Served):
+		case col == 2 && (results[row-1].Outcome == wire.Served):
 			return st.good(cell)
-		case col == 2 && results[row-1].Outcome == probe.AuthRequired:
+		case col == 2 && results[row-1].Outcome == wire.AuthRequired:
 			return st.warn(cell)
 		case col == 2:
 			return st.bad(cell)
@@ -106,15 +107,15 @@ func writeVerdict(w io.Writer, st style, rep probe.Report) {
 // really says what the probe found at an interface's address.
 func really(r probe.Result) string {
 	switch {
-	case r.Outcome == probe.Served:
+	case r.Outcome == wire.Served:
 		return "as declared"
-	case r.Outcome == probe.AuthRequired:
+	case r.Outcome == wire.AuthRequired:
 		return "needs credentials"
 	case r.ActualBinding != "" && r.ActualVersion != "":
 		return string(r.ActualBinding) + " " + r.ActualVersion
 	case r.ActualBinding != "":
 		return string(r.ActualBinding) + ", no A2A service"
-	case r.Outcome == probe.WrongBinding:
+	case r.Outcome == wire.WrongBinding:
 		return "another protocol"
 	}
 	return "-"
@@ -145,9 +146,9 @@ func writeProbeSummary(g *globals, target string, c *card.Card, results []probe.
 		switch {
 		case col != 0:
 			return cell
-		case results[row].Outcome == probe.Served:
+		case results[row].Outcome == wire.Served:
 			return st.good(cell)
-		case results[row].Outcome == probe.AuthRequired:
+		case results[row].Outcome == wire.AuthRequired:
 			return st.warn(cell)
 		}
 		return st.bad(cell)

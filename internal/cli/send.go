@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -15,7 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 func init() { commands = append(commands, newSendCmd) }
@@ -32,7 +30,7 @@ type sendAttempt struct {
 	URL             string                `json:"url"`
 	Binding         a2a.TransportProtocol `json:"binding"`
 	ProtocolVersion string                `json:"protocolVersion"`
-	Outcome         probe.Outcome         `json:"outcome"`
+	Outcome         wire.Outcome          `json:"outcome"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
 	// Undeclared marks an interface given with --use, which the card does not declare.
@@ -40,21 +38,17 @@ type sendAttempt struct {
 }
 
 type sendFlags struct {
-	use             []string
-	stream          bool
-	verbose         bool
-	bindings        []string
-	headers         []string
-	credentialHosts []string
-	insecure        bool
-	caFile          string
-	plaintextGRPC   bool
-	resend          bool
-	attemptTimeout  time.Duration
-	addr            addressFlags
-	noCache         bool
-	cacheDir        string
-	sig             signatureFlags
+	use            []string
+	stream         bool
+	verbose        bool
+	bindings       []string
+	conn           connFlags
+	plaintextGRPC  bool
+	resend         bool
+	attemptTimeout time.Duration
+	noCache        bool
+	cacheDir       string
+	sig            signatureFlags
 }
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -132,14 +126,10 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every attempt (interface, outcome, latency) on standard error")
 	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: "+bindingNames+" (repeatable; the order given is the order tried)")
 	fl.StringArrayVar(&f.use, "use", nil, "also call this interface the card does not declare, first: BINDING@VERSION=URL, e.g. JSONRPC@0.3=http://127.0.0.1:8080/ (repeatable)")
-	fl.StringArrayVarP(&f.headers, "header", "H", nil, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
-	fl.StringArrayVar(&f.credentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	fl.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	fl.StringVar(&f.caFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	f.conn.register(fl, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
-	f.addr.register(fl)
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
 	f.sig.register(fl)
@@ -147,11 +137,11 @@ cannot be obtained or used, or the command line is wrong.`,
 }
 
 func sendOptions(f sendFlags) ([]delegate.Option, error) {
-	policy, err := f.addr.policy()
+	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, err
 	}
-	opts := f.addr.delegateOptions(policy)
+	opts := []delegate.Option{delegate.WithConn(conn)}
 	for _, b := range f.bindings {
 		cb, err := parseBinding(b)
 		if err != nil {
@@ -165,31 +155,6 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 			return nil, err
 		}
 		opts = append(opts, delegate.WithInterfaces(iface))
-	}
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--header %q: want \"Name: value\"", h)
-		}
-		opts = append(opts, delegate.WithHeader(k, v))
-	}
-	if len(f.credentialHosts) > 0 {
-		opts = append(opts, delegate.WithCredentialHosts(f.credentialHosts...))
-	}
-	if f.caFile != "" {
-		pem, err := os.ReadFile(f.caFile)
-		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s: no PEM certificate in it", f.caFile)
-		}
-		opts = append(opts, delegate.WithRootCAs(pool))
-	}
-	if f.insecure {
-		opts = append(opts, delegate.WithInsecureSkipVerify())
 	}
 	if f.plaintextGRPC {
 		opts = append(opts, delegate.WithPlaintextGRPC())
@@ -233,14 +198,11 @@ func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) e
 	ctx, cancel := g.context(cmd.Context())
 	defer cancel()
 
-	hc := hintContext{command: "send", target: target, headers: len(f.headers) > 0, tlsFlags: true}
+	hc := hintContext{command: "send", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)
 	if err != nil {
-		code := ExitUsage
-		if errors.Is(err, delegate.ErrCardRejected) {
-			code = ExitFailed // the card was obtained and failed its signature check
-		}
-		return sendFailed(g, nil, nil, code, withHint(err, hc))
+		// exit 2 also when the card was refused (--require-signature): it cannot be used
+		return sendFailed(g, nil, nil, ExitUsage, withHint(err, hc))
 	}
 	defer client.Close()
 
@@ -338,7 +300,7 @@ func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 	st := newStyle(w)
 	for i, a := range attempts {
 		paint := st.bad
-		if a.Outcome == probe.Served {
+		if a.Outcome == wire.Served {
 			paint = st.good
 		}
 		outcome := string(a.Outcome)

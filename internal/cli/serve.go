@@ -183,7 +183,7 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 	}
 	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
-		if errors.Is(err, server.ErrCardMismatch) {
+		if errors.Is(err, server.ErrCardMismatch) || errors.Is(err, card.ErrAmbiguous) {
 			return fail(ExitFailed, fmt.Errorf("card refused: %w", err))
 		}
 		return fail(ExitUsage, err)

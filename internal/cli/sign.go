@@ -19,18 +19,26 @@ func newSignCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sign CARD --key FILE",
 		Short: "Sign an AgentCard (A2A 1.0 §8.4 detached JWS) and print the signed card",
-		Long: `Sign canonicalises CARD as A2A 1.0 §8.4.1 says (proto presence rules, RFC 8785, the
-signatures field left out), signs it with the private key of --key as a detached JWS
-whose protected header carries alg, typ "JOSE", kid and optionally jku, and prints the
-card with the signature added to signatures. Every other field keeps its order and value.
+		Long: `Sign canonicalises CARD as A2A 1.0 §8.4.1 says (proto presence rules, RFC 8785,
+the signatures field left out) and signs it with the private key of --key as a
+detached JWS whose protected header carries alg, typ "JOSE", kid and optionally
+jku, and prints the card with the signature added to signatures. Every other
+field keeps its order and value.
 
---key is a PEM private key (PKCS#8, SEC 1 EC or PKCS#1 RSA) or a private JWK. P-256 keys
-sign ES256, Ed25519 keys EdDSA, RSA keys RS256 (or PS256 with --alg PS256). The kid is
-the key's RFC 7638 thumbprint unless --kid (or the JWK's kid) says otherwise.
+A v0.3 or union card's url, preferredTransport, additionalInterfaces and
+protocolVersion are not fields of the v1.0 card, so the §8.4.1 form leaves them
+out. For such a card sign signs the no-presence form (RFC 8785 of the whole
+card) instead, which covers them, and says so on standard error: a signature
+must cover where clients connect.
 
-When a2a-js or a2a-python canonicalise this card differently (they strip empty values the
-specification keeps), their clients will reject the signature: sign says so on standard
-error and names the fields to drop.
+--key is a PEM private key (PKCS#8, SEC 1 EC or PKCS#1 RSA) or a private JWK.
+P-256 keys sign ES256, Ed25519 keys EdDSA, RSA keys RS256 (or PS256 with --alg
+PS256). The kid is the key's RFC 7638 thumbprint unless --kid (or the JWK's kid)
+says otherwise.
+
+When a2a-js or a2a-python canonicalise this card differently (they strip empty
+values the specification keeps), their clients will reject the signature: sign
+says so on standard error and names the fields to drop.
 
 CARD is a file, "-" for standard input, or a URL, as for lint.`,
 		Example: `  a2abind sign card.json --key signer.pem > card.signed.json
@@ -75,8 +83,15 @@ CARD is a file, "-" for standard input, or a URL, as for lint.`,
 			if err != nil {
 				return fail(ExitUsage, err)
 			}
-			for _, w := range card.FormDifferences(c.Document()) {
-				fmt.Fprintln(g.stderr, "a2abind: warning:", w)
+			form, missed, _ := card.SignForm(c.Document()) // Sign succeeded: no error
+			if form == card.FormSpec {
+				fmt.Fprintln(g.stderr, "a2abind: signed the spec canonical form (A2A 1.0 §8.4.1)")
+				for _, w := range card.FormDifferences(c.Document()) {
+					fmt.Fprintln(g.stderr, "a2abind: warning:", w)
+				}
+			} else {
+				fmt.Fprintf(g.stderr, "a2abind: signed the %s canonical form (RFC 8785 of the whole card): the spec form does not cover %s, which clients use to connect; verifiers that follow A2A 1.0 §8.4.1 (a2a-js, a2a-python) reject this signature\n",
+					form, strings.Join(missed, ", "))
 			}
 			_, err = g.stdout.Write(signed)
 			return err

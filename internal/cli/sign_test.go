@@ -96,7 +96,7 @@ func TestSignUsage(t *testing.T) {
 }
 
 // TestSendRequireSignature: send --require-signature refuses a card rewritten after
-// signing with exit 1, and the agent receives nothing but the card fetch.
+// signing with exit 2 (the card cannot be used, as the README says), and the agent receives nothing but the card fetch.
 func TestSendRequireSignature(t *testing.T) {
 	key, err := card.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
 	if err != nil {
@@ -106,7 +106,7 @@ func TestSendRequireSignature(t *testing.T) {
 		name    string
 		rewrite bool
 		code    int
-	}{{"signed", false, ExitOK}, {"rewritten", true, ExitFailed}} {
+	}{{"signed", false, ExitOK}, {"rewritten", true, ExitUsage}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls atomic.Int32
 			agent := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC),

@@ -20,6 +20,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Bounds on a targets file.
@@ -160,7 +161,7 @@ func summarise(r probe.TargetResult) targetRow {
 	rep := probe.Diagnose(r.Card, r.Results)
 	served := 0
 	for _, res := range r.Results {
-		if res.Outcome == probe.Served {
+		if res.Outcome == wire.Served {
 			served++
 		}
 	}

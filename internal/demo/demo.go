@@ -26,6 +26,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Step names, a stable contract of `a2abind demo -o json`.
@@ -84,7 +85,7 @@ type Call struct {
 	// Error is what the client's SDK (a2a-go v2.3.1) said, when it failed.
 	Error string `json:"error,omitempty"`
 	// Outcome is a2abind's verdict on that interface (a probe of it), the real cause.
-	Outcome probe.Outcome `json:"outcome"`
+	Outcome wire.Outcome `json:"outcome"`
 	// Detail is the probe's evidence.
 	Detail string `json:"detail,omitempty"`
 	// Probe is the whole probe result behind Outcome and Detail.

@@ -7,6 +7,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestRunPlaysTheRecord runs the whole demo on loopback: every step must behave as the
@@ -55,7 +56,7 @@ func TestClientsStepReportsADeviation(t *testing.T) {
 		t.Errorf("clientsStep() on a healthy agent with the seed's expectations: OK = true, want false; calls %+v", s.Calls)
 	}
 	for _, call := range s.Calls {
-		if !call.OK || call.Outcome != probe.Served {
+		if !call.OK || call.Outcome != wire.Served {
 			t.Errorf("call %q on a healthy agent = ok %v outcome %s (%s), want delivered and served", call.Client, call.OK, call.Outcome, call.Error)
 		}
 	}

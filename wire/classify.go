@@ -1,4 +1,4 @@
-package probe
+package wire
 
 import (
 	"context"
@@ -134,31 +134,57 @@ var reasonOutcomes = map[string]Outcome{
 // Served, AgentError and Ambiguous are the outcomes that may have reached a handler
 // (Outcome.ReachedHandler).
 func Classify(ev Evidence) (Outcome, string) {
+	v := Judge(ev)
+	return v.Outcome, v.Why
+}
+
+// Verdict is Classify's judgement of one request, with the weight of its evidence in
+// the fallback table (Rules).
+type Verdict struct {
+	// Outcome is the request's outcome.
+	Outcome Outcome
+	// Why is a one-line reason.
+	Why string
+	// Weight says whether the evidence proves that no handler ran, needs confirmation,
+	// or leaves the request ambiguous.
+	Weight Weight
+}
+
+// Judge is Classify with the weight of the evidence: which row of the fallback table
+// (Rules) the answer falls in.
+func Judge(ev Evidence) Verdict {
 	v := classify(ev)
-	if v.o == Served && ev.AnswerVersion != "" && ev.Version != "" && ev.AnswerVersion != ev.Version {
-		return VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", v.why, ev.AnswerVersion, ev.Version)
+	if av := answerVersion(ev); v.o == Served && av != "" && ev.Version != "" && av != ev.Version {
+		return Verdict{VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", v.why, av, ev.Version), rules[kindHTTPNotHere].Weight}
 	}
 	if v.o == AgentError && otherVersionRefusal(ev) {
-		// The other protocol version's handler refused the request's shape: nothing ran.
-		return VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", v.why, answerVersion(ev), ev.Version)
+		// The other protocol version's handler refused the request's shape.
+		return Verdict{VersionMismatch, fmt.Sprintf("%s; the answer is %s-shaped, %s was asked", v.why, answerVersion(ev), ev.Version), rules[kindHTTPNotHere].Weight}
 	}
-	if ev.Sent && !v.o.ReachedHandler() && v.o != AuthRequired && !v.proof {
-		return Ambiguous, v.why + " (after the request was written; nothing proves it reached no handler)"
+	switch {
+	case v.o == Served || v.o == AgentError:
+		return Verdict{v.o, v.why, HandlerAnswered}
+	case v.o == Ambiguous:
+		return Verdict{v.o, v.why, Unproven}
+	case v.k != kindUnproven:
+		return Verdict{v.o, v.why, rules[v.k].Weight}
+	case ev.Sent:
+		return Verdict{Ambiguous, v.why + " (after the request was written; nothing proves it reached no handler)", Unproven}
 	}
-	return v.o, v.why
+	return Verdict{v.o, v.why, rules[kindNotWritten].Weight}
 }
 
-// verdict is one classification: the outcome, why, and whether the evidence is an
-// answer proving that the request reached no handler (a route, a protocol or a
-// version refusal) rather than a failure that may have come after one ran.
+// verdict is one classification: the outcome, why, and the kind of evidence (the row
+// of the fallback table): an answer proving or suggesting that the request reached no
+// handler, or one that may have come after a handler ran (kindUnproven).
 type verdict struct {
-	o     Outcome
-	why   string
-	proof bool
+	o   Outcome
+	why string
+	k   kind
 }
 
-func proved(o Outcome, why string) verdict { return verdict{o, why, true} }
-func seen(o Outcome, why string) verdict   { return verdict{o, why, false} }
+func by(k kind, o Outcome, why string) verdict { return verdict{o, why, k} }
+func seen(o Outcome, why string) verdict       { return verdict{o, why, kindUnproven} }
 
 func classify(ev Evidence) verdict {
 	if ev.Framing != "" && ev.Framing != ev.Binding && ev.Binding != "" {
@@ -175,11 +201,14 @@ func classify(ev Evidence) verdict {
 		// Another binding's error object proves that binding's handler refused the
 		// request; a success in another framing proves nothing about ours.
 		why := fmt.Sprintf("%s asked, the answer is %s", ev.Binding, ev.Framing)
-		return verdict{WrongBinding, why, ev.HTTPStatus >= 400 || ev.JSONRPCCode != 0 || ev.Reason != ""}
+		if ev.HTTPStatus >= 400 || ev.JSONRPCCode != 0 || ev.Reason != "" {
+			return by(kindFraming, WrongBinding, why)
+		}
+		return seen(WrongBinding, why)
 	}
 	if ev.Reason != "" {
 		if o, ok := reasonOutcomes[ev.Reason]; ok {
-			return proved(o, "A2A error "+ev.Reason)
+			return by(answerKind(o), o, "A2A error "+ev.Reason)
 		}
 	}
 	switch {
@@ -187,12 +216,12 @@ func classify(ev Evidence) verdict {
 		return classifyGRPC(ev)
 	case ev.JSONRPCCode != 0:
 		if o, ok := jsonrpcOutcomes[ev.JSONRPCCode]; ok {
-			return proved(o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
+			return by(answerKind(o), o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
 		}
 		if ev.JSONRPCCode <= -32000 && ev.JSONRPCCode >= -32099 {
-			return proved(AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode))
+			return by(kindAnswer, AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode))
 		}
-		return proved(AgentError, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
+		return by(kindAnswer, AgentError, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
 	case ev.HTTPStatus >= 200 && ev.HTTPStatus < 300 && ev.Err != nil:
 		// A success status, then the body was cut (reset, deadline, a size bound): the
 		// request was sent and may have been handled.
@@ -257,6 +286,25 @@ func plaintextToTLS(body string) bool {
 	return false
 }
 
+// answerKind is the kind of an A2A answer (an error code or ErrorInfo reason) with
+// outcome o: an answer from a handler, a refusal of the credentials, or an error that
+// may mean "not here", which an agent could also relay after running the message.
+func answerKind(o Outcome) kind {
+	switch o {
+	case Served, AgentError:
+		return kindAnswer
+	case AuthRequired:
+		return kindAuth
+	}
+	return kindA2ANotHere
+}
+
+// grpcUnknownMethod reports grpc-go's own UNIMPLEMENTED text for a service or method
+// with no registered handler ("unknown service %s", "unknown method %s for service %s").
+func grpcUnknownMethod(msg string) bool {
+	return strings.HasPrefix(msg, "unknown service ") || strings.HasPrefix(msg, "unknown method ")
+}
+
 // grpcHTTPStatus is how grpc-go reports an HTTP answer that is not gRPC (an HTTP/2
 // server of another binding, or a proxy): a status it makes up client-side, naming the
 // HTTP status it received.
@@ -271,17 +319,22 @@ func classifyGRPC(ev Evidence) verdict {
 		case codes.Unimplemented:
 			// No ErrorInfo (decided above when it had a known reason), or an unknown
 			// service: the method is not registered, nothing ran.
-			if ev.Reason == "" || strings.Contains(ev.GRPCMessage, "unknown service") {
-				return proved(HandlerMissing, detail)
+			if ev.Reason == "" && grpcUnknownMethod(ev.GRPCMessage) {
+				return by(kindGRPCUnknown, HandlerMissing, detail)
 			}
-			return proved(AgentError, detail)
+			if ev.Reason == "" {
+				return by(kindA2ANotHere, HandlerMissing, detail)
+			}
+			return by(kindAnswer, AgentError, detail)
 		case codes.Unauthenticated, codes.PermissionDenied:
-			return proved(AuthRequired, detail)
+			return by(kindAuth, AuthRequired, detail)
 		case codes.DeadlineExceeded:
 			return seen(Timeout, detail) // ambiguous once the request was written
 		}
-		if o, ok := grpcOutcomes[ev.GRPCCode]; ok && o != Refused {
-			return verdict{o, detail, o == AgentError || o == Served}
+		if o, ok := grpcOutcomes[ev.GRPCCode]; ok && (o == AgentError || o == Served) {
+			return by(kindAnswer, o, detail)
+		} else if ok && o != Refused {
+			return seen(o, detail)
 		}
 		return seen(Ambiguous, detail+" (from the server)")
 	}
@@ -289,7 +342,7 @@ func classifyGRPC(ev Evidence) verdict {
 		return grpcOverHTTP(ev, rest, detail)
 	}
 	if strings.Contains(ev.GRPCMessage, "received unexpected content-type") {
-		return proved(WrongBinding, detail)
+		return by(kindFraming, WrongBinding, detail)
 	}
 	// grpc-go made the status up client-side: a dial, TLS or preface failure, or the
 	// connection lost. Its text names the cause; Classify makes it Ambiguous once the
@@ -319,9 +372,9 @@ func grpcOverHTTP(ev Evidence, rest, detail string) verdict {
 	code, _ := strconv.Atoi(strings.SplitN(rest, " ", 2)[0])
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return proved(AuthRequired, detail)
+		return by(kindAuth, AuthRequired, detail)
 	case code >= 300 && code < 500 && code != http.StatusRequestTimeout, code == http.StatusNotImplemented:
-		return proved(WrongBinding, detail)
+		return by(kindFraming, WrongBinding, detail)
 	case code >= 500:
 		return seen(Ambiguous, detail)
 	}
@@ -335,32 +388,32 @@ func classifyHTTP(ev Evidence) verdict {
 	}
 	switch s := ev.HTTPStatus; {
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		return proved(AuthRequired, detail)
+		return by(kindAuth, AuthRequired, detail)
 	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed:
-		return proved(NotFound, detail)
+		return by(kindHTTPNotHere, NotFound, detail)
 	case s == http.StatusUnsupportedMediaType:
-		return proved(WrongBinding, detail)
+		return by(kindHTTPNotHere, WrongBinding, detail)
 	case s == http.StatusNotImplemented && ev.Reason == "":
 		// A web server that implements no such method (a plain server's 501 page, or
 		// google.rpc UNIMPLEMENTED without ErrorInfo): no A2A handler ran there.
 		if ev.Framing == ev.Binding && ev.Binding != "" {
-			return proved(HandlerMissing, detail+": not implemented")
+			return by(kindHTTPNotHere, HandlerMissing, detail+": not implemented")
 		}
-		return proved(NotFound, detail+": not implemented by the server at this URL")
+		return by(kindHTTPNotHere, NotFound, detail+": not implemented by the server at this URL")
 	case s == http.StatusNotImplemented:
-		return proved(AgentError, detail+" "+ev.Reason) // an A2A handler refused the operation
+		return by(kindAnswer, AgentError, detail+" "+ev.Reason) // an A2A handler refused the operation
 	case s == http.StatusBadRequest && plaintextToTLS(ev.Body):
-		return proved(TLSMismatch, detail+": plaintext HTTP sent to a TLS server")
+		return by(kindTLSRefusal, TLSMismatch, detail+": plaintext HTTP sent to a TLS server")
 	case s == http.StatusRequestTimeout:
-		return proved(Timeout, detail)
+		return by(kindHTTPNotHere, Timeout, detail)
 	case s == http.StatusGatewayTimeout:
 		return seen(Timeout, detail)
 	case s >= 300 && s < 400:
-		return proved(NotFound, detail+": a redirect, nothing is served at this exact URL")
+		return by(kindHTTPNotHere, NotFound, detail+": a redirect, nothing is served at this exact URL")
 	case s >= 500:
 		return seen(Ambiguous, detail)
 	case s >= 400:
-		return proved(AgentError, detail)
+		return by(kindAnswer, AgentError, detail)
 	}
 	return seen(Served, detail)
 }

@@ -1,4 +1,4 @@
-package probe
+package wire
 
 // Outcome is what one declared interface really serves. The string values are a
 // stable contract: `a2abind probe -o json` and `a2abind send -o json` print them.

@@ -1,0 +1,87 @@
+package card
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// What a signature must cover: every member a2abind uses to decide where and how to
+// connect. A signature whose matched canonical form leaves one of them out (the v0.3
+// url, preferredTransport and additionalInterfaces are not fields of the v1.0 AgentCard,
+// so the spec, a2a-js and a2a-python forms drop them) proves nothing about where a
+// client connects: it is partial, never valid.
+
+// interfaceMembers are the members of a supportedInterfaces entry used for connecting.
+var interfaceMembers = []string{"url", "protocolBinding", "protocolVersion", "tenant"}
+
+// connectMembers are the top-level members used for connecting (besides
+// supportedInterfaces): the v0.3 interface fields, and the security schemes and
+// requirements (v1.0 securityRequirements, v0.3 security).
+var connectMembers = []string{"url", "preferredTransport", "additionalInterfaces", "protocolVersion",
+	"securitySchemes", "securityRequirements", "security"}
+
+// Uncovered lists the members of the card document doc used for connecting whose value
+// form's canonical form does not keep as written (JSON paths, document order), so a
+// signature over that form does not cover them. Empty values count as absent.
+func Uncovered(doc []byte, form Form) ([]string, error) {
+	top, err := decodeTree(doc)
+	if err != nil {
+		return nil, err
+	}
+	delete(top, "signatures")
+	return uncovered(top, form)
+}
+
+func uncovered(top map[string]any, form Form) ([]string, error) {
+	v, err := canonicalValue(top, form)
+	if err != nil {
+		return nil, err
+	}
+	canon, _ := v.(map[string]any)
+	var out []string
+	check := func(path string, written, kept any) {
+		if !reflect.DeepEqual(clean(written), clean(kept)) {
+			out = append(out, path)
+		}
+	}
+	// The SDK forms drop entries left empty, so entries are compared in order of the
+	// ones that declare something.
+	list, _ := top["supportedInterfaces"].([]any)
+	keptList, _ := canon["supportedInterfaces"].([]any)
+	written, at := usedEntries(list)
+	kept, _ := usedEntries(keptList)
+	for n, w := range written {
+		for j, m := range interfaceMembers {
+			var k any
+			if n < len(kept) {
+				k = kept[n][j]
+			}
+			check(fmt.Sprintf("supportedInterfaces[%d].%s", at[n], m), w[j], k)
+		}
+	}
+	if len(kept) > len(written) {
+		out = append(out, "supportedInterfaces")
+	}
+	for _, m := range connectMembers {
+		check(m, top[m], canon[m])
+	}
+	return out, nil
+}
+
+// usedEntries projects interface entries onto interfaceMembers (empty values as nil),
+// leaving out the entries that declare none of them; at is each one's index in list.
+func usedEntries(list []any) (entries [][]any, at []int) {
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		t := make([]any, len(interfaceMembers))
+		used := false
+		for j, f := range interfaceMembers {
+			t[j] = clean(m[f])
+			used = used || t[j] != nil
+		}
+		if used {
+			entries, at = append(entries, t), append(at, i)
+		}
+	}
+	return entries, at
+}

@@ -1,0 +1,365 @@
+package card
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The exact reading of a card document. a2abind matches member names exactly, as
+// protojson, a2a-js and a2a-python do (encoding/json, and so a2a-go, matches them
+// case-insensitively). A member whose name differs from a known field only in case, or
+// is the field's proto name ("supported_interfaces"), is a stray: it is not read, and
+// lint reports it. A name that appears twice in one object makes the document
+// unreadable: parsers disagree on which copy wins (protojson rejects it).
+
+// ErrAmbiguous is wrapped by the error for a document that JSON parsers read
+// differently: a member name repeated in one object.
+var ErrAmbiguous = errors.New("clients read the card differently")
+
+// ReadError is a problem in how a card document is written that makes readers disagree:
+// a repeated member name (Parse refuses the document) or a stray member (read by no
+// exact reader; see Card.ReadIssues). It wraps ErrMalformed and ErrAmbiguous.
+type ReadError struct {
+	// Code is the lint code: CodeMemberDuplicate or CodeFieldNameCase.
+	Code string
+	// Path is the JSON path of the member, e.g. "supportedInterfaces[0].URL".
+	Path string
+	// Member is the member name as written.
+	Member string
+	// Field is, for a stray member, the field it resembles as the specification spells it.
+	Field string
+}
+
+func (e *ReadError) Error() string {
+	if e.Code == CodeMemberDuplicate {
+		return fmt.Sprintf("the member %s appears twice in one object: JSON parsers disagree on which copy wins (protojson rejects the card)",
+			strconv.Quote(e.Path))
+	}
+	return fmt.Sprintf("the member %s is named like the field %q but not exactly: a2a-go reads it, while a2abind, protojson, a2a-js and a2a-python do not, so clients disagree about what the card says",
+		strconv.Quote(e.Path), e.Field)
+}
+
+// Unwrap makes a ReadError match ErrMalformed (duplicates only) and ErrAmbiguous.
+func (e *ReadError) Unwrap() []error {
+	if e.Code == CodeMemberDuplicate {
+		return []error{ErrMalformed, ErrAmbiguous}
+	}
+	return []error{ErrAmbiguous}
+}
+
+// Finding is the lint finding for e.
+func (e *ReadError) Finding() Finding {
+	f := Finding{Code: e.Code, Severity: SeverityError, Message: e.Error(),
+		Fix: fmt.Sprintf("keep one %q member in that object", e.Member)}
+	if e.Code == CodeFieldNameCase {
+		f.Fix = fmt.Sprintf("rename %q to %q, or remove it", e.Member, e.Field)
+	}
+	return f
+}
+
+// ReadIssues lists the stray members of the card's document (names that differ from a
+// known field only in case, or are its proto name), in document order. a2abind does not
+// read them; a2a-go does. serve refuses such a card and guard withholds it.
+func (c *Card) ReadIssues() []*ReadError {
+	if c == nil || c.doc == nil {
+		return nil
+	}
+	return c.doc.strays
+}
+
+// jsonNode is one JSON value as written: its byte span and, for objects and arrays,
+// its children in document order.
+type jsonNode struct {
+	kind       byte // '{', '[', '"', 'n' (null), '0' (number), 't' (true/false)
+	start, end int64
+	members    []jsonMember
+	elems      []*jsonNode
+}
+
+type jsonMember struct {
+	name             string
+	keyStart, keyEnd int64 // the key's quotes included
+	value            *jsonNode
+	stray            bool
+}
+
+// member returns the value of the member named exactly name.
+func (n *jsonNode) member(name string) (*jsonNode, bool) {
+	if n == nil {
+		return nil, false
+	}
+	for _, m := range n.members {
+		if m.name == name && !m.stray {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// maxJSONDepth is encoding/json's own nesting bound.
+const maxJSONDepth = 10000
+
+// treeReader reads a document into jsonNodes. It keeps the nodes the card schema
+// describes (the rest is checked for repeated names and skipped), and marks the stray
+// members there.
+type treeReader struct {
+	data   []byte
+	dec    *json.Decoder
+	dup    *ReadError   // the first repeated member name
+	strays []*ReadError // in document order
+}
+
+// readTree reads data (one JSON value, nothing after it) as a card. A syntax error is
+// returned as encoding/json reports it; a repeated member name as a *ReadError, after
+// the whole document was read.
+func readTree(data []byte) (*treeReader, *jsonNode, error) {
+	r := &treeReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	r.dec.UseNumber()
+	n, err := r.value("", 0, cardSchema)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := r.dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("invalid character after top-level value")
+		}
+		return nil, nil, err
+	}
+	if r.dup != nil {
+		return nil, nil, r.dup
+	}
+	return r, n, nil
+}
+
+// next returns the offset of the next token.
+func (r *treeReader) next() int64 {
+	off := r.dec.InputOffset()
+	for off < int64(len(r.data)) && strings.IndexByte(" \t\r\n,:", r.data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// value reads one value at path, described by s (nil: not described, not kept).
+func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("exceeded max depth at %s", path)
+	}
+	start := r.next()
+	tok, err := r.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	n := &jsonNode{start: start}
+	switch t := tok.(type) {
+	case json.Delim:
+		n.kind = byte(t)
+		if err := r.children(n, path, depth, s); err != nil {
+			return nil, err
+		}
+		if _, err := r.dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+	case string:
+		n.kind = '"'
+	case json.Number:
+		n.kind = '0'
+	case bool:
+		n.kind = 't'
+	case nil:
+		n.kind = 'n'
+	}
+	n.end = r.dec.InputOffset()
+	return n, nil
+}
+
+// children reads the members of an object or the entries of a list.
+func (r *treeReader) children(n *jsonNode, path string, depth int, s *schemaNode) error {
+	if n.kind == '[' {
+		var each *schemaNode
+		if s != nil {
+			each = s.each
+		}
+		for i := 0; r.dec.More(); i++ {
+			e, err := r.value(path+"["+strconv.Itoa(i)+"]", depth+1, each)
+			if err != nil {
+				return err
+			}
+			if each != nil {
+				n.elems = append(n.elems, e)
+			}
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for r.dec.More() {
+		ks := r.next()
+		kt, err := r.dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := kt.(string)
+		m := jsonMember{name: name, keyStart: ks, keyEnd: r.dec.InputOffset()}
+		at := joinPath(path, name)
+		if seen[name] && r.dup == nil {
+			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: at, Member: name}
+		}
+		seen[name] = true
+		var child *schemaNode
+		switch {
+		case s == nil:
+		case s.values != nil:
+			child = s.values
+		case s.fields != nil:
+			var known bool
+			if child, known = s.fields[name]; !known {
+				if field, ok := s.variant(name); ok {
+					m.stray = true
+					r.strays = append(r.strays, &ReadError{Code: CodeFieldNameCase, Path: at, Member: name, Field: field})
+				}
+			}
+		}
+		if m.value, err = r.value(at, depth+1, child); err != nil {
+			return err
+		}
+		if s != nil {
+			n.members = append(n.members, m)
+		}
+	}
+	return nil
+}
+
+var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`)
+
+// joinPath appends a member name to a JSON path: "a.b", or `a["b c"]` when the name
+// is not a plain identifier.
+func joinPath(path, name string) string {
+	if !plainName.MatchString(name) {
+		return path + "[" + strconv.Quote(name) + "]"
+	}
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// withoutStrays renders the document n was read from without its stray members (the
+// rest byte for byte).
+func withoutStrays(data []byte, n *jsonNode) []byte {
+	var b bytes.Buffer
+	var render func(n *jsonNode) bool // false: n has no stray below it
+	dirty := func(n *jsonNode) bool {
+		var walk func(*jsonNode) bool
+		walk = func(n *jsonNode) bool {
+			for _, m := range n.members {
+				if m.stray || walk(m.value) {
+					return true
+				}
+			}
+			for _, e := range n.elems {
+				if walk(e) {
+					return true
+				}
+			}
+			return false
+		}
+		return walk(n)
+	}
+	render = func(n *jsonNode) bool {
+		if !dirty(n) {
+			b.Write(data[n.start:n.end])
+			return false
+		}
+		if n.kind == '[' {
+			b.WriteByte('[')
+			for i, e := range n.elems {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				render(e)
+			}
+			b.WriteByte(']')
+			return true
+		}
+		b.WriteByte('{')
+		first := true
+		for _, m := range n.members {
+			if m.stray {
+				continue
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.Write(data[m.keyStart:m.keyEnd])
+			b.WriteByte(':')
+			render(m.value)
+		}
+		b.WriteByte('}')
+		return true
+	}
+	render(n)
+	return b.Bytes()
+}
+
+// WithoutStrayMembers returns doc without the stray members Card.ReadIssues names
+// (everything else byte for byte), and their paths. A document Parse refuses is an
+// error.
+func WithoutStrayMembers(doc []byte) ([]byte, []string, error) {
+	c, err := Parse(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.doc.strays) == 0 {
+		return c.doc.raw, nil, nil
+	}
+	var paths []string
+	for _, s := range c.doc.strays {
+		paths = append(paths, s.Path)
+	}
+	return withoutStrays(c.doc.raw, c.doc.tree), paths, nil
+}
+
+// masked returns a copy of data whose stray member names are overwritten with "_" (same
+// length, so offsets in errors still point into data), for encoding/json to decode: no
+// name left matches a field case-insensitively unless it matches it exactly.
+func masked(data []byte, strays bool, n *jsonNode) []byte {
+	if !strays {
+		return data
+	}
+	out := bytes.Clone(data)
+	var walk func(*jsonNode)
+	walk = func(n *jsonNode) {
+		for _, m := range n.members {
+			if m.stray {
+				for i := m.keyStart + 1; i < m.keyEnd-1; i++ {
+					out[i] = '_'
+				}
+				continue
+			}
+			walk(m.value)
+		}
+		for _, e := range n.elems {
+			walk(e)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// FindingOf returns the lint finding for an error of Parse or Load that is about how the
+// document is written (a repeated member name), so that lint reports it with its code
+// and JSON path; ok is false for any other error.
+func FindingOf(err error) (Finding, bool) {
+	var re *ReadError
+	if errors.As(err, &re) {
+		return re.Finding(), true
+	}
+	return Finding{}, false
+}

@@ -1,0 +1,64 @@
+package card
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// goGRPCResolvers are the target schemes grpc-go registers by default (resolver.Get
+// looks them up after url.Parse has lower-cased the scheme, so "DNS:///" is "dns:///").
+var goGRPCResolvers = map[string]bool{"dns": true, "passthrough": true, "unix": true, "unix-abstract": true}
+
+// GoGRPCTarget reports whether grpc-go's client (grpc.NewClient, which a2a-go's gRPC
+// transport calls with the card's URL as the target) can resolve target, and why not.
+// It follows grpc-go: the target is parsed as a URL and its scheme, compared
+// case-insensitively, picks a registered resolver (dns, passthrough, unix,
+// unix-abstract); any other target, a bare host:port or a URL with an http, https,
+// grpc or grpcs scheme alike, is read as "dns:///" + target, and the DNS resolver then
+// needs host[:port] ("https://h:443" fails with "too many colons"). It is the one rule
+// lint, probe's client-impact prediction and the server's invariant ask.
+func GoGRPCTarget(target string) error {
+	u, err := url.Parse(target)
+	if err == nil && goGRPCResolvers[u.Scheme] {
+		if u.Scheme != "dns" {
+			return nil
+		}
+		endpoint := u.Path
+		if endpoint == "" {
+			endpoint = u.Opaque
+		}
+		return dnsEndpoint(strings.TrimPrefix(endpoint, "/"), target)
+	}
+	if _, err := url.Parse("dns:///" + target); err != nil {
+		return fmt.Errorf("Go's gRPC client rejects %q: %v", target, err)
+	}
+	return dnsEndpoint(target, target)
+}
+
+// dnsEndpoint is grpc-go's DNS resolver's reading of an endpoint: an IP, host:port, or
+// a host (port 443).
+func dnsEndpoint(endpoint, target string) error {
+	if endpoint == "" {
+		return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver finds no address in it", target)
+	}
+	if _, err := netip.ParseAddr(endpoint); err == nil {
+		return nil
+	}
+	if _, port, err := net.SplitHostPort(endpoint); err == nil {
+		if port == "" {
+			return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver finds an empty port", target)
+		}
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(endpoint + ":443"); err != nil {
+		return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver reads %q as host:port (%v)", target, endpoint, err)
+	}
+	return nil
+}
+
+// GoGRPCAccepts reports whether Go's gRPC client accepts the address as a dial
+// target, as written (GoGRPCTarget).
+func (a Address) GoGRPCAccepts() bool { return GoGRPCTarget(strings.TrimSpace(a.Raw)) == nil }

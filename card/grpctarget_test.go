@@ -1,0 +1,77 @@
+package card_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	gogrpc "google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// TestGoGRPCTargetAgreesWithGRPCGo: card.GoGRPCTarget's verdict on a target is what
+// grpc-go itself does with it. A real gRPC server listens on loopback; each target
+// names it in one spelling, and a health check through grpc.NewClient either reaches it
+// (accepted) or fails before any connection (rejected). Scheme case does not matter to
+// grpc-go ("DNS:///" is "dns:///"), and it must not matter to the rule either.
+func TestGoGRPCTargetAgreesWithGRPCGo(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := gogrpc.NewServer()
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	hp := lis.Addr().String()
+
+	for _, tt := range []struct {
+		target string
+		accept bool
+	}{
+		{hp, true},
+		{"dns:///" + hp, true},
+		{"DNS:///" + hp, true},
+		{"Dns:///" + hp, true},
+		{"passthrough:///" + hp, true},
+		{"PASSTHROUGH:///" + hp, true},
+		{"localhost:" + strings.TrimPrefix(hp, "127.0.0.1:"), true},
+		{"grpc://" + hp, false},
+		{"GRPC://" + hp, false},
+		{"grpcs://" + hp, false},
+		{"http://" + hp, false},
+		{"https://" + hp, false},
+		{"HTTPS://" + hp + "/a2a", false},
+		{"dns:///", false},
+	} {
+		got := card.GoGRPCTarget(tt.target)
+		if (got == nil) != tt.accept {
+			t.Errorf("GoGRPCTarget(%q) = %v, want accepted %v", tt.target, got, tt.accept)
+		}
+		if real := dialsWithGRPCGo(t, tt.target); real != (got == nil) {
+			t.Errorf("%q: grpc-go reaches the server: %v; GoGRPCTarget says accepted: %v (%v)", tt.target, real, got == nil, got)
+		}
+	}
+}
+
+// dialsWithGRPCGo reports whether a health check through grpc.NewClient(target) reaches
+// the server.
+func dialsWithGRPCGo(t *testing.T, target string) bool {
+	t.Helper()
+	cc, err := gogrpc.NewClient(target, gogrpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return false
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{})
+	return err == nil
+}

@@ -1,0 +1,233 @@
+package card
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// --- address rules ---
+
+// v03Conflicts groups the v0.3 declarations (primary and additionalInterfaces) by address.
+func (l *linter) v03Conflicts() []hit {
+	var v03 []Interface
+	for _, i := range l.declared {
+		if i.Source == SourcePrimary || strings.HasPrefix(i.Source, "additionalInterfaces[") {
+			v03 = append(v03, i)
+		}
+	}
+	return l.conflicts(v03, func(addr, list string) string {
+		return fmt.Sprintf("%s is declared as %s; A2A 0.3 §5.6.4 forbids conflicting transports at one URL, "+
+			"and a client picking either binding by URL may reach a socket that speaks the other", addr, list)
+	})
+}
+
+// v1Shared groups the supportedInterfaces entries by address.
+func (l *linter) v1Shared() []hit {
+	var v1 []Interface
+	for _, i := range l.declared {
+		if strings.HasPrefix(i.Source, "supportedInterfaces[") {
+			v1 = append(v1, i)
+		}
+	}
+	return l.conflicts(v1, func(addr, list string) string {
+		return fmt.Sprintf("%s is declared as %s; that holds only if one server there really serves every one of these bindings", addr, list)
+	})
+}
+
+func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) string) []hit {
+	type group struct {
+		addr     string
+		bindings []a2a.TransportProtocol
+		where    []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, i := range ifaces {
+		k, ok := addressKey(i)
+		if !ok || i.Binding == "" {
+			continue
+		}
+		g := groups[k]
+		if g == nil {
+			g = &group{addr: i.URL}
+			groups[k] = g
+			order = append(order, k)
+		}
+		b := canonical(i.Binding)
+		if !slices.Contains(g.bindings, b) {
+			g.bindings = append(g.bindings, b)
+			g.where = append(g.where, fmt.Sprintf("%s (%s)", b, i.Source))
+		}
+	}
+	var out []hit
+	for _, k := range order {
+		g := groups[k]
+		if len(g.bindings) < 2 {
+			continue
+		}
+		m := msg(g.addr, joinAnd(g.where))
+		// The seed pattern: a binding claimed at the shared address is also declared
+		// at an address of its own, so the claim at the shared one is likely the mistake.
+		for _, i := range ifaces {
+			ik, ok := addressKey(i)
+			if ok && ik != k && slices.Contains(g.bindings, canonical(i.Binding)) {
+				m += fmt.Sprintf("; %s is also declared at %s (%s), so its entry at %s is likely the mistake",
+					canonical(i.Binding), i.URL, i.Source, g.addr)
+				break
+			}
+		}
+		out = append(out, hit{message: m})
+	}
+	return out
+}
+
+// unionMismatch compares the two halves of a union card: the v0.3 fields (read by v0.3
+// clients) and the supportedInterfaces entries with protocolVersion 0.3 (read by v1.0 clients).
+func (l *linter) unionMismatch() []hit {
+	if l.c.Shape != ShapeUnion || l.hand() {
+		return nil
+	}
+	if v := NormalizeVersion(str(l.doc.ProtocolVersion)); v != "" && v != V03 {
+		return nil // the v0.3 fields claim another version; the version rules speak to that
+	}
+	type entry struct {
+		key    string
+		iface  Interface
+		listed bool
+	}
+	index := func(keep func(Interface) bool) []*entry {
+		var out []*entry
+		for _, i := range l.declared {
+			if !keep(i) {
+				continue
+			}
+			k, ok := addressKey(i)
+			if !ok {
+				k = i.URL
+			}
+			out = append(out, &entry{key: k + "\x00" + string(canonical(i.Binding)), iface: i})
+		}
+		return out
+	}
+	v03 := index(func(i Interface) bool {
+		return i.Source == SourcePrimary || strings.HasPrefix(i.Source, "additionalInterfaces[")
+	})
+	v1 := index(func(i Interface) bool {
+		return strings.HasPrefix(i.Source, "supportedInterfaces[") && i.ProtocolVersion == V03
+	})
+	for _, a := range v03 {
+		for _, b := range v1 {
+			if a.key == b.key {
+				a.listed, b.listed = true, true
+			}
+		}
+	}
+	var out []hit
+	for _, a := range v03 {
+		if !a.listed {
+			out = append(out, hit{iface: a.iface.Source, message: fmt.Sprintf(
+				"%s declares %s at %s for v0.3 clients, but no supportedInterfaces entry with protocolVersion 0.3 lists it: clients reading supportedInterfaces and clients reading the v0.3 fields see different agents",
+				a.iface.Source, canonical(a.iface.Binding), a.iface.URL)})
+		}
+	}
+	for _, b := range v1 {
+		if !b.listed {
+			out = append(out, hit{iface: b.iface.Source, message: fmt.Sprintf(
+				"%s declares %s 0.3 at %s, but the v0.3 fields (url, additionalInterfaces) do not: v0.3 clients never see it",
+				b.iface.Source, canonical(b.iface.Binding), b.iface.URL)})
+		}
+	}
+	return out
+}
+
+func (l *linter) urlMissing() []hit {
+	var out []hit
+	for _, i := range l.declared {
+		if strings.TrimSpace(i.URL) == "" {
+			out = append(out, hit{iface: i.Source, message: fmt.Sprintf("%s declares %s with no url", i.Source, bindingName(i.Binding))})
+		}
+	}
+	return out
+}
+
+func (l *linter) grpcScheme() []hit {
+	var out []hit
+	for _, i := range l.declared {
+		if !isGRPC(i.Binding) {
+			continue
+		}
+		a, err := ParseAddress(i.URL, i.Binding)
+		if err != nil || a.Local() {
+			continue
+		}
+		var why string
+		switch a.Scheme {
+		case "http", "https":
+			why = "Go gRPC clients reject a target with an %s:// scheme (\"too many colons\"), while other SDKs strip it"
+		case "grpc", "grpcs":
+			why = "Go gRPC clients have no %s:// resolver and fail to dial it, while other SDKs strip the scheme"
+		default:
+			continue
+		}
+		out = append(out, hit{iface: i.Source,
+			message: fmt.Sprintf("%s declares GRPC at %q: "+why+", so the interface works for some clients only", i.Source, i.URL, a.Scheme),
+			fix:     fmt.Sprintf("write the GRPC address as %q (A2A v1.0.1: host:port)", a.HostPort())})
+	}
+	return out
+}
+
+func (l *linter) urlAbsolute() []hit {
+	var out []hit
+	for _, i := range l.declared {
+		if strings.TrimSpace(i.URL) == "" {
+			continue
+		}
+		_, err := ParseAddress(i.URL, i.Binding)
+		if err == nil {
+			continue
+		}
+		if isGRPC(i.Binding) {
+			out = append(out, hit{iface: i.Source,
+				message: fmt.Sprintf("%s declares GRPC at %q, which is neither host:port nor an absolute URL", i.Source, i.URL),
+				fix:     `write the GRPC address as host:port, e.g. "agent.example.com:443"`})
+			continue
+		}
+		out = append(out, hit{iface: i.Source,
+			message: fmt.Sprintf("%s declares %s at %q, which is not an absolute http(s) URL; clients cannot resolve it", i.Source, bindingName(i.Binding), i.URL)})
+	}
+	return out
+}
+
+func (l *linter) plainHTTP() []hit {
+	var out []hit
+	for _, i := range l.declared {
+		a, err := ParseAddress(i.URL, i.Binding)
+		if err != nil || a.Scheme != "http" || isGRPC(i.Binding) {
+			continue
+		}
+		if isLoopback(a.Host) || isWildcard(a.Host) {
+			continue
+		}
+		out = append(out, hit{iface: i.Source,
+			message: fmt.Sprintf("%s serves %s over plain http at %s: credentials and messages cross the network unencrypted",
+				i.Source, bindingName(i.Binding), i.URL)})
+	}
+	return out
+}
+
+func (l *linter) wildcardHost() []hit {
+	var out []hit
+	for _, i := range l.declared {
+		a, ok := lenientAddress(i)
+		if !ok || !isWildcard(a.Host) {
+			continue
+		}
+		out = append(out, hit{iface: i.Source,
+			message: fmt.Sprintf("%s declares %s at %s: %q is a listen-on-everything address, not one a remote client can dial",
+				i.Source, bindingName(i.Binding), i.URL, a.Host)})
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package delegate
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc/codes"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/wire"
+)
+
+// afterHandling is one way an agent runs a message and then answers what could also
+// mean "not here" (issue 18): a relayed A2A error, or a status written after the
+// handler ran.
+type afterHandling struct {
+	name  string
+	opts  []lab.Option // on top of the three bindings and the counting executor
+	relay error        // the A2A error the executor relays after the work; nil: Echo
+}
+
+// afterHandlingCases are the relay and after-status agents of one binding.
+func afterHandlingCases(b a2a.TransportProtocol) []afterHandling {
+	var cases []afterHandling
+	for _, e := range []error{a2a.ErrVersionNotSupported, a2a.ErrMethodNotFound, a2a.ErrUnsupportedContentType, a2a.ErrParseError} {
+		cases = append(cases, afterHandling{name: "relays " + a2a.ErrorReason(e), relay: e})
+	}
+	if b == lab.GRPC {
+		return append(cases, afterHandling{name: "UNIMPLEMENTED after running",
+			opts: []lab.Option{lab.WithGRPCServerOptions(lab.GRPCStatusAfterMessage(codes.Unimplemented, "method not implemented")...)}})
+	}
+	for _, code := range []int{http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType,
+		http.StatusNotImplemented, http.StatusFound, http.StatusRequestTimeout} {
+		cases = append(cases, afterHandling{name: fmt.Sprintf("HTTP %d after running", code),
+			opts: []lab.Option{lab.WithHTTPMiddleware(lab.StatusAfterMessage(code))}})
+	}
+	return cases
+}
+
+// TestRelayedErrorsRunOnce (issue 18 item 7): an agent that executes a message and then
+// relays a downstream A2A error, or answers a status a handler could also produce,
+// on each binding, unary and streaming. The answer is confirmed with a GetTask lookup
+// on the same interface, which the handler answers (TaskNotFound): the attempt is
+// ambiguous and the message is not sent to the card's second interface, on the same
+// agent. Exactly one execution is counted server-side.
+func TestRelayedErrorsRunOnce(t *testing.T) {
+	for _, b := range []a2a.TransportProtocol{lab.JSONRPC, lab.GRPC, lab.HTTPJSON} {
+		for _, tc := range afterHandlingCases(b) {
+			for _, streaming := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%s", b, tc.name)
+				if streaming {
+					name += "/stream"
+				}
+				t.Run(name, func(t *testing.T) {
+					ctx := testContext(t)
+					counter := &lab.Counter{}
+					if tc.relay != nil {
+						counter.Next = lab.Relay{Err: tc.relay}
+					}
+					opts := append([]lab.Option{
+						lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST), lab.WithGRPC(lab.GRPCV1),
+						lab.WithExecutor(counter),
+						lab.WithCard(func(a *lab.Agent) any {
+							decl := map[a2a.TransportProtocol]lab.Decl{
+								lab.JSONRPC:  {URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1},
+								lab.HTTPJSON: {URL: a.URL(lab.PathREST), Binding: lab.HTTPJSON, Version: card.V1},
+								lab.GRPC:     {URL: a.GRPCAddr, Binding: lab.GRPC, Version: card.V1},
+							}
+							second := lab.GRPC
+							if b == lab.GRPC {
+								second = lab.JSONRPC
+							}
+							return lab.V1Card("runs-then-refuses", decl[b], decl[second])
+						})}, tc.opts...)
+					a := labtest.Start(t, opts...)
+					c := newTestClient(t, ctx, a.BaseURL, WithPlaintextGRPC())
+					var err error
+					if streaming {
+						for _, serr := range c.SendStreamingMessage(ctx, userMessage("run once")) {
+							if serr != nil {
+								err = serr
+								break
+							}
+						}
+					} else {
+						_, err = c.SendMessage(ctx, userMessage("run once"))
+					}
+					if got := counter.Executions(); got != 1 {
+						t.Errorf("the agent ran the message %d times, want exactly 1 (error %v)", got, err)
+					}
+					// An error that does not read as "not here" (PARSE_ERROR over gRPC and
+					// HTTP+JSON carries no code of its own there) is the agent's answer.
+					var de *Error
+					if !errors.As(err, &de) || !errors.Is(err, ErrAmbiguous) && !errors.Is(err, ErrAgent) {
+						t.Fatalf("error = %v, want a *Error wrapping ErrAmbiguous or ErrAgent", err)
+					}
+					if len(de.Attempts) != 1 {
+						t.Fatalf("attempts = %v, want one", de.Attempts)
+					}
+					if o := de.Attempts[0].Outcome; o != wire.Ambiguous && o != wire.AgentError || (o == wire.Ambiguous) != errors.Is(err, ErrAmbiguous) {
+						t.Errorf("attempt %v with error kind %v, want ambiguous (ErrAmbiguous) or agent_error (ErrAgent)", de.Attempts[0], de.Kind)
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+)
+
+// attacker is a listener on 127.0.0.2 (another origin) counting every connection made
+// to it; it never answers.
+func attacker(t *testing.T) (addr string, conns *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2 on this machine: %v", err)
+	}
+	conns = new(atomic.Int32)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			_ = c.Close()
+		}
+	}()
+	t.Cleanup(func() { _ = ln.Close() })
+	return ln.Addr().String(), conns
+}
+
+// signSpecForm signs doc over the A2A 1.0 §8.4.1 form alone, as a2a-js does; on a v0.3
+// card that form leaves url, preferredTransport and additionalInterfaces out.
+func signSpecForm(t *testing.T, doc []byte) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(keyPath("corpus-es256.private.jwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jwk jose.JSONWebKey
+	if err := jwk.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := card.Canonicalize(doc, card.FormSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jwk.Key},
+		(&jose.SignerOptions{}).WithType("JOSE").WithHeader("kid", jwk.KeyID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := jws.DetachedCompactSerialize()
+	protected, sig, _ := strings.Cut(compact, "..")
+	var m map[string]any
+	_ = json.Unmarshal(doc, &m)
+	m["signatures"] = []map[string]string{{"protected": protected, "signature": sig}}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// TestTamperedSignedCardsReachNoAttacker (issue 17): signed cards tampered in each way
+// the issue names point clients at an attacker on 127.0.0.2. lint fails them, send
+// --require-signature refuses them before anything is sent (exit 2), and no connection
+// reaches the attacker; the untampered card still delivers.
+func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
+	key, err := card.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil, conns := attacker(t)
+	evilURL := "http://" + evil + lab.PathJSONRPC
+	for _, tc := range []struct {
+		name      string
+		card      func(honest string) []byte
+		lintCode  string // the finding lint must report (exit 1); "" for a good card
+		delivered bool
+	}{{
+		name: "untampered v0.3 card signed by a2abind",
+		card: func(honest string) []byte {
+			doc, _ := json.Marshal(lab.V03Card("signed", honest, lab.JSONRPC))
+			out, err := card.Sign(doc, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		},
+		delivered: true,
+	}, {
+		name: "v0.3 card signed by a2abind, url swapped",
+		card: func(honest string) []byte {
+			doc, _ := json.Marshal(lab.V03Card("signed", honest, lab.JSONRPC))
+			out, err := card.Sign(doc, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []byte(strings.Replace(string(out), honest, evilURL, 1))
+		},
+		lintCode: card.CodeSignatureInvalid,
+	}, {
+		name: "v0.3 card signed over the spec form only, url swapped",
+		card: func(honest string) []byte {
+			doc, _ := json.Marshal(lab.V03Card("signed", honest, lab.JSONRPC))
+			return []byte(strings.Replace(string(signSpecForm(t, doc)), honest, evilURL, 1))
+		},
+		lintCode: card.CodeSignaturePartial,
+	}, {
+		name: "v1.0 card signed, a URL member added beside url",
+		card: func(honest string) []byte {
+			doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: honest, Binding: lab.JSONRPC, Version: card.V1}))
+			out, err := card.Sign(doc, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []byte(strings.Replace(string(out), `"url": "`+honest+`"`, `"url": "`+honest+`", "URL": "`+evilURL+`"`, 1))
+		},
+		lintCode:  card.CodeFieldNameCase, // a2abind reads url, as the signature does
+		delivered: true,
+	}, {
+		name: "v1.0 card signed, url repeated",
+		card: func(honest string) []byte {
+			doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: honest, Binding: lab.JSONRPC, Version: card.V1}))
+			out, err := card.Sign(doc, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []byte(strings.Replace(string(out), `"url": "`+honest+`"`, `"url": "`+honest+`", "url": "`+evilURL+`"`, 1))
+		},
+		lintCode: card.CodeMemberDuplicate,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			version := card.V1
+			if strings.Contains(tc.name, "v0.3") {
+				version = card.V03
+			}
+			agent := labtest.Start(t, lab.WithJSONRPC(version, lab.PathJSONRPC),
+				lab.WithCard(func(a *lab.Agent) any { return json.RawMessage(tc.card(a.URL(lab.PathJSONRPC))) }),
+				lab.WithHTTPMiddleware(func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if r.URL.Path != "/.well-known/agent-card.json" {
+							calls.Add(1)
+						}
+						h.ServeHTTP(w, r)
+					})
+				}))
+			before := conns.Load()
+			code, out, _ := runCLI(t, "", "lint", agent.BaseURL, "--jwks", keyPath("corpus-jwks.json"), "-o", "json")
+			if tc.lintCode == "" && code != ExitOK || tc.lintCode != "" && (code != ExitFailed || !strings.Contains(out, `"`+tc.lintCode+`"`)) {
+				t.Errorf("lint: exit %d, want %q\n%s", code, tc.lintCode, out)
+			}
+			if strings.Contains(out, `"signature-valid"`) && tc.lintCode != "" && tc.lintCode != card.CodeFieldNameCase {
+				t.Errorf("lint reports a tampered card's signature valid:\n%s", out)
+			}
+			code, out, stderr := runCLI(t, "", "send", agent.BaseURL, "ping", "--jwks", keyPath("corpus-jwks.json"), "--require-signature")
+			if tc.delivered != (code == ExitOK) || !tc.delivered && code != ExitUsage {
+				t.Errorf("send: exit %d (delivered %v)\nstdout %s\nstderr %s", code, tc.delivered, out, stderr)
+			}
+			if tc.delivered != (calls.Load() > 0) {
+				t.Errorf("%d calls reached the honest agent, want delivered=%v", calls.Load(), tc.delivered)
+			}
+			if n := conns.Load() - before; n != 0 {
+				t.Fatalf("%d connections reached the attacker", n)
+			}
+		})
+	}
+}
