@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestSendUseA2AGoVersionDrift: a2a-go's `a2a serve --echo --protocol 0.3` publishes a
@@ -19,7 +19,7 @@ func TestSendUseA2AGoVersionDrift(t *testing.T) {
 	var p struct {
 		Interfaces []struct {
 			URL           string        `json:"url"`
-			Outcome       probe.Outcome `json:"outcome"`
+			Outcome       wire.Outcome `json:"outcome"`
 			ActualBinding string        `json:"actualBinding"`
 		} `json:"interfaces"`
 	}
@@ -39,7 +39,7 @@ func TestSendUseA2AGoVersionDrift(t *testing.T) {
 			URL             string        `json:"url"`
 			Binding         string        `json:"binding"`
 			ProtocolVersion string        `json:"protocolVersion"`
-			Outcome         probe.Outcome `json:"outcome"`
+			Outcome         wire.Outcome `json:"outcome"`
 			Undeclared      bool          `json:"undeclared"`
 		} `json:"attempts"`
 		Result json.RawMessage `json:"result"`
@@ -50,7 +50,7 @@ func TestSendUseA2AGoVersionDrift(t *testing.T) {
 	if code != 0 || !s.OK || len(s.Attempts) != 1 || !strings.Contains(string(s.Result), "hello drift") {
 		t.Fatalf("send --use = exit %d, %s; want 0, one attempt and the echo", code, out)
 	}
-	if a := s.Attempts[0]; !a.Undeclared || a.Binding != "HTTP+JSON" || a.ProtocolVersion != "0.3" || a.Outcome != probe.Served {
+	if a := s.Attempts[0]; !a.Undeclared || a.Binding != "HTTP+JSON" || a.ProtocolVersion != "0.3" || a.Outcome != wire.Served {
 		t.Errorf("attempt %+v, want the undeclared HTTP+JSON 0.3 interface, served", a)
 	}
 }
