@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/internal/echo"
+	"github.com/a2abind/a2abind/server"
+)
+
+// Each command is built by newCmdX(g, runF) and acts in xRun(opts): these tests give
+// the commands their flags and check the options runF receives, with no agent, server
+// or listener started.
+
+func TestNewCmdServe(t *testing.T) {
+	defaults := serveOptions{httpAddr: "127.0.0.1:8080", name: echo.Name, shutdownTimeout: server.DefaultShutdownTimeout,
+		selfCheck: server.DefaultSelfCheckTimeout, taskMaxAge: server.DefaultTaskMaxAge, taskMaxCount: server.DefaultTaskMaxCount,
+		taskMaxBytes: server.DefaultTaskMaxBytes, maxRequestBytes: server.DefaultMaxRequestBytes}
+	var got *serveOptions
+	code, stderr := runCmdF(t, newCmdServe, func(o *serveOptions) error { got = o; return nil })
+	if code != ExitOK || got == nil {
+		t.Fatalf("serve = %d, %s", code, stderr)
+	}
+	allow := cmp.AllowUnexported(serveOptions{})
+	if diff := cmp.Diff(defaults, *got, allow); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+	want := defaults
+	want.httpAddr, want.grpcAddr, want.grpcOnHTTP, want.cardFile, want.v03, want.tenant = ":9", ":10", true, "c.json", true, "acme"
+	want.sign = signingFlags{Key: "k.pem", Kid: "k1", JKU: "https://keys.example.com/jwks.json"}
+	code, stderr = runCmdF(t, newCmdServe, func(o *serveOptions) error { got = o; return nil },
+		"--http", ":9", "--grpc", ":10", "--grpc-on-http", "--card", "c.json", "--v03", "--tenant", "acme",
+		"--sign-key", "k.pem", "--sign-kid", "k1", "--jku", "https://keys.example.com/jwks.json")
+	if code != ExitOK {
+		t.Fatalf("serve = %d, %s", code, stderr)
+	}
+	if diff := cmp.Diff(want, *got, allow); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	if code, stderr := runCmdF(t, newCmdServe, func(*serveOptions) error { return nil }, "extra"); code != ExitUsage {
+		t.Errorf("serve extra = %d, %s; want 2", code, stderr)
+	}
+}
+
+func TestNewCmdGuard(t *testing.T) {
+	var got *guardOptions
+	code, stderr := runCmdF(t, newCmdGuard, func(o *guardOptions) error { got = o; return nil },
+		"--upstream", "http://127.0.0.1:8080", "--listen", ":8443", "--normalize", "--interval", "5s",
+		"--probe-via", "https://a.example=http://127.0.0.1:8080", "--sign-key", "k.pem", "--jku", "https://a.example/jwks.json")
+	if code != ExitOK || got == nil {
+		t.Fatalf("guard = %d, %s", code, stderr)
+	}
+	want := guardOptions{upstream: "http://127.0.0.1:8080", listen: ":8443", normalize: true, interval: 5 * time.Second,
+		probeTimeout: guard.DefaultProbeTimeout, probeVia: []string{"https://a.example=http://127.0.0.1:8080"},
+		shutdownTimeout: guard.DefaultShutdownTimeout, sign: signingFlags{Key: "k.pem", JKU: "https://a.example/jwks.json"}}
+	if diff := cmp.Diff(want, *got, cmp.AllowUnexported(guardOptions{})); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewCmdExporter(t *testing.T) {
+	var got *exporterOptions
+	code, stderr := runCmdF(t, newCmdExporter, func(o *exporterOptions) error { got = o; return nil },
+		"--listen", "127.0.0.1:9115", "--config", "e.yml")
+	if code != ExitOK || got == nil {
+		t.Fatalf("exporter = %d, %s", code, stderr)
+	}
+	if diff := cmp.Diff(exporterOptions{Listen: "127.0.0.1:9115", Config: "e.yml"}, *got,
+		cmpopts.IgnoreUnexported(exporterOptions{})); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	got = nil
+	code, stderr = runCmdF(t, newCmdExporter, func(o *exporterOptions) error { got = o; return nil })
+	if code != ExitUsage || got != nil || !strings.Contains(stderr, "--listen ADDR") {
+		t.Errorf("exporter without --listen = %d, %q, ran %v; want 2 naming --listen", code, stderr, got != nil)
+	}
+}
+
+func TestNewCmdDemoAndVersion(t *testing.T) {
+	ran := 0
+	if code, stderr := runCmdF(t, newCmdDemo, func(o *demoOptions) error { ran++; return nil }); code != ExitOK || ran != 1 {
+		t.Errorf("demo = %d, %s, ran %d", code, stderr, ran)
+	}
+	if code, _ := runCmdF(t, newCmdDemo, func(o *demoOptions) error { ran++; return nil }, "x"); code != ExitUsage || ran != 1 {
+		t.Errorf("demo x = %d, ran %d; want 2 without running", code, ran)
+	}
+	var got *versionOptions
+	if code, stderr := runCmdF(t, newCmdVersion, func(o *versionOptions) error { got = o; return nil }, "-o", "json"); code != ExitOK || got == nil || !got.g.json() {
+		t.Errorf("version -o json = %d, %s; want the JSON global in its options", code, stderr)
+	}
+}
+
+// TestSigningFlags: the signing flag group of serve and guard.
+func TestSigningFlags(t *testing.T) {
+	if k, err := (&signingFlags{}).key(); k != nil || err != nil {
+		t.Errorf("no --sign-key: %v, %v; want nothing", k, err)
+	}
+	if _, err := (&signingFlags{JKU: "https://k"}).key(); err == nil || !strings.Contains(err.Error(), "need --sign-key") {
+		t.Errorf("--jku alone: %v", err)
+	}
+	if _, err := (&signingFlags{Key: "/nonexistent.pem"}).key(); err == nil || !strings.Contains(err.Error(), "--sign-key") {
+		t.Errorf("missing key file: %v", err)
+	}
+}
