@@ -50,7 +50,8 @@ open from scrape to scrape.
 --config names a YAML file of modules (headers from files or the environment, timeout,
 TLS) and an allow-list of targets (allowed_targets). Only http(s) targets are probed;
 link-local and cloud metadata addresses are never dialled unless allow_link_local is
-set. See docs/exporter.md for the config, a Prometheus scrape config and alert rules.
+set. See docs/exporter.md for the config and a Prometheus scrape config, and
+deploy/prometheus/a2abind-rules.yml for alerting rules.
 
 The exporter runs until SIGINT or SIGTERM: --timeout does not apply to it.`,
 		Example: `  a2abind exporter --listen 127.0.0.1:9115
