@@ -105,3 +105,19 @@ func TestProbeSummary(t *testing.T) {
 		t.Errorf("healthy --summary = %d:\n%s", code, out)
 	}
 }
+
+// TestProbeTargetsSummary: with --targets, --summary shortens each failing target's report.
+func TestProbeTargetsSummary(t *testing.T) {
+	seed := labtest.Start(t, lab.Seed()...)
+	healthy := labtest.Start(t, lab.Healthy()...)
+	list := seed.BaseURL + "\n" + healthy.BaseURL + "\n"
+	code, full, _ := runCLI(t, list, "probe", "--targets", "-", "--timeout", "20s")
+	code2, short, stderr := runCLI(t, list, "probe", "--targets", "-", "--summary", "--timeout", "20s")
+	if code != ExitFailed || code2 != ExitFailed {
+		t.Fatalf("probe --targets = %d, with --summary %d; want 1 (%s)", code, code2, stderr)
+	}
+	if !strings.Contains(full, "Client impact") || strings.Contains(short, "Client impact") ||
+		!strings.Contains(short, "more findings (a2abind probe without --summary") || !strings.Contains(short, "2 targets: 1 ok, 1 failing") {
+		t.Errorf("--targets --summary:\n%s", short)
+	}
+}
