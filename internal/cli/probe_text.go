@@ -33,12 +33,8 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		switch {
 		case row == 0:
 			return st.bold(cell)
-		case col == 2 && (results[row-1].Outcome == wire.Served):
-			return st.good(cell)
-		case col == 2 && results[row-1].Outcome == wire.AuthRequired:
-			return st.warn(cell)
 		case col == 2:
-			return st.bad(cell)
+			return st.outcome(results[row-1].Outcome)(cell)
 		}
 		return cell
 	}, func(row int) {
@@ -143,15 +139,10 @@ func writeProbeSummary(g *globals, target string, c *card.Card, results []probe.
 		rows = append(rows, []string{string(r.Outcome), r.Interface.String(), really(r)})
 	}
 	st.table(w, 2, rows, func(row, col int, cell string) string {
-		switch {
-		case col != 0:
+		if col != 0 {
 			return cell
-		case results[row].Outcome == wire.Served:
-			return st.good(cell)
-		case results[row].Outcome == wire.AuthRequired:
-			return st.warn(cell)
 		}
-		return st.bad(cell)
+		return st.outcome(results[row].Outcome)(cell)
 	}, nil)
 	writeVerdict(w, st, rep)
 	if top, ok := topFinding(rep.Findings); ok {
@@ -172,4 +163,16 @@ func topFinding(findings []card.Finding) (card.Finding, bool) {
 		}
 	}
 	return card.Finding{}, false
+}
+
+// outcome is the painter of an outcome's name: served is good, auth_required a warning
+// (the binding answers; credentials make it a verdict), anything else bad.
+func (s style) outcome(o wire.Outcome) func(string) string {
+	switch o {
+	case wire.Served:
+		return s.good
+	case wire.AuthRequired:
+		return s.warn
+	}
+	return s.bad
 }
