@@ -107,3 +107,42 @@ func TestSigningFlags(t *testing.T) {
 		t.Errorf("missing key file: %v", err)
 	}
 }
+
+func TestNewCmdLint(t *testing.T) {
+	var got *lintOptions
+	code, stderr := runCmdF(t, newCmdLint, func(o *lintOptions) error { got = o; return nil },
+		"card.json", "-H", "A: b", "--jwks", "k.json", "--jku-origin", "https://keys", "--require-signature", "--timeout", "2s")
+	if code != ExitOK || got == nil {
+		t.Fatalf("lint = %d, %s", code, stderr)
+	}
+	want := lintOptions{Target: "card.json", Conn: connFlags{Headers: []string{"A: b"}},
+		Sig: signatureFlags{jwks: []string{"k.json"}, jkuOrigins: []string{"https://keys"}, require: true}, TimeoutSet: true}
+	if diff := cmp.Diff(want, *got, cmp.AllowUnexported(lintOptions{}, signatureFlags{}), cmpopts.IgnoreFields(lintOptions{}, "g")); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	got = nil
+	if code, _ := runCmdF(t, newCmdLint, func(o *lintOptions) error { got = o; return nil }, "--rules"); code != ExitOK || got == nil || !got.Rules || got.Target != "" {
+		t.Errorf("lint --rules = %d, %+v", code, got)
+	}
+	for _, args := range [][]string{{}, {"a", "b"}, {"--rules", "x"}} {
+		if code, _ := runCmdF(t, newCmdLint, func(*lintOptions) error { t.Error("ran"); return nil }, args...); code != ExitUsage {
+			t.Errorf("lint %v = %d, want 2", args, code)
+		}
+	}
+}
+
+func TestNewCmdSign(t *testing.T) {
+	var got *signOptions
+	code, stderr := runCmdF(t, newCmdSign, func(o *signOptions) error { got = o; return nil },
+		"card.json", "--key", "k.pem", "--kid", "k1", "--jku", "https://a/jwks.json", "--alg", "PS256", "--replace")
+	if code != ExitOK || got == nil {
+		t.Fatalf("sign = %d, %s", code, stderr)
+	}
+	want := signOptions{Target: "card.json", KeyFile: "k.pem", Kid: "k1", JKU: "https://a/jwks.json", Alg: "PS256", Replace: true}
+	if diff := cmp.Diff(want, *got, cmpopts.IgnoreUnexported(signOptions{})); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	if code, stderr := runCmdF(t, newCmdSign, func(*signOptions) error { t.Error("ran"); return nil }, "card.json"); code != ExitUsage || !strings.Contains(stderr, "--key") {
+		t.Errorf("sign without --key = %d, %s", code, stderr)
+	}
+}

@@ -65,10 +65,10 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	ctx, cancel := g.context(parent)
 	defer cancel()
 	hc := hintContext{command: "probe", target: opts.Target, headers: len(opts.Conn.Headers) > 0, tlsFlags: true}
-	c, err := loadCard(ctx, g, hc, opts.TimeoutSet, cardOpts, func(err error) any {
+	c, err := loadCard(ctx, g, cardLoad{hint: hc, timeoutSet: opts.TimeoutSet, opts: cardOpts, failed: func(err error) any {
 		return probeOutput{Target: opts.Target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
 			Clients: []probe.ClientImpact{}, Error: err.Error()}
-	})
+	}})
 	if err != nil {
 		return err
 	}
