@@ -146,3 +146,22 @@ func TestNewCmdSign(t *testing.T) {
 		t.Errorf("sign without --key = %d, %s", code, stderr)
 	}
 }
+
+func TestNewCmdSend(t *testing.T) {
+	var got *sendOptions
+	code, stderr := runCmdF(t, newCmdSend, func(o *sendOptions) error { got = o; return nil },
+		"http://agent", "hello", "--stream", "-v", "--binding", "rest", "--use", "JSONRPC@0.3=http://h:1/", "-H", "A: b",
+		"--resend", "--attempt-timeout", "2s", "--no-cache", "--require-signature")
+	if code != ExitOK || got == nil {
+		t.Fatalf("send = %d, %s", code, stderr)
+	}
+	want := sendOptions{Target: "http://agent", Text: "hello", stream: true, verbose: true, bindings: []string{"rest"},
+		use: []string{"JSONRPC@0.3=http://h:1/"}, conn: connFlags{Headers: []string{"A: b"}, MaxInterfaces: 32},
+		resend: true, attemptTimeout: 2 * time.Second, noCache: true, sig: signatureFlags{require: true}}
+	if diff := cmp.Diff(want, *got, cmp.AllowUnexported(sendOptions{}, signatureFlags{}), cmpopts.IgnoreFields(sendOptions{}, "g")); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	if code, _ := runCmdF(t, newCmdSend, func(*sendOptions) error { t.Error("ran"); return nil }, "only-target"); code != ExitUsage {
+		t.Errorf("send with one argument = %d, want 2", code)
+	}
+}

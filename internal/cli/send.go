@@ -16,7 +16,9 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-func init() { commands = append(commands, newSendCmd) }
+func init() {
+	commands = append(commands, func(g *globals) *cobra.Command { return newCmdSend(g, nil) })
+}
 
 // sendOutput is the `send -o json` document; its field names are a stable contract.
 type sendOutput struct {
@@ -37,7 +39,11 @@ type sendAttempt struct {
 	Undeclared bool `json:"undeclared,omitempty"`
 }
 
-type sendFlags struct {
+// sendOptions are the options of `a2abind send`, from its flags and arguments;
+// newCmdSend fills them, sendRun acts on them.
+type sendOptions struct {
+	g              *globals
+	Target, Text   string // the arguments
 	use            []string
 	stream         bool
 	verbose        bool
@@ -51,8 +57,9 @@ type sendFlags struct {
 	sig            signatureFlags
 }
 
-func newSendCmd(g *globals) *cobra.Command {
-	var f sendFlags
+// newCmdSend builds the send command; runF, when not nil, replaces sendRun.
+func newCmdSend(g *globals, runF func(*sendOptions) error) *cobra.Command {
+	f := &sendOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "send TARGET TEXT",
 		Short: "Delegate a message to an agent, falling back safely across its declared interfaces",
@@ -118,7 +125,11 @@ cannot be obtained or used, or the command line is wrong.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSend(cmd, g, f, args[0], args[1])
+			f.Target, f.Text = args[0], args[1]
+			if runF != nil {
+				return runF(f)
+			}
+			return sendRun(cmd.Context(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -136,7 +147,8 @@ cannot be obtained or used, or the command line is wrong.`,
 	return cmd
 }
 
-func sendOptions(f sendFlags) ([]delegate.Option, error) {
+// delegateOptions are the delegate options the flags ask for.
+func (f *sendOptions) delegateOptions() ([]delegate.Option, error) {
 	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, err
@@ -190,12 +202,14 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 	return opts, nil
 }
 
-func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) error {
-	opts, err := sendOptions(f)
+// sendRun delegates the message and prints the answer (or the failure).
+func sendRun(parent context.Context, f *sendOptions) error {
+	g, target, text := f.g, f.Target, f.Text
+	opts, err := f.delegateOptions()
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	ctx, cancel := g.context(cmd.Context())
+	ctx, cancel := g.context(parent)
 	defer cancel()
 
 	hc := hintContext{command: "send", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}
