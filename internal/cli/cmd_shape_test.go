@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +165,33 @@ func TestNewCmdSend(t *testing.T) {
 	}
 	if code, _ := runCmdF(t, newCmdSend, func(*sendOptions) error { t.Error("ran"); return nil }, "only-target"); code != ExitUsage {
 		t.Errorf("send with one argument = %d, want 2", code)
+	}
+}
+
+// TestCommandsRegisterInGhShape: a command joins the tree only through register, so
+// every command is built by newCmdX(g, runF) and its flags can be tested through runF.
+func TestCommandsRegisterInGhShape(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		if f != "root.go" && strings.Contains(src, "commands = append(") {
+			t.Errorf("%s appends to commands itself: register(newCmdX) instead, with newCmdX(g, runF) and an options struct", f)
+		}
+		registered += strings.Count(src, "func init() { register(newCmd")
+	}
+	root := newRootCmd(strings.NewReader(""), new(strings.Builder), new(strings.Builder))
+	if n := len(root.Commands()); n != registered {
+		t.Errorf("%d commands in the tree, %d registered with register(newCmdX)", n, registered)
 	}
 }

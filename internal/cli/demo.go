@@ -13,9 +13,7 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdDemo(g, nil) })
-}
+func init() { register(newCmdDemo) }
 
 // demoOptions are the options of `a2abind demo`: only the global ones.
 type demoOptions struct {

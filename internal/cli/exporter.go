@@ -16,9 +16,7 @@ import (
 	"github.com/a2abind/a2abind/exporter"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdExporter(g, nil) })
-}
+func init() { register(newCmdExporter) }
 
 // exporterOptions are the options of `a2abind exporter`, from its flags.
 type exporterOptions struct {

@@ -14,9 +14,7 @@ import (
 	"github.com/a2abind/a2abind/guard"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdGuard(g, nil) })
-}
+func init() { register(newCmdGuard) }
 
 // guardOptions are the options of `a2abind guard`, from its flags; newCmdGuard fills
 // them, guardRun acts on them.

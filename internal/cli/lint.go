@@ -11,9 +11,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdLint(g, nil) })
-}
+func init() { register(newCmdLint) }
 
 // lintOptions are the options of `a2abind lint`, from its flags and argument.
 type lintOptions struct {

@@ -11,9 +11,7 @@ import (
 	"github.com/a2abind/a2abind/probe"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdProbe(g, nil) })
-}
+func init() { register(newCmdProbe) }
 
 // probeOptions is everything probe needs, from its flags and arguments; newCmdProbe fills
 // it, probeRun acts on it.

@@ -117,6 +117,13 @@ script; "a2abind completion bash --help" says how to load it for good.`,
 // itself here from an init function, so adding a command is adding a file.
 var commands []func(*globals) *cobra.Command
 
+// register adds a command in gh's shape: newCmd(g, runF) builds it with its options
+// struct, and runs xRun(opts) when runF is nil (tests pass a runF that captures the
+// options, so flags are tested without live agents).
+func register[O any](newCmd func(*globals, func(*O) error) *cobra.Command) {
+	commands = append(commands, func(g *globals) *cobra.Command { return newCmd(g, nil) })
+}
+
 // Execute runs the CLI with the process's arguments and streams and returns the exit code.
 func Execute() int {
 	return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

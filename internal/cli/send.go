@@ -16,9 +16,7 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdSend(g, nil) })
-}
+func init() { register(newCmdSend) }
 
 // sendOutput is the `send -o json` document; its field names are a stable contract.
 type sendOutput struct {

@@ -18,9 +18,7 @@ import (
 	"github.com/a2abind/a2abind/server"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdServe(g, nil) })
-}
+func init() { register(newCmdServe) }
 
 // serveOptions are the options of `a2abind serve`, from its flags; newCmdServe fills
 // them, serveRun acts on them.

@@ -10,9 +10,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdSign(g, nil) })
-}
+func init() { register(newCmdSign) }
 
 // signOptions are the options of `a2abind sign`, from its flags and argument.
 type signOptions struct {

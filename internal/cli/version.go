@@ -7,9 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	commands = append(commands, func(g *globals) *cobra.Command { return newCmdVersion(g, nil) })
-}
+func init() { register(newCmdVersion) }
 
 // versionOptions are the options of `a2abind version`: only the global ones.
 type versionOptions struct {
