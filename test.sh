@@ -26,3 +26,6 @@ go test -race -count=1 -timeout 10m ./...
 
 echo "== go test: the task store's memory bound at full size (600 x 1 MiB; the race run makes 100)"
 go test -count=1 -run '^TestStoreKeepsItsBoundUnderLoad$' ./server/
+
+echo "== go test: the guard's proxy integrity at full size (1,000 calls of each kind; the race run makes 150)"
+go test -count=1 -run '^TestProxyCutsNo' ./guard/

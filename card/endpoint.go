@@ -2,6 +2,7 @@ package card
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -25,4 +26,15 @@ func AnswerCardPreflight(w http.ResponseWriter, r *http.Request) bool {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
 	return true
+}
+
+// IsGRPCRequest reports whether r is a gRPC call, by its content type:
+// application/grpc, application/grpc+CODEC or gRPC-Web (application/grpc-web[+CODEC]),
+// in any case, with or without parameters. It is the one rule serve and guard route
+// gRPC by; whether the HTTP version can carry it (gRPC needs HTTP/2) is the caller's
+// next question.
+func IsGRPCRequest(r *http.Request) bool {
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	return ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc-web")
 }

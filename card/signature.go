@@ -67,6 +67,9 @@ type SignatureCheck struct {
 	Form Form `json:"form,omitempty"`
 	// KeySource says where the key that verified it came from.
 	KeySource string `json:"keySource,omitempty"`
+	// KeyExpiry is when the key that verified it expires (its JWK exp, or its x5c
+	// certificate's NotAfter, the earlier); zero when it does not say.
+	KeyExpiry time.Time `json:"keyExpiry,omitzero"`
 	// Unprotected lists top-level card fields the matched form leaves out, so the
 	// signature does not protect them (the v0.3 url, preferredTransport, ...).
 	Unprotected []string `json:"unprotected,omitempty"`
@@ -332,7 +335,7 @@ func checkOne(ctx context.Context, s rawSignature, o *verifyOptions, payload fun
 				return r
 			}
 			if jws.DetachedVerify(p, k.jwk) == nil {
-				r.Status, r.Form, r.KeySource = StatusValid, f, source
+				r.Status, r.Form, r.KeySource, r.KeyExpiry = StatusValid, f, source, k.notAfter
 				if f != FormSpec {
 					r.Status = StatusVariant
 				}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
 )
 
 // Cache defaults.
@@ -15,8 +16,8 @@ const (
 	DefaultCacheCooldown = 30 * time.Second
 )
 
-// Cache remembers, per agent, which interface answered last and which ones failed
-// recently. It is bounded (least recently used agents are evicted), entries expire after
+// Cache remembers, per agent, which interface answered last, how each interface was
+// called (probe.Way: the route, TLS or plaintext) and which ones failed recently. It is bounded (least recently used agents are evicted), entries expire after
 // a TTL, and an entry is dropped when the agent's card changes version or ETag. It is
 // safe for concurrent use and can be shared by many Clients (WithCache).
 type Cache struct {
@@ -37,6 +38,7 @@ type cacheEntry struct {
 	expires  time.Time
 	answered string               // card.Interface.Key() of the interface that answered last
 	failed   map[string]time.Time // interface key -> end of its cooldown
+	ways     map[string]wayRecord // interface key -> how it was called (route, TLS)
 	saved    time.Time            // when it was last written to disk (WithCacheDir)
 }
 
@@ -124,9 +126,23 @@ func (c *Cache) insert(e *cacheEntry) {
 	}
 }
 
+// wayRecord is how an interface was called: the Way, and whether a lookup found it
+// served that way (Located) rather than the client choosing it from the card and flags.
+type wayRecord struct {
+	Way     probe.Way
+	Located bool
+}
+
 // order returns the candidates with the remembered interface first and the cooling
 // down ones last, otherwise in their given order.
 func (c *Cache) order(cd *card.Card, key string, cands []card.Interface) []card.Interface {
+	return c.orderUsable(cd, key, cands, nil)
+}
+
+// orderUsable is order, where the remembered interface goes first only when usable
+// (nil: always) accepts the way it was called: an interface that answered in plaintext
+// under --grpc-plaintext is not put first for a run that may not use plaintext there.
+func (c *Cache) orderUsable(cd *card.Card, key string, cands []card.Interface, usable func(card.Interface, probe.Way) bool) []card.Interface {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(cd, key)
@@ -138,8 +154,9 @@ func (c *Cache) order(cd *card.Card, key string, cands []card.Interface) []card.
 	var cooling []card.Interface
 	for _, i := range cands {
 		k := i.Key()
+		w, known := e.ways[k]
 		switch {
-		case k == e.answered:
+		case k == e.answered && (usable == nil || !known || usable(i, w.Way)):
 			out = append([]card.Interface{i}, out...)
 		case now.Before(e.failed[k]):
 			cooling = append(cooling, i)
@@ -149,6 +166,54 @@ func (c *Cache) order(cd *card.Card, key string, cands []card.Interface) []card.
 	}
 	return append(out, cooling...)
 }
+
+// way returns how iface was called before, when it is to be trusted: a lookup found it
+// served that way, or it is the way the interface that answered last was called.
+func (c *Cache) way(cd *card.Card, key string, iface card.Interface) (probe.Way, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(cd, key)
+	if e == nil {
+		return probe.Way{}, false
+	}
+	k := iface.Key()
+	w, ok := e.ways[k]
+	if !ok || (!w.Located && e.answered != k) {
+		return probe.Way{}, false
+	}
+	return w.Way, true
+}
+
+// learn notes how iface is called (located: a lookup found it served that way).
+func (c *Cache) learn(cd *card.Card, key string, iface card.Interface, w probe.Way, located bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(cd, key)
+	if e == nil {
+		e = &cacheEntry{key: key, version: cd.Version, etag: cd.ETag, expires: c.now().Add(c.ttl), failed: map[string]time.Time{}}
+		c.insert(e)
+	}
+	k := iface.Key()
+	rec := wayRecord{Way: w, Located: located}
+	if old, ok := e.ways[k]; ok && (old == rec || old.Located && !located && old.Way == w) {
+		return
+	}
+	if e.ways == nil {
+		e.ways = map[string]wayRecord{}
+	}
+	if len(e.ways) >= maxWays {
+		clear(e.ways) // a card's interfaces are bounded; this bounds a misbehaving caller
+	}
+	e.ways[k] = rec
+	if c.dir != "" {
+		e.saved = c.now()
+		c.saveDisk(e)
+	}
+}
+
+// maxWays bounds the ways remembered per agent (the interfaces a client calls are
+// bounded by WithMaxInterfaces; the disk bound is the same).
+const maxWays = 1024
 
 // record notes that iface answered (ok) or failed before reaching a handler.
 func (c *Cache) record(cd *card.Card, key string, iface card.Interface, ok bool) {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -226,7 +227,12 @@ func (c *Client) dialsTLS(a card.Address) bool {
 // host the caller allowed) decides.
 func (c *Client) credentialsAllowed(iface card.Interface) bool {
 	a, ok := c.addrs[iface.Key()]
-	return ok && c.creds.Allows(a, c.dialsTLS(a))
+	if !ok {
+		return false
+	}
+	useTLS, plain := c.tlsModes(a)
+	// Where either mode may be used (decided on the first call), both must be allowed.
+	return (!useTLS || c.creds.Allows(a, true)) && (!plain || c.creds.Allows(a, false))
 }
 
 // Card returns the card the client delegates by.
@@ -269,8 +275,8 @@ func (c *Client) agentName() string {
 	return "agent"
 }
 
-// transport returns the a2a-go transport of an interface, built on first use, after
-// the dial policy checked where its host name resolves (an error wrapping
+// transport returns the a2a-go transport of an interface, built on first use the way
+// way.go decides, after the dial policy checked where its host name resolves (an error wrapping
 // card.ErrRefusedAddress when it resolves to a refused address).
 func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient.Transport, error) {
 	c.mu.Lock()
@@ -286,6 +292,7 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 	if err := c.opts.conn.Dial.CheckResolved(ctx, c.addrs[iface.Key()].Host); err != nil {
 		return nil, err
 	}
+	w := c.way(ctx, iface) // may look the interface up: not under c.mu
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -294,7 +301,7 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 	if t, ok := c.transports[iface.Key()]; ok {
 		return t, nil
 	}
-	t, err := c.build(iface)
+	t, err := c.build(iface, w)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +309,8 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 	return t, nil
 }
 
-func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
+// build makes the transport of iface, called the way w says (way.go).
+func (c *Client) build(iface card.Interface, w probe.Way) (a2aclient.Transport, error) {
 	v03 := iface.ProtocolVersion == card.V03
 	switch iface.Binding {
 	case a2a.TransportProtocolJSONRPC:
@@ -311,6 +319,10 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 		}
 		return a2aclient.NewJSONRPCTransport(iface.URL, c.httpClient), nil
 	case a2a.TransportProtocolHTTPJSON:
+		if v03 && w.Prefix != "" {
+			// the v0.3 specification's routes under {url}/v1, where probe found them served
+			return newRESTV03Transport(strings.TrimSuffix(iface.URL, "/")+w.Prefix, c.restClient()), nil
+		}
 		if v03 {
 			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.restClient()})
 		}
@@ -323,7 +335,7 @@ func (c *Client) build(iface card.Interface) (a2aclient.Transport, error) {
 	case a2a.TransportProtocolGRPC:
 		a := c.addrs[iface.Key()]
 		var creds credentials.TransportCredentials = insecure.NewCredentials()
-		if c.dialsTLS(a) {
+		if w.TLS {
 			creds = credentials.NewTLS(c.tlsConfig)
 		}
 		dialer := c.opts.conn.Dial.Dialer()

@@ -11,11 +11,15 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/a2abind/a2abind/probe"
 )
 
 // WithCacheDir keeps the cache on disk too, in dir (one small file per agent), so that
 // what one process learnt (the interface that answered, the ones cooling down) serves the
-// next process: a misdeclared card costs one failed attempt, not one per run. An entry
+// next process: a misdeclared card costs one failed attempt, not one per run, and how an
+// interface answered (the v0.3 HTTP+JSON route, plaintext or TLS gRPC) is not looked up
+// again. An entry
 // on disk obeys the same TTL, cooldown and card version/ETag check as in memory.
 // Files are written atomically (a temporary file renamed into place), so processes
 // sharing dir never read a half-written entry; when two write at once, the last one
@@ -35,7 +39,7 @@ func DefaultCacheDir() (string, error) {
 }
 
 // diskFormat marks a2abind's cache files; a file without it is foreign and ignored.
-const diskFormat = "a2abind-delegate-cache/1"
+const diskFormat = "a2abind-delegate-cache/2" // 2: with the ways interfaces were called
 
 // maxDiskEntryBytes bounds what is read of a cache file: an entry lists at most the
 // card's interfaces, and a larger file is not one a2abind wrote.
@@ -50,6 +54,14 @@ type diskEntry struct {
 	Expires  time.Time            `json:"expires"`
 	Answered string               `json:"answered,omitempty"`
 	Failed   map[string]time.Time `json:"failed,omitempty"`
+	Ways     map[string]diskWay   `json:"ways,omitempty"`
+}
+
+// diskWay is a wayRecord as stored in a file.
+type diskWay struct {
+	Prefix  string `json:"prefix,omitempty"`
+	TLS     bool   `json:"tls"`
+	Located bool   `json:"located,omitempty"`
 }
 
 // diskPath is the file of the agent with key: a hash, so that no part of a card (URL,
@@ -74,10 +86,19 @@ func (c *Cache) loadDisk(key string) *cacheEntry {
 	if json.Unmarshal(data, &d) != nil || d.Format != diskFormat || d.Key != key {
 		return nil
 	}
-	if len(d.Failed) > maxDiskFailed {
+	if len(d.Failed) > maxDiskFailed || len(d.Ways) > maxWays {
 		return nil
 	}
 	e := &cacheEntry{key: key, version: d.Version, etag: d.ETag, expires: d.Expires, answered: d.Answered, failed: d.Failed}
+	for k, w := range d.Ways {
+		if !probe.ValidPrefix(w.Prefix) {
+			return nil // not a file a2abind wrote: a route must not lead a call elsewhere
+		}
+		if e.ways == nil {
+			e.ways = map[string]wayRecord{}
+		}
+		e.ways[k] = wayRecord{Way: probe.Way{Prefix: w.Prefix, TLS: w.TLS}, Located: w.Located}
+	}
 	if e.failed == nil {
 		e.failed = map[string]time.Time{}
 	}
@@ -93,8 +114,15 @@ func (c *Cache) saveDisk(e *cacheEntry) {
 }
 
 func (c *Cache) writeDisk(e *cacheEntry) error {
-	data, err := json.Marshal(diskEntry{Format: diskFormat, Key: e.key, Version: e.version, ETag: e.etag,
-		Expires: e.expires.UTC(), Answered: e.answered, Failed: e.failed})
+	d := diskEntry{Format: diskFormat, Key: e.key, Version: e.version, ETag: e.etag,
+		Expires: e.expires.UTC(), Answered: e.answered, Failed: e.failed}
+	for k, w := range e.ways {
+		if d.Ways == nil {
+			d.Ways = map[string]diskWay{}
+		}
+		d.Ways[k] = diskWay{Prefix: w.Way.Prefix, TLS: w.Way.TLS, Located: w.Located}
+	}
+	data, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,10 @@ type Attempt struct {
 	// Evidence is what was seen on the wire: HTTP status and content type, gRPC code and
 	// message, JSON-RPC code, whether the request was fully sent, the transport error.
 	Evidence wire.Evidence
+	// PlaintextServed reports, for a gRPC attempt over TLS at a bare host:port that is
+	// not a loopback address, that a lookup found plaintext gRPC served there: a message
+	// goes there only with WithPlaintextGRPC (--grpc-plaintext).
+	PlaintextServed bool
 	// AttemptTimedOut reports that the attempt's own bound (WithAttemptTimeout) ended
 	// it, not the call's context: hints name the bound that fired.
 	AttemptTimedOut bool

@@ -109,7 +109,7 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 	var lastErr, closedErr, finalKind error
 	var served []Attempt
 	var pending Attempt
-	w := pol.Walk(c.cache.order(c.card, c.key, c.cands), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
+	w := pol.Walk(c.order(), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
 		if err := ctx.Err(); err != nil {
 			finalKind, lastErr = ErrExhausted, err
 			return wire.Tried{Final: true}
@@ -181,7 +181,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 		var lastErr error
 		done := false // the stream was delivered, or its end was yielded
 		var pending Attempt
-		w := pol.Walk(c.cache.order(c.card, c.key, c.cands), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
+		w := pol.Walk(c.order(), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
 			if err := ctx.Err(); err != nil {
 				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
 				done = true

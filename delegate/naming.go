@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
@@ -30,21 +32,10 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o wire.Outcome,
 	if ctx.Err() != nil {
 		return o, detail
 	}
-	budget := nameBudget
-	if d := c.opts.attemptTimeout; d > 0 && d < budget {
-		budget = d
-	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)/2 < budget {
-		budget = time.Until(dl) / 2 // leave the next interfaces most of the call's time
-	}
-	if budget < time.Millisecond {
+	opts := c.lookupOptions(ctx, iface)
+	if opts == nil {
 		return o, detail
 	}
-	conn := c.opts.conn
-	if c.withheld[iface.Key()] {
-		conn.Header = nil
-	}
-	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(budget), probe.WithCredentialPolicy(c.creds)}
 	r := probe.Name(ctx, iface, o, opts...)
 	if !sharpens(o, r.Outcome) {
 		return o, detail
@@ -54,6 +45,52 @@ func (c *Client) name(ctx context.Context, iface card.Interface, o wire.Outcome,
 		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
 	}
 	return r.Outcome, named
+}
+
+// lookupOptions are the probe options of a side-effect-free lookup at iface on the
+// client's behalf (naming a failure, locating a route): its connection configuration
+// and credential policy, and a budget of at most nameBudget, the attempt bound, and
+// half of what is left of ctx. nil when no time is left.
+func (c *Client) lookupOptions(ctx context.Context, iface card.Interface) []probe.Option {
+	budget := nameBudget
+	if d := c.opts.attemptTimeout; d > 0 && d < budget {
+		budget = d
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)/2 < budget {
+		budget = time.Until(dl) / 2 // leave the next interfaces most of the call's time
+	}
+	if budget < time.Millisecond {
+		return nil
+	}
+	conn := c.opts.conn
+	if c.withheld[iface.Key()] {
+		conn.Header = nil
+	}
+	return []probe.Option{probe.WithConn(conn), probe.WithTimeout(budget), probe.WithCredentialPolicy(c.creds)}
+}
+
+// mayServePlaintext reports whether a failed attempt may have met plaintext gRPC: TLS
+// refused or not understood at a bare gRPC host:port that the client dials over TLS
+// only (not loopback, no WithPlaintextGRPC).
+func (c *Client) mayServePlaintext(a Attempt) bool {
+	if a.Interface.Binding != a2a.TransportProtocolGRPC || (a.Outcome != wire.TLSMismatch && a.Outcome != wire.Malformed) {
+		return false
+	}
+	addr, ok := c.addrs[a.Interface.Key()]
+	useTLS, plain := c.tlsModes(addr)
+	return ok && addr.TLS == card.TLSUnknown && useTLS && !plain
+}
+
+// plaintextServed looks iface up (probe.Locate: plaintext first, then TLS) and reports
+// whether it is served in plaintext. The lookup carries no message and, where the
+// credential policy refuses plaintext, no credentials.
+func (c *Client) plaintextServed(ctx context.Context, iface card.Interface) bool {
+	opts := c.lookupOptions(ctx, iface)
+	if opts == nil {
+		return false
+	}
+	w, _, ok := probe.Locate(ctx, iface, opts...)
+	return ok && !w.TLS
 }
 
 // attemptLog collects a call's attempts. Failed attempts that need a name are named in
@@ -78,13 +115,20 @@ func newAttemptLog(ctx context.Context, c *Client) *attemptLog {
 func (l *attemptLog) add(a Attempt) {
 	n := len(l.attempts)
 	l.attempts = append(l.attempts, a)
-	if !needsName(a.Outcome) {
+	plain := l.c.mayServePlaintext(a)
+	if !needsName(a.Outcome) && !plain {
 		return
 	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+		if needsName(a.Outcome) {
+			a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+		}
+		if plain && l.c.plaintextServed(l.ctx, a.Interface) {
+			a.PlaintextServed = true
+			a.Detail += "; plaintext gRPC is served there, which is not used for a host that is not loopback unless asked (WithPlaintextGRPC, --grpc-plaintext)"
+		}
 		l.mu.Lock()
 		l.names[n] = a
 		l.mu.Unlock()

@@ -21,8 +21,9 @@ type options struct {
 	attemptTimeout time.Duration
 	httpClient     *http.Client
 	plaintextGRPC  bool
-	verifier       CardVerifier     // verify.go
-	extra          []card.Interface // WithInterfaces
+	verifier       CardVerifier            // verify.go
+	loopback       func(card.Address) bool // tests: which addresses count as loopback (way.go)
+	extra          []card.Interface        // WithInterfaces
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"regexp"
@@ -26,6 +27,12 @@ const DefaultModule = "default"
 // shorter than it (X-Prometheus-Scrape-Timeout-Seconds) wins.
 const DefaultTimeout = 10 * time.Second
 
+// DefaultMaxConcurrentProbes bounds the /probe requests probed at once when the config
+// sets no max_concurrent_probes. A request beyond it is answered 503 at once, with
+// Retry-After, rather than queued: each probe holds a card (up to 1 MiB) and its
+// interfaces' answers, and a queue would only turn memory into scrape timeouts.
+const DefaultMaxConcurrentProbes = 16
+
 // maxConfigBytes and maxSecretBytes bound the config file and each credential file.
 const (
 	maxConfigBytes = 1 << 20
@@ -35,17 +42,25 @@ const (
 // Config is the exporter's configuration file (YAML).
 //
 //	allowed_targets: ['https://[a-z0-9-]+\.agents\.example\.com(/.*)?']
+//	max_concurrent_probes: 16
 //	modules:
 //	  default:
 //	    timeout: 5s
+//	    credential_hosts: [agents.example.com]
 //	    headers:
 //	      Authorization: {file: /run/secrets/a2a-token, prefix: "Bearer "}
 //	    tls: {ca_file: /etc/a2abind/ca.pem}
 type Config struct {
 	// AllowedTargets are regular expressions, anchored at both ends, that a /probe
-	// target must match; none means any http(s) target. Link-local and metadata
-	// addresses are refused whatever they say, unless AllowLinkLocal.
+	// target must match; none means any http(s) target. They also bound where a probe
+	// goes next: a card redirect that leaves the target's origin, and an interface on
+	// another host, must match one too (an interface matches by its URL or by its
+	// origin, scheme://host[:port]). Link-local and metadata addresses are refused
+	// whatever they say, unless AllowLinkLocal.
 	AllowedTargets []string `yaml:"allowed_targets"`
+	// MaxConcurrentProbes bounds the /probe requests probed at once; a request beyond
+	// it is answered 503 at once. DefaultMaxConcurrentProbes when 0.
+	MaxConcurrentProbes int `yaml:"max_concurrent_probes"`
 	// AllowLinkLocal lets probes dial link-local addresses (169.254.0.0/16, fe80::/10,
 	// cloud metadata endpoints among them) and the cloud metadata IPs outside those
 	// ranges. Off by default: /probe makes the exporter dial whatever a request or a card
@@ -70,9 +85,19 @@ type Module struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// Headers are sent with the card fetch and every probe request (gRPC metadata too),
 	// each value read from a file or the environment at every probe, or given inline.
+	// They are credentials: a module that sets them must say where they may go, in
+	// CredentialHosts or in the config's AllowedTargets, or the config is refused.
 	Headers map[string]Secret `yaml:"headers"`
+	// CredentialHosts are the hosts ("host", any port, or "host:port") the Headers may
+	// go to. With them, a /probe target on another host is refused (403), and the
+	// headers go to an interface only on one of these hosts. Without them (the config
+	// then has AllowedTargets), the headers go to the target's origin only.
+	CredentialHosts []string `yaml:"credential_hosts"`
 	// TLS configures certificate verification.
 	TLS TLS `yaml:"tls"`
+	// Signatures names the keys a card's signatures are verified with
+	// (a2abind_card_signature); without keys a signed card is "unverified".
+	Signatures Signatures `yaml:"signatures"`
 	// MaxInterfaces bounds the interfaces probed per card (card.DefaultMaxInterfaces when 0).
 	MaxInterfaces int `yaml:"max_interfaces"`
 
@@ -86,6 +111,18 @@ type Secret struct {
 	Env    string `yaml:"env"`
 	Value  string `yaml:"value"`
 	Prefix string `yaml:"prefix"`
+}
+
+// Signatures are the keys trusted to sign the cards a module probes, as probe's --jwks
+// and --jku-origin.
+type Signatures struct {
+	// JWKS are JWKS files of trusted public keys, read at start.
+	JWKS []string `yaml:"jwks"`
+	// JKUOrigins lets a signature's jku be fetched when it is an https URL on one of
+	// these origins ("https://keys.example.com").
+	JKUOrigins []string `yaml:"jku_origins"`
+
+	keys []*card.KeySet
 }
 
 // TLS is a module's certificate verification.
@@ -124,7 +161,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, suggestKeys(err)
 	}
 	if err := c.check(); err != nil {
 		return nil, err
@@ -159,15 +196,28 @@ func (c *Config) check() error {
 		return fmt.Errorf("allow_addresses: %w", err)
 	}
 	c.dial = dial
+	if c.MaxConcurrentProbes < 0 {
+		return fmt.Errorf("max_concurrent_probes %d is negative", c.MaxConcurrentProbes)
+	}
+	if c.MaxConcurrentProbes == 0 {
+		c.MaxConcurrentProbes = DefaultMaxConcurrentProbes
+	}
 	if c.Modules == nil {
 		c.Modules = map[string]Module{}
 	}
 	if _, ok := c.Modules[DefaultModule]; !ok {
 		c.Modules[DefaultModule] = Module{}
 	}
-	for name, m := range c.Modules {
+	for _, name := range slices.Sorted(maps.Keys(c.Modules)) {
+		m := c.Modules[name]
 		if err := m.check(); err != nil {
 			return fmt.Errorf("module %q: %w", name, err)
+		}
+		if len(m.Headers) > 0 && len(m.CredentialHosts) == 0 && len(c.allowed) == 0 {
+			return fmt.Errorf("module %q sends headers (%s) but does not say where they may go: "+
+				"without it any /probe client could have them sent to a host it names; "+
+				"set the module's credential_hosts or the config's allowed_targets",
+				name, strings.Join(slices.Sorted(maps.Keys(m.Headers)), ", "))
 		}
 		c.Modules[name] = m
 	}
@@ -187,6 +237,11 @@ func (m *Module) check() error {
 	if m.MaxInterfaces == 0 {
 		m.MaxInterfaces = card.DefaultMaxInterfaces
 	}
+	for _, h := range m.CredentialHosts {
+		if h = strings.TrimSpace(h); h == "" || strings.Contains(h, "/") {
+			return fmt.Errorf("credential_hosts entry %q is not a host or host:port", h)
+		}
+	}
 	for name, s := range m.Headers {
 		if name == "" || strings.ContainsAny(name, " :\r\n") {
 			return fmt.Errorf("header name %q is not valid", name)
@@ -194,6 +249,14 @@ func (m *Module) check() error {
 		if _, err := s.read(); err != nil {
 			return fmt.Errorf("header %s: %w", name, err)
 		}
+	}
+	m.Signatures.keys = nil
+	for _, path := range m.Signatures.JWKS {
+		ks, err := card.LoadKeySet(path)
+		if err != nil {
+			return fmt.Errorf("signatures.jwks: %w", err)
+		}
+		m.Signatures.keys = append(m.Signatures.keys, ks)
 	}
 	if m.TLS.CAFile != "" {
 		pem, err := os.ReadFile(m.TLS.CAFile)

@@ -50,7 +50,12 @@ func TestDocsConfigParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("A2A_API_KEY", "k")
-	doc := strings.NewReplacer("/run/secrets/a2a-token", token, "/etc/a2abind/ca.pem", ca).Replace(docBlocks(t)[0])
+	jwks := filepath.Join(dir, "jwks.json")
+	if err := os.WriteFile(jwks, []byte(`{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.NewReplacer("/run/secrets/a2a-token", token, "/etc/a2abind/ca.pem", ca,
+		"/etc/a2abind/agents-jwks.json", jwks).Replace(docBlocks(t)[0])
 	cfg, err := exporter.ParseConfig([]byte(doc))
 	if err != nil {
 		t.Fatalf("the documented config: %v", err)

@@ -1,8 +1,7 @@
 package exporter
 
 import (
-	"fmt"
-	"html"
+	"cmp"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,8 +11,9 @@ import (
 	"github.com/a2abind/a2abind/probe"
 )
 
-// Exporter is the multi-target exporter: an http.Handler serving /probe, /metrics and
-// a landing page, on one probe engine whose connections stay warm from scrape to
+// Exporter is the multi-target exporter: an http.Handler serving /probe (with
+// debug=true, the probe's log as text), /metrics, and a page of the recent probes (/)
+// with their logs (/logs?id=N), on one probe engine whose connections stay warm from scrape to
 // scrape. Close it when done.
 type Exporter struct {
 	cfg    *Config
@@ -21,6 +21,8 @@ type Exporter struct {
 	self   *selfMetrics
 	log    *slog.Logger
 	mux    *http.ServeMux
+	slots  chan struct{} // one per running probe, max_concurrent_probes of them
+	recent history       // the recent probes shown on /
 }
 
 // Option configures New.
@@ -49,24 +51,18 @@ func New(cfg *Config, opts ...Option) *Exporter {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	x := &Exporter{cfg: cfg, engine: probe.NewEngine(o.engine...), log: o.log, mux: http.NewServeMux()}
+	x := &Exporter{cfg: cfg, engine: probe.NewEngine(o.engine...), log: o.log, mux: http.NewServeMux(),
+		slots: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentProbes, 0), DefaultMaxConcurrentProbes))}
 	x.self = newSelfMetrics(x.engine)
 	x.mux.HandleFunc("GET /probe", x.serveProbe)
 	x.mux.Handle("GET /metrics", promhttp.HandlerFor(x.self.reg, promhttp.HandlerOpts{}))
+	x.mux.HandleFunc("GET /logs", x.serveLogs)
 	x.mux.HandleFunc("GET /{$}", x.serveIndex)
 	return x
 }
 
-// ServeHTTP serves /probe, /metrics and the landing page.
+// ServeHTTP serves /probe, /metrics, / and /logs.
 func (x *Exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) { x.mux.ServeHTTP(w, r) }
 
 // Close closes the probe engine's connections.
 func (x *Exporter) Close() error { return x.engine.Close() }
-
-func (x *Exporter) serveIndex(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprintf(w, `<!doctype html><title>a2abind exporter</title><h1>a2abind exporter</h1>
-<p>Probe an A2A agent: <code>/probe?target=%s&amp;module=%s</code> (the Prometheus text format).</p>
-<p><a href="/metrics">/metrics</a>: the exporter's own metrics.</p>
-`, html.EscapeString("https://agent.example.com"), html.EscapeString(DefaultModule))
-}

@@ -228,6 +228,7 @@ func TestProbe_Refused(t *testing.T) {
 		{"a file", open, probePath("/etc/passwd"), 403, "not an http:// or https:// URL"},
 		{"upper-case scheme read as a file by card.Load", open, probePath("HTTP://" + u.Host), 403, "not an http:// or https:// URL"},
 		{"user info", open, probePath("http://user:secret@" + u.Host), 403, "user information"},
+		{"a huge target", open, probePath(agent.URL + "/" + strings.Repeat("a", 5000)), 403, "over 4096"},
 		{"not in the allow-list", strict, probePath(agent.URL), 403, "matches none of allowed_targets"},
 	}
 	for _, tt := range tests {
@@ -327,9 +328,11 @@ func TestProbe_ModuleHeadersAndTLS(t *testing.T) {
 	cfg, err := exporter.ParseConfig(fmt.Appendf(nil, `
 modules:
   file:
+    credential_hosts: [127.0.0.1]
     headers: {Authorization: {file: %q, prefix: "Bearer "}}
     tls: {insecure_skip_verify: true}
   env:
+    credential_hosts: [127.0.0.1]
     headers: {Authorization: {env: A2ABIND_TEST_TOKEN}}
     tls: {insecure_skip_verify: true}
   none:
@@ -440,17 +443,5 @@ func TestProbe_ReusesConnections(t *testing.T) {
 	_, _, f := scrape(t, base, "/metrics")
 	if v, _ := value(f, "a2abind_exporter_connections_opened_total", nil); v == 0 || v > 3 {
 		t.Errorf("six scrapes opened %v connections, want 1 to 3", v)
-	}
-}
-
-// TestIndex serves a landing page and 404 elsewhere.
-func TestIndex(t *testing.T) {
-	t.Parallel()
-	base := start(t, nil)
-	if status, body, _ := scrape(t, base, "/"); status != 200 || !strings.Contains(body, "/probe?target=") {
-		t.Errorf("GET / = %d %q", status, body)
-	}
-	if status, _, _ := scrape(t, base, "/nope"); status != 404 {
-		t.Errorf("GET /nope = %d, want 404", status)
 	}
 }

@@ -1,6 +1,8 @@
 package exporter
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"time"
 
@@ -26,6 +28,9 @@ const (
 	metricLatency       = "a2abind_interface_duration_seconds"
 	metricFindings      = "a2abind_findings"
 	metricFindingsCode  = "a2abind_findings_by_code"
+	metricCardInfo      = "a2abind_card_info"
+	metricSignature     = "a2abind_card_signature"
+	metricSigningKey    = "a2abind_card_signing_key_expiry"
 	maxLabelValueLength = 512
 )
 
@@ -66,6 +71,7 @@ func (p probed) registry() *prometheus.Registry {
 		return reg
 	}
 	gauge(metricDeclared, "Interfaces the card declares.", float64(p.declared))
+	p.registerCard(reg)
 
 	up := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricUp,
 		Help: "1 when the declared interface (url, binding, protocol_version) is served as declared."}, interfaceLabels)
@@ -106,6 +112,67 @@ func (p probed) registry() *prometheus.Registry {
 	return reg
 }
 
+// Signature states of a card (a2abind_card_signature{status}).
+const (
+	sigVerified   = "verified"   // a signature verified with a trusted key
+	sigPartial    = "partial"    // one verified, over a form that leaves out where clients connect
+	sigInvalid    = "invalid"    // a signature does not verify, or breaks a rule no key mends
+	sigUnverified = "unverified" // signed, but no trusted key for any signature
+	sigUnsigned   = "unsigned"   // no signature
+)
+
+// registerCard adds what identifies the card (a2abind_card_info: a change of its
+// sha256 between scrapes is a changed card) and its signature state.
+func (p probed) registerCard(reg *prometheus.Registry) {
+	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricCardInfo,
+		Help: "1, labelled with the SHA-256 of the card document as served, its shape and the agent's version."},
+		[]string{"sha256", "shape", "version"})
+	sum := sha256.Sum256(p.card.Document())
+	info.WithLabelValues(hex.EncodeToString(sum[:]), label(string(p.card.Shape)), label(p.card.Version)).Set(1)
+	sig := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricSignature,
+		Help: "1 for the card's signature state (verified, partial, invalid, unverified, unsigned), 0 for the others."},
+		[]string{"status"})
+	state := signatureState(p.card)
+	for _, s := range []string{sigVerified, sigPartial, sigInvalid, sigUnverified, sigUnsigned} {
+		sig.WithLabelValues(s).Set(boolValue(s == state))
+	}
+	reg.MustRegister(info, sig)
+	var expiry time.Time
+	for _, s := range sigChecks(p.card.Verification()) {
+		if (s.Status == card.StatusValid || s.Status == card.StatusVariant) && s.KeyExpiry.After(expiry) {
+			expiry = s.KeyExpiry
+		}
+	}
+	if !expiry.IsZero() {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricSigningKey,
+			Help: "When the last key that verifies the card's signatures expires, as a Unix time; absent when no verifying key says."})
+		g.Set(float64(expiry.Unix()))
+		reg.MustRegister(g)
+	}
+}
+
+// signatureState sums up the card's signatures: verified when one verified, else the
+// worst of the others.
+func signatureState(c *card.Card) string {
+	v := c.Verification()
+	switch {
+	case !card.Signed(c):
+		return sigUnsigned
+	case v.Verified():
+		return sigVerified
+	}
+	state := sigUnverified
+	for _, s := range sigChecks(v) {
+		switch s.Status {
+		case card.StatusInvalid:
+			return sigInvalid
+		case card.StatusPartial:
+			state = sigPartial
+		}
+	}
+	return state
+}
+
 func boolValue(b bool) float64 {
 	if b {
 		return 1
@@ -119,4 +186,12 @@ func label(s string) string {
 		s = s[:maxLabelValueLength] + "..."
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// sigChecks are v's signature results; none when v is nil (not verified).
+func sigChecks(v *card.Verification) []card.SignatureCheck {
+	if v == nil {
+		return nil
+	}
+	return v.Signatures
 }

@@ -1,7 +1,10 @@
 package exporter
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,13 +14,16 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // scrapeTimeoutHeader is the header in which Prometheus sends its scrape timeout.
 const scrapeTimeoutHeader = "X-Prometheus-Scrape-Timeout-Seconds"
 
-// serveProbe is GET /probe?target=URL[&module=NAME]: it fetches the card, probes its
-// interfaces within the scrape timeout and answers with the series of the result.
+// serveProbe is GET /probe?target=URL[&module=NAME][&debug=true]: it fetches the
+// card, probes its interfaces within the scrape timeout and answers with the series of
+// the result, or with debug=true the probe's log, series and module as text. Every
+// probe is kept in the recent-probes ring.
 func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q := r.URL.Query()
@@ -38,6 +44,20 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 		x.refuse(w, name, http.StatusForbidden, err.Error())
 		return
 	}
+	if err := mod.checkCredentialTarget(target); err != nil {
+		x.refuse(w, name, http.StatusForbidden, err.Error())
+		return
+	}
+	select {
+	case x.slots <- struct{}{}:
+		defer func() { <-x.slots }()
+	default:
+		x.log.Warn("probe refused: busy", "target", target, "module", name, "max_concurrent_probes", cap(x.slots))
+		x.self.probes.WithLabelValues(name, resultBusy).Inc()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("busy: %d probes are running (max_concurrent_probes); retry later", cap(x.slots)), http.StatusServiceUnavailable)
+		return
+	}
 	header, err := mod.headers()
 	if err != nil {
 		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error())
@@ -45,7 +65,10 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), budget(r.Header, mod.Timeout))
 	defer cancel()
-	p := x.probe(ctx, target, mod, header)
+	var logBuf bytes.Buffer
+	plog := slog.New(slog.NewTextHandler(&logBuf, nil))
+	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", budget(r.Header, mod.Timeout).Seconds())
+	p := x.probe(ctx, target, mod, header, plog)
 	p.duration = time.Since(start)
 
 	result := resultSuccess
@@ -60,15 +83,25 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	x.self.probes.WithLabelValues(name, result).Inc()
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
-	promhttp.HandlerFor(p.registry(), promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
+	reg := p.registry()
+	debug := debugOutput(logBuf.Bytes(), reg, name, mod)
+	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
+	if on, _ := strconv.ParseBool(r.URL.Query().Get("debug")); on {
+		serveDebug(w, debug)
+		return
+	}
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces.
-func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header) probed {
+// Each step is logged on plog, for the debug output.
+func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header, plog *slog.Logger) probed {
 	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
-		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces}
+		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces, CredentialHosts: mod.CredentialHosts}
 	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(mod.Timeout)}
-	certs := &certRecorder{next: x.engine.HTTPClient(opts...).Transport}
+	certs := &certRecorder{next: scopedTransport{next: x.engine.HTTPClient(opts...).Transport,
+		origin: card.OriginOf(target), cfg: x.cfg}}
 
 	var p probed
 	fetchStart := time.Now()
@@ -78,16 +111,70 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	p.certExpiry = certs.earliest()
 	if err != nil {
 		p.fetchErr = err
+		plog.Error("card not obtainable", "err", err, "duration_seconds", p.fetchDuration.Seconds())
 		return p
 	}
 	p.declared = len(c.Interfaces)
 	p.card = c
-	p.results = x.engine.Card(ctx, c, opts...)
+	plog.Info("card fetched", "url", c.Location, "shape", c.Shape, "name", c.Name, "interfaces", len(c.Interfaces),
+		"probed", min(len(c.Interfaces), mod.MaxInterfaces), "duration_seconds", p.fetchDuration.Seconds())
+	if card.Signed(c) || len(mod.Signatures.keys) > 0 {
+		vopts := []card.VerifyOption{card.WithJKUOrigins(mod.Signatures.JKUOrigins...),
+			card.WithJKUClient(&http.Client{Transport: certs.next})}
+		for _, ks := range mod.Signatures.keys {
+			vopts = append(vopts, card.WithKeySet(ks))
+		}
+		if v, err := card.VerifySignatures(ctx, c, vopts...); err != nil {
+			plog.Warn("signatures not verified", "err", err)
+		} else {
+			for _, sc := range v.Signatures {
+				plog.Info("signature", "index", sc.Index, "status", sc.Status, "kid", sc.KeyID, "alg", sc.Algorithm, "reason", sc.Reason)
+			}
+		}
+	}
+	p.results = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
+	for _, r := range p.results {
+		plog.Info("interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
+			"outcome", r.Outcome, "latency_seconds", r.Latency.Seconds(), "detail", r.Detail)
+	}
 	p.report = probe.Diagnose(c, p.results)
+	for _, f := range p.report.Findings {
+		plog.Info("finding", "code", f.Code, "severity", f.Severity, "message", f.Message)
+	}
 	for _, r := range p.results {
 		p.certExpiry = earlier(p.certExpiry, r.CertExpiry)
 	}
 	return p
+}
+
+// probeAllowed probes the first limit interfaces of c that allowed_targets lets the
+// exporter reach; the others are reported Blocked, nothing sent to them.
+func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, opts []probe.Option) []probe.Result {
+	ifaces := c.Interfaces[:min(limit, len(c.Interfaces))]
+	reach := *c
+	reach.Interfaces = make([]card.Interface, 0, len(ifaces))
+	blocked := map[int]probe.Result{}
+	for n, i := range ifaces {
+		if err := x.cfg.checkInterface(c.Origin, i); err != nil {
+			blocked[n] = probe.Result{Interface: i, Outcome: wire.Blocked, Detail: "not probed: " + err.Error()}
+			continue
+		}
+		reach.Interfaces = append(reach.Interfaces, i)
+	}
+	if len(blocked) == 0 {
+		return x.engine.Card(ctx, c, opts...)
+	}
+	probed := x.engine.Card(ctx, &reach, opts...)
+	results := make([]probe.Result, 0, len(ifaces))
+	for n := range ifaces {
+		if r, ok := blocked[n]; ok {
+			results = append(results, r)
+			continue
+		}
+		results = append(results, probed[0])
+		probed = probed[1:]
+	}
+	return results
 }
 
 // refuse answers a /probe request that cannot be probed: a plain-text error the scrape

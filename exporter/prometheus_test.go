@@ -21,32 +21,38 @@ import (
 	"github.com/a2abind/a2abind/lab/labtest"
 )
 
-// prometheusBinary finds Debian's prometheus, installing the package when it is
-// missing and the test runs as root (as ./test.sh does in CI); otherwise it fails the
-// test saying what to install.
+// prometheusBinary finds Debian's prometheus (see debianBinary).
 func prometheusBinary(t *testing.T) string {
 	t.Helper()
-	if p, err := exec.LookPath("prometheus"); err == nil {
+	return debianBinary(t, "prometheus", "prometheus")
+}
+
+// debianBinary finds the program bin of Debian's package pkg, installing the package
+// when it is missing and the test runs as root (as ./test.sh does in CI); otherwise it
+// fails the test saying what to install.
+func debianBinary(t *testing.T, pkg, bin string) string {
+	t.Helper()
+	if p, err := exec.LookPath(bin); err == nil {
 		return p
 	}
 	if os.Geteuid() != 0 {
-		t.Fatal("prometheus is not on PATH and the test is not root, so it cannot install it: " +
-			"install Debian's prometheus package (sudo apt-get update && sudo apt-get install -y prometheus), then run ./test.sh again")
+		t.Fatalf("%s is not on PATH and the test is not root, so it cannot install it: "+
+			"install Debian's %s package (sudo apt-get update && sudo apt-get install -y %s), then run ./test.sh again", bin, pkg, pkg)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	wait := []string{"-o", "DPkg::Lock::Timeout=300"} // another apt run may hold the lock for a while
-	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "prometheus"}} {
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", pkg}} {
 		cmd := exec.CommandContext(ctx, "apt-get", append(wait, args...)...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("installing Debian's prometheus package: apt-get %s: %v\n%s\n"+
-				"install it by hand (apt-get install -y prometheus) and run ./test.sh again", strings.Join(args, " "), err, tail(out))
+			t.Fatalf("installing Debian's %s package: apt-get %s: %v\n%s\n"+
+				"install it by hand (apt-get install -y %s) and run ./test.sh again", pkg, strings.Join(args, " "), err, tail(out), pkg)
 		}
 	}
-	p, err := exec.LookPath("prometheus")
+	p, err := exec.LookPath(bin)
 	if err != nil {
-		t.Fatalf("apt-get installed prometheus but it is not on PATH: %v", err)
+		t.Fatalf("apt-get installed %s but %s is not on PATH: %v", pkg, bin, err)
 	}
 	return p
 }

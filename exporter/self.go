@@ -14,6 +14,7 @@ const (
 	resultNoCard   = "no_card"  // the card could not be obtained
 	resultRefused  = "refused"  // the request was refused (bad target, module, policy)
 	resultCanceled = "canceled" // the scraper went away before the probe ended
+	resultBusy     = "busy"     // max_concurrent_probes were running: answered 503 at once
 )
 
 // selfMetrics are the exporter's own series, on /metrics.
@@ -27,7 +28,7 @@ func newSelfMetrics(e *probe.Engine) *selfMetrics {
 	m := &selfMetrics{
 		reg: prometheus.NewRegistry(),
 		probes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "a2abind_exporter_probes_total",
-			Help: "/probe requests by module and result (success, failure, no_card, refused, canceled)."}, []string{"module", "result"}),
+			Help: "/probe requests by module and result (success, failure, no_card, refused, canceled, busy)."}, []string{"module", "result"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "a2abind_exporter_probe_duration_seconds",
 			Help: "How long /probe requests took.", Buckets: prometheus.DefBuckets}, []string{"module"}),
 	}

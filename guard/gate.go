@@ -1,15 +1,10 @@
 package guard
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
-	"path"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/a2abind/a2abind/card"
@@ -22,9 +17,6 @@ const (
 	PathHealthz = "/healthz"
 	// PathReadyz answers 200 while the card is published, 503 otherwise (readiness).
 	PathReadyz = "/readyz"
-	// pathLegacyCard is the card path before A2A 0.3; some clients still try it, so it
-	// is gated too rather than proxied to the upstream's unchecked card.
-	pathLegacyCard = "/.well-known/agent.json"
 )
 
 // Response headers of a normalized card.
@@ -72,46 +64,25 @@ type snapshot struct {
 	public string
 }
 
-func etagOf(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `"` + hex.EncodeToString(sum[:16]) + `"`
-}
-
-// isCardPath reports whether a request path names a card document, in any case
-// (some servers route case-insensitively) and after cleaning ("//", "/./", a trailing
-// slash), so that no spelling reaches the upstream's unchecked card.
-func isCardPath(p string) bool {
-	p = path.Clean("/" + p)
-	return strings.EqualFold(p, card.WellKnownPath) || strings.EqualFold(p, pathLegacyCard)
-}
-
-// serveCard publishes the card of the last round, or 503 with Retry-After.
+// serveCard publishes the card of the last round, or 503 with Retry-After
+// (card.ServeCard, the one card endpoint of serve and guard).
 func (g *Guard) serveCard(w http.ResponseWriter, r *http.Request) {
-	if card.AnswerCardPreflight(w, r) {
-		return
-	}
-	h := w.Header()
 	s := g.snap.Load()
 	if why := g.withheld(s); why != "" {
-		h.Set("Retry-After", g.retryAfter())
-		h.Set("Cache-Control", "no-store")
-		http.Error(w, "agent card withheld by a2abind guard: "+why, http.StatusServiceUnavailable)
+		card.ServeCard(w, r, nil, card.Withheld{Why: "agent card withheld by a2abind guard: " + why, RetryAfter: g.o.interval})
 		return
 	}
-	h.Set("Cache-Control", g.cacheControl())
-	h.Set("ETag", s.ETag)
-	h.Set("Content-Type", "application/json")
+	p := &card.Publication{Body: s.body, ETag: s.ETag, Modified: s.modified, CacheControl: g.cacheControl(), Header: http.Header{}}
 	if nz := s.Normalized; nz != nil && nz.Changed {
-		h.Set(HeaderNormalized, strconv.Itoa(len(nz.Removed)))
+		p.Header.Set(HeaderNormalized, strconv.Itoa(len(nz.Removed)))
 		if nz.SignaturesDropped > 0 {
-			h.Set(HeaderSignaturesDropped, strconv.Itoa(nz.SignaturesDropped))
+			p.Header.Set(HeaderSignaturesDropped, strconv.Itoa(nz.SignaturesDropped))
 		}
 	}
 	if s.Resigned != "" {
-		h.Set(HeaderResigned, s.Resigned)
+		p.Header.Set(HeaderResigned, s.Resigned)
 	}
-	// ServeContent answers If-None-Match / If-Modified-Since with 304, and HEAD.
-	http.ServeContent(w, r, "", s.modified, bytes.NewReader(s.body))
+	card.ServeCard(w, r, p, card.Withheld{})
 }
 
 // withheld says why the card is not published ("" when it is).

@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/accesslog"
 )
 
 // Guard is a running front for one upstream agent. Create it with New, then Start;
@@ -31,6 +32,8 @@ type Guard struct {
 	h2c       *http.Transport // gRPC to an http:// upstream
 	client    *http.Client
 	proxy     http.Handler
+	ownCards  map[string]bool // cleaned paths where the guarded card is read (paths.go)
+	inFlight  atomic.Int64    // proxied requests now, bounded by WithMaxProxied
 
 	snap     atomic.Pointer[snapshot]
 	stopping atomic.Bool
@@ -86,6 +89,7 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	g := &Guard{
 		o: o, upstream: upstream, origin: &url.URL{Scheme: u.Scheme, Host: u.Authority()},
 		lis: lis, transport: newTransport(false), h2c: newTransport(true), loopDone: make(chan struct{}), served: make(chan error, 1),
+		ownCards: ownCardPaths(u.Path),
 	}
 	g.client = &http.Client{Transport: g.transport}
 	grpcRT := g.h2c
@@ -93,8 +97,12 @@ func newGuard(upstream string, o options) (*Guard, error) {
 		grpcRT = g.transport // HTTP/2 negotiated by ALPN
 	}
 	g.proxy = newProxy(g.origin, g.transport, grpcRT, o.logger)
+	var h http.Handler = g.Handler()
+	if o.accessLog != nil {
+		h = accesslog.HTTP(h, o.accessLog)
+	}
 	g.srv = &http.Server{
-		Handler:           g.Handler(),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		// A request (headers and body) must arrive within ReadTimeout, so a client
 		// trickling its body cannot hold a proxied connection; answers (SSE streams,
@@ -122,21 +130,51 @@ func sameSocket(addr net.Addr, up card.Address) bool {
 }
 
 // Handler routes the guard's own paths (the card in every spelling, /healthz,
-// /readyz) and proxies the rest to the upstream.
+// /readyz, the JWKS) and proxies the rest to the upstream. No card the guard has not
+// checked passes: a card path of another agent answers 404, and the extended card
+// (HTTP+JSON, gRPC and JSON-RPC) passes only while the upstream card is published
+// unchanged. At most WithMaxProxied requests are proxied at once; beyond, 503.
 func (g *Guard) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
-		case isCardPath(p):
-			g.serveCard(w, r)
 		case p == PathHealthz:
 			serveHealthz(w, r)
+			return
 		case p == PathReadyz:
 			g.serveReadyz(w, r)
-		case g.o.signing != nil && g.o.signing.path != "" && p == g.o.signing.path:
-			g.o.signing.serveJWKS(w, r)
-		default:
-			g.proxy.ServeHTTP(w, r)
+			return
+		case g.o.signing != nil && g.o.signing.signer.JWKSPath() != "" && p == g.o.signing.signer.JWKSPath():
+			g.o.signing.signer.ServeJWKS(w, r, g.cacheControl())
+			return
 		}
+		rt := g.route(r)
+		switch rt {
+		case routeOwnCard:
+			g.serveCard(w, r)
+			return
+		case routeForeign:
+			g.serveForeignCard(w, r)
+			return
+		}
+		if n := g.inFlight.Add(1); n > int64(g.o.maxProxied) {
+			g.inFlight.Add(-1)
+			g.refuse(w, r, fmt.Sprintf("more than %d requests in flight through the guard", g.o.maxProxied))
+			return
+		}
+		defer g.inFlight.Add(-1)
+		why := g.extendedPassable()
+		if rt == routeProxy && why != "" {
+			var err error
+			if rt, err = inspect(r); err != nil {
+				http.Error(w, "a2abind guard: "+err.Error(), http.StatusRequestEntityTooLarge)
+				return
+			}
+		}
+		if rt == routeExtended && why != "" {
+			g.refuse(w, r, "extended agent card withheld: "+why)
+			return
+		}
+		g.proxy.ServeHTTP(w, r)
 	})
 }
 

@@ -14,6 +14,8 @@ const (
 	DefaultProbeTimeout = 5 * time.Second
 	// DefaultShutdownTimeout bounds how long Shutdown lets proxied requests drain.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultMaxProxied bounds the requests (streams included) proxied at once.
+	DefaultMaxProxied = 512
 )
 
 // Option configures New. Options are applied in order; later ones win.
@@ -27,7 +29,9 @@ type options struct {
 	probeTimeout    time.Duration
 	shutdownTimeout time.Duration
 	via             []Mapping
+	maxProxied      int
 	logger          *slog.Logger
+	accessLog       *slog.Logger
 	signing         *signing
 }
 
@@ -60,6 +64,17 @@ func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.s
 // Mapping and ParseMapping); the published card is never rewritten by them.
 func WithProbeVia(m ...Mapping) Option { return func(o *options) { o.via = append(o.via, m...) } }
 
+// WithMaxProxied bounds how many requests the guard proxies at once, streams (SSE,
+// gRPC) included, so that clients holding streams open cannot exhaust it; beyond the
+// bound a request gets 503 with Retry-After (gRPC: UNAVAILABLE). n <= 0 means
+// DefaultMaxProxied.
+func WithMaxProxied(n int) Option { return func(o *options) { o.maxProxied = n } }
+
+// WithAccessLog logs one line per request the guard answers or proxies to l
+// (accesslog: binding, A2A method, status or A2A error, duration, bytes; never bodies
+// or credentials). Off by default.
+func WithAccessLog(l *slog.Logger) Option { return func(o *options) { o.accessLog = l } }
+
 // WithLogger sets the structured logger. The default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
@@ -70,6 +85,9 @@ func newOptions(opts []Option) options {
 	}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.maxProxied <= 0 {
+		o.maxProxied = DefaultMaxProxied
 	}
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)

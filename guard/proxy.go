@@ -6,13 +6,22 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"time"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // headerHop marks a request the guard forwarded: a request that comes back with it is
 // a loop (the upstream is the guard itself, or proxies back to it).
 const headerHop = "A2abind-Guard-Hop"
+
+// clientIPHeaders are request headers that name the client's address; a client's own
+// are never forwarded.
+var clientIPHeaders = []string{
+	"Forwarded", "X-Forwarded-For", "X-Real-Ip", "X-Client-Ip", "Client-Ip", "True-Client-Ip",
+	"X-Cluster-Client-Ip", "Cf-Connecting-Ip", "Fastly-Client-Ip", "X-Original-Forwarded-For", "X-Forwarded",
+	"Forwarded-For", "X-Proxyuser-Ip",
+}
 
 // newTransport is the guard's own connection pool to the upstream, closed on Shutdown.
 // With h2c it speaks only cleartext HTTP/2 (prior knowledge), for gRPC to an http://
@@ -35,13 +44,6 @@ func newTransport(h2c bool) *http.Transport {
 	return t
 }
 
-// isGRPC reports whether a request is gRPC over HTTP/2 (content type application/grpc,
-// with or without a +suffix).
-func isGRPC(r *http.Request) bool {
-	ct := strings.ToLower(r.Header.Get("Content-Type"))
-	return r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;"))
-}
-
 // newProxy forwards a request to the upstream origin, path and query unchanged. Streams
 // are not buffered (FlushInterval -1: every write of the upstream is flushed at once),
 // X-Forwarded-* are set from the client connection (a client's own are dropped), and
@@ -54,9 +56,20 @@ func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) h
 			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
 			return
 		}
-		if isGRPC(r) {
+		if card.IsGRPCRequest(r) && r.ProtoMajor == 2 {
 			grpcRP.ServeHTTP(w, r)
 			return
+		}
+		// Full duplex: Go's HTTP/1 server otherwise reads and closes what is left of the
+		// request body when the handler writes its first answer bytes, while the
+		// transport may still be forwarding that body; the transport then drops the
+		// upstream connection and the answer is cut (golang/go#40747), or, when the
+		// client sends the rest only after the first answer bytes, both wait for ever.
+		// HTTP/2 is full duplex already.
+		if r.ProtoMajor == 1 {
+			if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+				log.Debug("proxy: full duplex not available", "err", err)
+			}
 		}
 		rp.ServeHTTP(w, r)
 	})
@@ -66,6 +79,12 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(origin)
+			// X-Forwarded-For from the peer only: ReverseProxy drops the client's
+			// X-Forwarded-*, and the other client-IP headers go here, so that no client
+			// can name an address the upstream would take for its own.
+			for _, k := range clientIPHeaders {
+				pr.Out.Header.Del(k)
+			}
 			pr.SetXForwarded()
 			pr.Out.Header.Set(headerHop, "1")
 		},

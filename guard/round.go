@@ -36,7 +36,7 @@ func (g *Guard) round(ctx context.Context) {
 		next.Since = prev.Since
 	}
 	if next.Published {
-		next.ETag = etagOf(next.body)
+		next.ETag = card.ETagOf(next.body)
 		next.modified = time.Now().UTC().Truncate(time.Second)
 		if prev != nil && prev.Published && prev.ETag == next.ETag {
 			next.modified = prev.modified
@@ -77,15 +77,16 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	}
 	nz, err := normalize(c, s.Results, findings)
 	if err != nil {
-		s.public = "no declared interface is served"
+		// ErrNothingServed's text is the public reason already; the interfaces follow it.
+		s.public, s.Reason = ErrNothingServed.Error(), err.Error()
 		if !errors.Is(err, ErrNothingServed) {
 			s.public = "the card cannot be normalized"
+			s.Reason = s.public + ": " + err.Error()
 		}
-		s.Reason = s.public + ": " + err.Error()
 		return
 	}
 	if nz.Changed && g.o.signing != nil {
-		signed, err := g.o.signing.sign(nz.Document)
+		signed, err := g.o.signing.signer.Sign(nz.Document)
 		if err == nil {
 			err = verify(signed, servedKeys(findings, s.Results))
 		}

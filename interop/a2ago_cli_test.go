@@ -55,7 +55,7 @@ func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 	logs := &lockedBuffer{}
 	ready := make(chan string, 1)
 	exited := make(chan error, 1)
-	listening := regexp.MustCompile(`Listening on (127\.0\.0\.1:\d+)`)
+	listening := regexp.MustCompile(`(?:gRPC l|L)istening on (127\.0\.0\.1:\d+)`)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {

@@ -182,7 +182,13 @@ const (
 	modeGRPCAtHTTP    = "grpc-at-http"
 	modeGRPCNoService = "grpc-no-service"
 	modeSeed          = "seed"
+	// modeV03Server is not a card mode of server.mjs but server03.mjs: an
+	// @a2a-js/sdk 0.3.14 agent with its own v0.3 card.
+	modeV03Server = "v03-server"
 )
+
+// wantSDK03Version is the @a2a-js/sdk version server03.mjs and client03.mjs run.
+const wantSDK03Version = "0.3.14"
 
 // jsServer is a running server.mjs: the addresses of its announcement line.
 type jsServer struct {
@@ -251,7 +257,11 @@ func stopJSServers() {
 // ends it (process group and all). On error nothing is left running.
 func launchJSServer(env nodeEnv, mode string) (*jsServer, func(), error) {
 	ctx, cancel := context.WithTimeout(context.Background(), serverLifetime)
-	cmd := env.command(ctx, "server.mjs", "--card", mode)
+	script, args, want := "server.mjs", []string{"--card", mode}, wantSDKVersion
+	if mode == modeV03Server {
+		script, args, want = "server03.mjs", nil, wantSDK03Version
+	}
+	cmd := env.command(ctx, script, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
@@ -311,9 +321,9 @@ func launchJSServer(env nodeEnv, mode string) (*jsServer, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("server.mjs --card %s: bad address line %q (%v)\nstderr:\n%s", mode, line, err, stderr)
 	}
-	if s.SDKVersion != wantSDKVersion {
+	if s.SDKVersion != want {
 		stop()
-		return nil, nil, fmt.Errorf("server.mjs runs @a2a-js/sdk %s, want %s", s.SDKVersion, wantSDKVersion)
+		return nil, nil, fmt.Errorf("%s runs @a2a-js/sdk %s, want %s", script, s.SDKVersion, want)
 	}
 	return s, stop, nil
 }

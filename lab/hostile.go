@@ -36,6 +36,10 @@ const (
 	// HangingGRPC is a gRPC server (plaintext HTTP/2) that accepts every call on every
 	// service and never answers it.
 	HangingGRPC
+	// EndlessEvents answers 200 text/event-stream with the A2A v1.0 JSON-RPC event of
+	// EndlessAfterEvent again and again, as fast as the client reads: a stream that never
+	// ends, to check a client's memory stays bounded.
+	EndlessEvents
 )
 
 // TrickleInterval is how often a trickling peer sends its next byte or comment.
@@ -138,6 +142,9 @@ func (p *HostilePeer) answer(c net.Conn) {
 		w.write(httpHead("text/event-stream"))
 		w.write([]byte(firstEvent))
 		w.repeat([]byte(": keep-alive\n\n"), TrickleInterval)
+	case EndlessEvents:
+		w.write(httpHead("text/event-stream"))
+		w.repeat(bytes.Repeat([]byte(firstEvent), 64), 0)
 	case GiantEvent:
 		w.write(httpHead("text/event-stream"))
 		w.write([]byte(`data: {"jsonrpc": "2.0", "id": "x", "result": {"text": "`))

@@ -97,6 +97,18 @@ func TestHostilePeersMisbehave(t *testing.T) {
 				t.Errorf("first line %q (err %v), want an SSE event with a JSON-RPC status update", line, err)
 			}
 		}},
+		{EndlessEvents, func(t *testing.T, p *HostilePeer) {
+			resp, cancel, err := get(t, p, 5*time.Second)
+			defer cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			if n := strings.Count(string(b), "data: "); len(b) != 1<<20 || n < 1000 {
+				t.Errorf("read %d bytes with %d events, want 1 MiB of events", len(b), n)
+			}
+		}},
 		{GiantEvent, func(t *testing.T, p *HostilePeer) {
 			resp, cancel, err := get(t, p, 5*time.Second)
 			defer cancel()

@@ -49,7 +49,7 @@ func Diagnose(c *card.Card, results []Result) Report {
 		if !ok || r.Outcome == wire.Served || r.Outcome == wire.AuthRequired {
 			continue
 		}
-		findings = append(findings, preferredNotServed(pref, r, clients))
+		findings = append(findings, preferredNotServed(pref, r, results, clients))
 	}
 	for _, r := range results {
 		if r.Outcome == wire.Served || r.Outcome == wire.AuthRequired {
@@ -59,11 +59,11 @@ func Diagnose(c *card.Card, results []Result) Report {
 			Code:      CodeInterfaceNotServed,
 			Severity:  card.SeverityError,
 			Message:   fmt.Sprintf("%s is not served: %s (%s)", r.Interface, r.Outcome, cause(r)),
-			Fix:       fixFor(r),
+			Fix:       fixFor(c, r),
 			Interface: r.Interface.Source,
 		})
 	}
-	findings = append(findings, card.Lint(c)...)
+	findings = append(findings, wireFixes(c, results, card.Lint(c))...) // wirefix.go
 	slices.SortStableFunc(findings, func(a, b card.Finding) int { return rank(a.Severity) - rank(b.Severity) })
 	return Report{Findings: findings, Clients: clients}
 }
@@ -78,7 +78,7 @@ func rank(s card.Severity) int {
 	return 2
 }
 
-func preferredNotServed(pref card.Interface, r Result, clients []ClientImpact) card.Finding {
+func preferredNotServed(pref card.Interface, r Result, results []Result, clients []ClientImpact) card.Finding {
 	var hint string
 	if pref.Source == card.SourcePrimary {
 		hint = fmt.Sprintf("preferredTransport %s is not served at url %s", pref.Binding, pref.URL)
@@ -100,9 +100,23 @@ func preferredNotServed(pref card.Interface, r Result, clients []ClientImpact) c
 	if len(succeed) > 0 {
 		msg += "; clients that ignore it or fall back succeed (" + strings.Join(succeed, ", ") + ")"
 	}
-	fix := "declare as preferred the binding really served at that URL"
-	if r.ActualBinding != "" && r.ActualBinding != pref.Binding {
+	var fix string
+	switch {
+	case r.ActualBinding != "" && r.ActualBinding != pref.Binding:
 		fix = fmt.Sprintf("prefer %s at %s (what is served there), or serve %s there", r.ActualBinding, pref.URL, pref.Binding)
+	case r.ActualBinding == pref.Binding && r.ActualVersion != "" && r.ActualVersion != card.NormalizeVersion(pref.ProtocolVersion):
+		// The binding is the one served; only the version differs (issue 24).
+		fix = fmt.Sprintf("declare protocolVersion %q for it (the version served there), or serve %s %s there",
+			r.ActualVersion, pref.Binding, pref.ProtocolVersion)
+	default:
+		fix = "make an interface that is served the preferred one"
+		for _, o := range results {
+			if o.Outcome == wire.Served {
+				fix += fmt.Sprintf(" (%s %s at %s is)", o.Interface.Binding, o.Interface.ProtocolVersion, o.Interface.URL)
+				break
+			}
+		}
+		fix += ", or " + fixFor(nil, r)
 	}
 	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source}
 }
@@ -150,10 +164,15 @@ func cause(r Result) string {
 	return string(r.Outcome)
 }
 
-// fixFor is the one-line remedy for an interface that is not served.
-func fixFor(r Result) string {
+// fixFor is the one-line remedy for an interface of c (nil: no card at hand) that is
+// not served.
+func fixFor(c *card.Card, r Result) string {
 	switch r.Outcome {
 	case wire.WrongBinding:
+		if r.ActualBinding != "" && c != nil && declaredAt(c, r.ActualBinding, r.Interface.URL, r.Interface.Binding) {
+			return fmt.Sprintf("remove this %s entry: %s is served at this URL and the card declares it there too, or serve %s there",
+				r.Interface.Binding, r.ActualBinding, r.Interface.Binding)
+		}
 		if r.ActualBinding != "" {
 			return fmt.Sprintf("declare %s at this URL (what is served), or serve %s there", r.ActualBinding, r.Interface.Binding)
 		}

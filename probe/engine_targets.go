@@ -25,6 +25,12 @@ func WithCardOptions(opts ...card.Option) Option {
 	return func(o *options) { o.cardOpts = append(o.cardOpts, opts...) }
 }
 
+// WithTargetTimeout bounds each target of Engine.Targets as a whole (its card fetch
+// and its interfaces' probes together); 0, the default, leaves only WithTimeout's
+// bound on each request and the run's context. A target that runs out of time gets
+// the results it has: the card error, or its interfaces timed out.
+func WithTargetTimeout(d time.Duration) Option { return func(o *options) { o.perTarget = d } }
+
 // TargetResult is the probe of one target, as Engine.Targets sends it.
 type TargetResult struct {
 	// Target is the target as given.
@@ -86,6 +92,11 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 	if err := context.Cause(ctx); err != nil {
 		res.Err = fmt.Errorf("not probed: %w", err)
 		return res
+	}
+	if o.perTarget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.perTarget)
+		defer cancel()
 	}
 	start := time.Now()
 	loadOpts := append([]card.Option{card.WithConn(o.conn), card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)

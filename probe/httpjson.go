@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -60,7 +61,8 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	// with legacyCompat answers there in 1.0 shape and serves v0.3 under /v1). The v0.3
 	// specification's routes are {url}/v1/...: they decide when they answer as 0.3, or
 	// when the first route had nothing recognisable.
-	b := getTask(ctx, req, base+"/v1/tasks/"+id, h)
+	b := getTask(ctx, req, base+restv03.Prefix+"/tasks/"+id, h)
+	b.prefix = restv03.Prefix
 	ob, _ := wire.Classify(b.ev)
 	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
 	if b.answered && (ob == wire.Served || ob == wire.AuthRequired || nothingFirst) {

@@ -22,6 +22,7 @@ type options struct {
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
+	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial

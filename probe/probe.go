@@ -66,6 +66,9 @@ type Result struct {
 	// CertExpiry is the earliest NotAfter among the TLS certificates the server presented
 	// to the request of the declared binding; zero when it did not answer over TLS.
 	CertExpiry time.Time
+	// Way is how the declared binding and version answered, when Outcome is Served: a
+	// client calling the interface that way reaches what the probe reached.
+	Way Way
 }
 
 // Skipped is how many of c's interfaces Card leaves unprobed under the bound.
@@ -143,6 +146,7 @@ func (r *run) run(ctx context.Context) Result {
 	switch first.outcome {
 	case wire.Served:
 		res.ActualBinding, res.ActualVersion = r.binding, declared
+		res.Way = first.way()
 		if !known {
 			notes = append(notes, fmt.Sprintf("no usable protocolVersion declared (%q); %s answers", r.iface.ProtocolVersion, declared))
 		}
@@ -359,6 +363,7 @@ type attempt struct {
 	answered   bool   // something answered at the protocol level (status line, gRPC status)
 	latency    time.Duration
 	extra      []string  // notes from the prober (TLS attempts of a bare host:port, ...)
+	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
 	message    string    // the A2A error message of the answer, if any
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer

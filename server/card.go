@@ -2,12 +2,9 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -57,9 +54,8 @@ func (srv *Server) buildCard() error {
 	if raw, err = srv.signCard(raw); err != nil { // sign.go
 		return err
 	}
-	sum := sha256.Sum256(raw)
 	srv.cardJSON, srv.card, srv.checkCard = raw, c, check
-	srv.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
+	srv.etag = card.ETagOf(raw)
 	srv.lastModified = time.Now().UTC().Truncate(time.Second)
 	return nil
 }
@@ -102,55 +98,17 @@ func (srv *Server) deriveCard() ([]byte, error) {
 }
 
 // serveCard publishes the card only while the server is ready: 503 with Retry-After
-// before the self-check passed and after shutdown started. The card carries
-// Cache-Control, a strong ETag and Last-Modified (when New built it); If-None-Match, or
-// without it If-Modified-Since, gives 304 (RFC 9110 §13.2.2).
+// before the self-check passed and after shutdown started (card.ServeCard, the one
+// card endpoint of serve and guard: ETag, Last-Modified, Cache-Control, HEAD and 304).
 func (srv *Server) serveCard(w http.ResponseWriter, r *http.Request) {
-	if card.AnswerCardPreflight(w, r) {
-		return
-	}
-	h := w.Header()
 	if !srv.ready.Load() {
-		h.Set("Retry-After", "1")
-		h.Set("Cache-Control", "no-store")
 		why := "the self-check of the declared interfaces has not passed yet"
 		if srv.stopping.Load() {
 			why = "the agent is shutting down"
 		}
-		http.Error(w, "agent card not published: "+why, http.StatusServiceUnavailable)
+		card.ServeCard(w, r, nil, card.Withheld{Why: "agent card not published: " + why, RetryAfter: time.Second})
 		return
 	}
-	h.Set("Cache-Control", srv.cacheCtrl)
-	h.Set("ETag", srv.etag)
-	h.Set("Last-Modified", srv.lastModified.Format(http.TimeFormat))
-	if notModified(r, srv.etag, srv.lastModified) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", fmt.Sprint(len(srv.cardJSON)))
-	if r.Method == http.MethodHead {
-		return
-	}
-	_, _ = w.Write(srv.cardJSON)
-}
-
-// notModified evaluates If-None-Match and, only without it, If-Modified-Since.
-func notModified(r *http.Request, etag string, modified time.Time) bool {
-	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		return etagMatch(inm, etag)
-	}
-	ims, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
-	return err == nil && !modified.After(ims)
-}
-
-// etagMatch implements If-None-Match's weak comparison (RFC 9110 §13.1.2).
-func etagMatch(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
-			return true
-		}
-	}
-	return false
+	card.ServeCard(w, r, &card.Publication{Body: srv.cardJSON, ETag: srv.etag, Modified: srv.lastModified, CacheControl: srv.cacheCtrl},
+		card.Withheld{})
 }

@@ -1,11 +1,7 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
-
-	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 )
 
 // FuzzDecodePageToken: a ListTasks page token is client input; decoding never panics,
@@ -24,27 +20,5 @@ func FuzzDecodePageToken(f *testing.F) {
 		if err != nil || !again.updated.Equal(c.updated) || again.id != c.id {
 			t.Errorf("token %q: cursor %+v re-encodes to %+v, %v", tok, c, again, err)
 		}
-	})
-}
-
-// FuzzV03Body: a v0.3 HTTP+JSON body goes through the v0.3.0 message-shape bridge and
-// protojson; neither panics, and the bridge keeps valid JSON valid.
-func FuzzV03Body(f *testing.F) {
-	f.Add([]byte(`{"message":{"messageId":"m","role":"ROLE_USER","content":[{"text":"hi"}]}}`))
-	f.Add([]byte(`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}],"content":7}}`))
-	f.Add([]byte(`[[[[{"messageId":1,"role":{},"content":null}]]]]`))
-	f.Add([]byte(`{"message":`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := messageParts(body, "content", "parts")
-		if err != nil {
-			return
-		}
-		if !json.Valid(out) {
-			t.Fatalf("messageParts(%q) = %q, not JSON", body, out)
-		}
-		if !bytes.Equal(out, body) && !bytes.Contains(out, []byte(`"parts"`)) {
-			t.Errorf("messageParts changed %q to %q without adding parts", body, out)
-		}
-		_ = v03Unmarshal.Unmarshal(out, &a2apbv0.SendMessageRequest{})
 	})
 }

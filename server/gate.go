@@ -61,11 +61,6 @@ func versionOrDefault(v string) string {
 	return card.NormalizeVersion(v)
 }
 
-// isGRPC reports whether a request speaks gRPC (or gRPC-Web) by its content type.
-func isGRPC(r *http.Request) bool {
-	return strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/grpc")
-}
-
 // isJSON reports whether a content type is acceptable for JSON-RPC: application/json or
 // any +json type, with parameters; a missing content type is tolerated.
 func isJSON(ct string) bool {

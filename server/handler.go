@@ -129,9 +129,8 @@ func (srv *Server) rootHandler() http.Handler {
 		}
 		srv.httpInFlight.Add(1)
 		defer srv.httpInFlight.Add(-1)
-		if isGRPC(r) {
-			ct := strings.ToLower(r.Header.Get("Content-Type"))
-			native := r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+"))
+		if card.IsGRPCRequest(r) {
+			native := r.ProtoMajor == 2
 			if srv.o.grpcOnHTTP && native {
 				if !srv.grpcReady.Load() {
 					w.Header().Set("Content-Type", "application/grpc")

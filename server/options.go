@@ -43,6 +43,7 @@ type options struct {
 	keyFile         string
 	tlsConfig       *tls.Config
 	logger          *slog.Logger
+	accessLog       *slog.Logger
 	name            string
 	description     string
 	version         string
@@ -130,6 +131,11 @@ func WithTLS(certFile, keyFile string) Option {
 
 // WithTLSConfig serves HTTP and gRPC over TLS with cfg (it must carry a certificate).
 func WithTLSConfig(cfg *tls.Config) Option { return func(o *options) { o.tlsConfig = cfg } }
+
+// WithAccessLog logs one line per request to l (accesslog: binding, A2A method,
+// status or A2A error, duration, bytes; never bodies or credentials): HTTP requests on
+// Handler, and calls on the server's own gRPC listener. Off by default.
+func WithAccessLog(l *slog.Logger) Option { return func(o *options) { o.accessLog = l } }
 
 // WithLogger sets the structured logger for what is served where, the self-check and
 // shutdown. The default discards logs.

@@ -17,8 +17,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/a2abind/a2abind/internal/restv03"
 )
 
 // The v0.3 HTTP+JSON binding as the v0.3 specification defines it and real v0.3 clients
@@ -52,59 +53,8 @@ func restV03Routes(handler a2asrv.RequestHandler, legacy http.Handler) http.Hand
 
 type restV03 struct{ h *a2agrpcv0.Handler }
 
-var (
-	v03Unmarshal = protojson.UnmarshalOptions{DiscardUnknown: true}
-	v03Marshal   = protojson.MarshalOptions{}
-)
-
-// The v0.3.0 proto names a message's parts "content" (field 5 of a2a.v1.Message);
-// the later v0.3 proto a2a-go compiles names them "parts". A request's message
-// "content" is read as "parts", and every message of an answer carries both.
-
-// marshalV03 writes m as proto JSON with each message's parts also under "content".
-func marshalV03(m proto.Message) ([]byte, error) {
-	b, err := v03Marshal.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	return messageParts(b, "parts", "content")
-}
-
-// messageParts copies, in every JSON object that is a message (it has "messageId" and
-// "role"), the value of key from to key to unless to is already there.
-func messageParts(b []byte, from, to string) ([]byte, error) {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, err
-	}
-	changed := false
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			_, isMsg := v["messageId"]
-			_, hasRole := v["role"]
-			if p, ok := v[from]; ok && isMsg && hasRole {
-				if _, taken := v[to]; !taken {
-					v[to] = p
-					changed = true
-				}
-			}
-			for _, x := range v {
-				walk(x)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	if !changed {
-		return b, nil
-	}
-	return json.Marshal(v)
-}
+// marshalV03 writes m as the binding's proto JSON (restv03.Marshal).
+func marshalV03(m proto.Message) ([]byte, error) { return restv03.Marshal(m) }
 
 // call runs one unary method of the v0.3 gRPC handler with the request's headers as
 // incoming metadata and writes its answer as proto JSON.
@@ -131,10 +81,7 @@ func call[Req, Resp proto.Message](w http.ResponseWriter, r *http.Request, req R
 func decodeV03(w http.ResponseWriter, r *http.Request, m proto.Message) bool {
 	b, err := io.ReadAll(r.Body)
 	if err == nil {
-		b, err = messageParts(b, "content", "parts")
-	}
-	if err == nil {
-		err = v03Unmarshal.Unmarshal(b, m)
+		err = restv03.Unmarshal(b, m)
 	}
 	if err != nil {
 		writeV03Error(w, status.Errorf(codes.InvalidArgument, "the body is not a proto-JSON %s: %v", m.ProtoReflect().Descriptor().Name(), err))
@@ -361,13 +308,7 @@ var v03HTTPStatus = map[codes.Code]int{
 	codes.Canceled:           499,
 }
 
-type v03Error struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Reason  string `json:"reason,omitempty"`
-}
-
-func v03ErrorBody(err error) v03Error {
+func v03ErrorBody(err error) restv03.ErrorBody {
 	st := status.Convert(err)
 	reason := errorInfoReason(st)
 	code, ok := v03Errors[reason]
@@ -377,7 +318,7 @@ func v03ErrorBody(err error) v03Error {
 	if !ok {
 		code = -32603 // InternalError
 	}
-	return v03Error{Code: code, Message: st.Message(), Reason: reason}
+	return restv03.ErrorBody{Code: code, Message: st.Message(), Reason: reason}
 }
 
 func writeV03Error(w http.ResponseWriter, err error) {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/a2abind/a2abind/internal/restv03"
 )
 
 // TestRESTV03Routes speaks the v0.3 HTTP+JSON wire as a v0.3 client does: proto JSON
@@ -42,7 +44,7 @@ func TestRESTV03Routes(t *testing.T) {
 		t.Errorf("GET /v1/tasks/{id} = %d %s", code, body)
 	}
 	code, _, body = get(t, base+"/tasks/no-such-task")
-	var e v03Error
+	var e restv03.ErrorBody
 	if err := json.Unmarshal([]byte(body), &e); code != http.StatusNotFound || err != nil || e.Code != -32001 {
 		t.Errorf("GET /v1/tasks/unknown = %d %s, want 404 with code -32001", code, body)
 	}

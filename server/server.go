@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/accesslog"
 )
 
 // Server is one A2A agent served on several bindings at once, whose card is published
@@ -150,6 +151,9 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	srv.execs = newExecutions(executor)
 	srv.handler = a2asrv.NewHandler(srv.execs, srv.handlerOptions()...)
 	srv.root = srv.rootHandler()
+	if o.accessLog != nil {
+		srv.root = accesslog.HTTP(srv.root, o.accessLog)
+	}
 	if o.mounted {
 		return nil
 	}
@@ -159,6 +163,9 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 			// The HTTP/2 preface of a new connection must arrive within this (grpc-go
 			// waits 120 s by default, and Stop does not close a connection still in it).
 			grpc.ConnectionTimeout(min(o.shutdownTimeout, 10*time.Second)),
+		}
+		if o.accessLog != nil {
+			gopts = append(gopts, grpc.StatsHandler(accesslog.GRPC(o.accessLog)))
 		}
 		if srv.tlsCfg != nil && srv.grpcLis != nil {
 			gopts = append(gopts, grpc.Creds(credentials.NewTLS(srv.tlsCfg.Clone())))

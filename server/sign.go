@@ -7,14 +7,14 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-// signing is what WithCardSigning configures.
+// signing is what WithCardSigning configures: the key and jku, checked once into a
+// card.CardSigner (the one signing configuration of serve and guard).
 type signing struct {
-	key  *card.SigningKey
-	jku  string
-	path string // where the JWKS is served, the jku's path; "" when not served
-	jwks []byte
+	key *card.SigningKey
+	jku string
 
 	prepared bool
+	signer   *card.CardSigner
 	err      error
 }
 
@@ -29,35 +29,13 @@ func WithCardSigning(key *card.SigningKey, jku string) Option {
 
 // prepare checks the key and the jku and renders the JWKS, once, before anything listens.
 func (s *signing) prepare() error {
-	if s.prepared {
-		return s.err
+	if !s.prepared {
+		s.prepared = true
+		if s.signer, s.err = card.NewCardSigner(s.key, s.jku, PathHealthz, PathReadyz); s.err != nil {
+			s.err = errorf("WithCardSigning: %v", s.err)
+		}
 	}
-	s.prepared = true
-	s.err = s.check()
 	return s.err
-}
-
-func (s *signing) check() error {
-	if s.key == nil {
-		return errorf("WithCardSigning: no key")
-	}
-	jwks, err := s.key.PublicJWKS()
-	if err != nil {
-		return errorf("WithCardSigning: %v", err)
-	}
-	s.jwks = jwks
-	if s.jku == "" {
-		return nil
-	}
-	u, err := card.ParseKeyURL(s.jku)
-	if err != nil {
-		return errorf("WithCardSigning: jku %v", err)
-	}
-	s.path = u.Path
-	if s.path == "" || s.path == "/" || s.path == card.WellKnownPath {
-		return errorf("WithCardSigning: jku %q needs a path of its own for the JWKS, e.g. /.well-known/jwks.json", s.jku)
-	}
-	return nil
 }
 
 // signCard returns raw signed, or raw unchanged without WithCardSigning.
@@ -69,11 +47,7 @@ func (srv *Server) signCard(raw []byte) ([]byte, error) {
 	if err := s.prepare(); err != nil {
 		return nil, err
 	}
-	opts := []card.SignOption{card.WithReplaceSignatures()}
-	if s.jku != "" {
-		opts = append(opts, card.WithSignJKU(s.jku))
-	}
-	signed, err := card.Sign(raw, s.key, opts...)
+	signed, err := s.signer.Sign(raw)
 	if err != nil {
 		return nil, fmt.Errorf("server: signing the card: %w", err)
 	}
@@ -83,19 +57,10 @@ func (srv *Server) signCard(raw []byte) ([]byte, error) {
 // jwksParts serves the signing key's JWKS at the jku's path, when there is one.
 func (srv *Server) jwksParts() []part {
 	s := srv.o.signing
-	if s == nil || s.prepare() != nil || s.path == "" {
+	if s == nil || s.prepare() != nil || s.signer.JWKSPath() == "" {
 		return nil
 	}
-	return []part{{s.path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		w.Header().Set("Content-Type", "application/jwk-set+json")
-		w.Header().Set("Cache-Control", srv.cacheCtrl)
-		if r.Method == http.MethodGet {
-			_, _ = w.Write(s.jwks)
-		}
+	return []part{{s.signer.JWKSPath(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.signer.ServeJWKS(w, r, srv.cacheCtrl)
 	})}}
 }

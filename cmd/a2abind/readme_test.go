@@ -254,7 +254,7 @@ func TestREADMEExamples(t *testing.T) {
 			stop = append(stop, startDaemon(t, strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), "&")), dir, env, ex.line))
 			continue
 		}
-		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		cmd := exec.CommandContext(ctx, "sh", "-c", line)
 		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
@@ -293,7 +293,7 @@ func startDaemon(t *testing.T, line, dir string, env []string, orig string) func
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", m[1], time.Second)
 		if err == nil {
@@ -308,7 +308,7 @@ func startDaemon(t *testing.T, line, dir string, env []string, orig string) func
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			<-done
-			t.Fatalf("README example %q did not listen on %s within 20 s\n%s", orig, m[1], out.String())
+			t.Fatalf("README example %q did not listen on %s within 60 s\n%s", orig, m[1], out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -20,7 +20,7 @@ import (
 // or listener started.
 
 func TestNewCmdServe(t *testing.T) {
-	defaults := serveOptions{httpAddr: "127.0.0.1:8080", name: echo.Name, shutdownTimeout: server.DefaultShutdownTimeout,
+	defaults := serveOptions{accessLog: true, httpAddr: "127.0.0.1:8080", name: echo.Name, shutdownTimeout: server.DefaultShutdownTimeout,
 		selfCheck: server.DefaultSelfCheckTimeout, taskMaxAge: server.DefaultTaskMaxAge, taskMaxCount: server.DefaultTaskMaxCount,
 		taskMaxBytes: server.DefaultTaskMaxBytes, maxRequestBytes: server.DefaultMaxRequestBytes}
 	var got *serveOptions
@@ -59,7 +59,7 @@ func TestNewCmdGuard(t *testing.T) {
 	}
 	want := guardOptions{upstream: "http://127.0.0.1:8080", listen: ":8443", normalize: true, interval: 5 * time.Second,
 		probeTimeout: guard.DefaultProbeTimeout, probeVia: []string{"https://a.example=http://127.0.0.1:8080"},
-		shutdownTimeout: guard.DefaultShutdownTimeout, sign: signingFlags{Key: "k.pem", JKU: "https://a.example/jwks.json"}}
+		shutdownTimeout: guard.DefaultShutdownTimeout, accessLog: true, maxProxied: guard.DefaultMaxProxied, sign: signingFlags{Key: "k.pem", JKU: "https://a.example/jwks.json"}}
 	if diff := cmp.Diff(want, *got, cmp.AllowUnexported(guardOptions{})); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}

@@ -42,14 +42,18 @@ scrape timeout (X-Prometheus-Scrape-Timeout-Seconds), and answers with probe_suc
 probe_duration_seconds, a2abind_interface_up{url,binding,protocol_version},
 a2abind_interface_outcome{url,binding,protocol_version,outcome}, the findings per
 severity and per code, the card fetch duration and the earliest TLS certificate
-expiry. GET /metrics serves the exporter's own metrics. Connections to the agents stay
-open from scrape to scrape.
+expiry; with &debug=true, the probe's log and series as text. GET /metrics serves the
+exporter's own metrics, GET / a page of the recent probes linking to their logs.
+Connections to the agents stay open from scrape to scrape.
 
 --config names a YAML file of modules (headers from files or the environment, timeout,
-TLS) and an allow-list of targets (allowed_targets). Only http(s) targets are probed;
-link-local and cloud metadata addresses are never dialled unless allow_link_local is
-set. See docs/exporter.md for the config and a Prometheus scrape config, and
-deploy/prometheus/a2abind-rules.yml for alerting rules.
+TLS) and an allow-list of targets (allowed_targets), which also bounds card redirects
+and interface hosts. A module with headers must say where they may go
+(credential_hosts, or allowed_targets), else the config is refused. At most
+max_concurrent_probes (default 16) probes run at once; more get a quick 503. Only
+http(s) targets are probed; link-local and cloud metadata addresses are never dialled
+unless allow_link_local is set. See docs/exporter.md for the config and a
+Prometheus scrape config, and deploy/prometheus/a2abind-rules.yml for alerting rules.
 
 The exporter runs until SIGINT or SIGTERM: --timeout does not apply to it.`,
 		Example: `  a2abind exporter --listen 127.0.0.1:9115

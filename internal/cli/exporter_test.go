@@ -77,13 +77,18 @@ func TestExporterCmd_Usage(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("modules: {m: {timout: 1s}}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	leaky := filepath.Join(t.TempDir(), "leaky.yml")
+	if err := os.WriteFile(leaky, []byte("modules: {prod: {headers: {Authorization: {value: Bearer x}}}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"exporter", "--listen", "127.0.0.1:0", "--config", leaky}, `module "prod" sends headers (Authorization) but does not say where they may go`},
 		{[]string{"exporter"}, "needs --listen"},
 		{[]string{"exporter", "--listen", "127.0.0.1:0", "extra"}, "unknown command"},
-		{[]string{"exporter", "--listen", "127.0.0.1:0", "--config", bad}, "timout"},
+		{[]string{"exporter", "--listen", "127.0.0.1:0", "--config", bad}, `timout not found in type exporter.Module; did you mean "timeout"?`},
 		{[]string{"exporter", "--listen", "127.0.0.1:0", "--config", filepath.Join(t.TempDir(), "none.yml")}, "no such file"},
 		{[]string{"exporter", "--listen", "256.0.0.1:1"}, "--listen 256.0.0.1:1"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -50,6 +51,20 @@ func (w *lineChecker) Write(p []byte) (int, error) {
 // most goroutines and heap seen during the run, above what was there before it.
 func fleetRun(t *testing.T, targets []string, concurrency int) (verdicts map[string]bool, goroutines int, heap uint64) {
 	t.Helper()
+	out := &lineChecker{ok: map[string]bool{}}
+	goroutines, heap = peakRun(t, out, strings.Join(targets, "\n"),
+		"probe", "--targets", "-", "-o", "json", "--concurrency", fmt.Sprint(concurrency), "--deadline", "5m")
+	if len(out.bad) > 0 {
+		t.Fatalf("%d bad records, first: %s", len(out.bad), out.bad[0])
+	}
+	return out.ok, goroutines, heap
+}
+
+// peakRun runs the CLI with args, stdin and stdout, and returns the most goroutines
+// and heap in use seen during the run, above what was there before it. The exit must
+// be 0 or 1.
+func peakRun(t *testing.T, stdout io.Writer, stdin string, args ...string) (goroutines int, heap uint64) {
+	t.Helper()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -79,19 +94,14 @@ func fleetRun(t *testing.T, targets []string, concurrency int) (verdicts map[str
 			}
 		}
 	}()
-	out := &lineChecker{ok: map[string]bool{}}
 	var errOut bytes.Buffer
-	code := run(t.Context(), []string{"probe", "--targets", "-", "-o", "json", "--concurrency", fmt.Sprint(concurrency), "--timeout", "5m"},
-		strings.NewReader(strings.Join(targets, "\n")), out, &errOut)
+	code := run(t.Context(), args, strings.NewReader(stdin), stdout, &errOut)
 	close(done)
 	wg.Wait()
 	if code != ExitFailed && code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if len(out.bad) > 0 {
-		t.Fatalf("%d bad records, first: %s", len(out.bad), out.bad[0])
-	}
-	return out.ok, int(peakG.Load()) - baseG, peakHeap.Load() - min(peakHeap.Load(), baseHeap)
+	return int(peakG.Load()) - baseG, peakHeap.Load() - min(peakHeap.Load(), baseHeap)
 }
 
 // TestProbeTargets_Fleet probes 500 lab agents (one in ten is the seed) with

@@ -26,6 +26,8 @@ type guardOptions struct {
 	probeTimeout    time.Duration
 	probeVia        []string
 	shutdownTimeout time.Duration
+	maxProxied      int
+	accessLog       bool
 	sign            signingFlags
 }
 
@@ -41,6 +43,8 @@ or on the same host) and enforces the publish-time invariant for it. It serves t
 /.well-known/agent-card.json itself (ETag, Last-Modified, Cache-Control), /healthz and
 /readyz, and reverse-proxies every other request to --upstream (JSON-RPC, HTTP+JSON, SSE
 streams unbuffered, and gRPC over cleartext HTTP/2 for agents serving it on their HTTP port).
+No card passes unchecked: the card paths under --upstream's path and the extended card
+(HTTP+JSON, gRPC, JSON-RPC) are gated too, and other agents' card paths answer 404.
 
 At start and every --interval it fetches the upstream card and probes every declared
 interface on the wire, as 'a2abind probe' does; changes upstream (a gRPC service registered
@@ -96,6 +100,8 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
 	fl.DurationVar(&f.probeTimeout, "probe-timeout", guard.DefaultProbeTimeout, "bound on one interface's probe (at most --interval)")
 	fl.StringArrayVar(&f.probeVia, "probe-via", nil, "probe PUBLIC at LOCAL: PUBLIC=LOCAL, both origins or both host:port (repeatable)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", guard.DefaultShutdownTimeout, "bound on draining proxied requests at shutdown")
+	fl.BoolVar(&f.accessLog, "access-log", true, "log one line per request (method, status, bytes; no bodies)")
+	fl.IntVar(&f.maxProxied, "max-proxied", guard.DefaultMaxProxied, "requests proxied at once, streams included; then 503")
 	f.sign.register(fl, "with --normalize: re-sign the rewritten card", "its path serves the JWKS")
 	return cmd
 }
@@ -108,14 +114,19 @@ func guardRun(parent context.Context, g *globals, f *guardOptions) error {
 		return fail(ExitUsage, errors.New("--listen is required: where the guard serves, e.g. --listen :8443"))
 	case f.interval <= 0 || f.probeTimeout <= 0:
 		return fail(ExitUsage, errors.New("--interval and --probe-timeout must be positive"))
+	case f.maxProxied <= 0:
+		return fail(ExitUsage, errors.New("--max-proxied must be positive, e.g. --max-proxied 512"))
 	}
 	logger := serveLogger(g)
 	opts := []guard.Option{
 		guard.WithListenAddr(f.listen), guard.WithLogger(logger), guard.WithInterval(f.interval),
-		guard.WithProbeTimeout(f.probeTimeout), guard.WithShutdownTimeout(f.shutdownTimeout),
+		guard.WithProbeTimeout(f.probeTimeout), guard.WithShutdownTimeout(f.shutdownTimeout), guard.WithMaxProxied(f.maxProxied),
 	}
 	if f.normalize {
 		opts = append(opts, guard.WithNormalize())
+	}
+	if f.accessLog {
+		opts = append(opts, guard.WithAccessLog(logger))
 	}
 	for _, s := range f.probeVia {
 		m, err := guard.ParseMapping(s)

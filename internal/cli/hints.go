@@ -75,6 +75,9 @@ func hintFor(err error, hc hintContext) string {
 			return "the agent refused the credentials given with -H: check them (they go only to the card's origin and to --credential-host hosts)"
 		}
 		return `the agent wants credentials: pass them with -H, e.g. -H "Authorization: Bearer $TOKEN"`
+	case plaintextServed(err) != "":
+		return fmt.Sprintf("%s serves plaintext gRPC, and send speaks plaintext to a host that is not "+
+			"loopback only when asked: pass --grpc-plaintext if the network path to it is trusted", plaintextServed(err))
 	case untrustedCert(err) || lastOutcome(err) == wire.TLSMismatch && strings.Contains(err.Error(), "certificate"):
 		if hc.tlsFlags {
 			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
@@ -97,6 +100,21 @@ func hintFor(err error, hc hintContext) string {
 		return "no answer in time: allow longer with --timeout (e.g. --timeout 60s), or check that the agent is up"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "nothing listens there: is the agent running, and are the host and port right?"
+	}
+	return ""
+}
+
+// plaintextServed is the address of an attempt that found plaintext gRPC served where
+// the delegate would use TLS only, "" when there is none.
+func plaintextServed(err error) string {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return ""
+	}
+	for _, a := range de.Attempts {
+		if a.PlaintextServed {
+			return a.Interface.URL
+		}
 	}
 	return ""
 }

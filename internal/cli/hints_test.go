@@ -6,9 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // TestErrorsSayWhatToDoNext: each way of failing that the user can fix gets a hint line
@@ -114,5 +118,25 @@ func TestNotACardExits2(t *testing.T) {
 	code, stdout, _ := runCLI(t, `{"name": "no interfaces yet"}`, "lint", "-", "-o", "json")
 	if code != ExitFailed || !strings.Contains(stdout, `"interfaces": []`) {
 		t.Errorf("lint -o json of a card without interfaces = %d:\n%s\nwant 1 and \"interfaces\": []", code, stdout)
+	}
+}
+
+// TestPlaintextHintNamesTheFlag: a delegation whose attempt found plaintext gRPC served
+// at a host that is not loopback (delegate's TestPlaintextGRPCOffLoopback shows it on
+// the wire) gets a hint naming --grpc-plaintext and the address.
+func TestPlaintextHintNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	err := &delegate.Error{Op: "SendMessage", Agent: "a", Kind: delegate.ErrExhausted, Attempts: []delegate.Attempt{{
+		Interface:       card.Interface{URL: "agent.example:50051", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1},
+		Outcome:         wire.TLSMismatch,
+		PlaintextServed: true,
+	}}}
+	got := withHint(err, hintContext{command: "send"}).Error()
+	if !strings.Contains(got, "hint: agent.example:50051 serves plaintext gRPC") || !strings.Contains(got, "pass --grpc-plaintext") {
+		t.Errorf("hinted error:\n%s\nwant a hint naming the address and --grpc-plaintext", got)
+	}
+	err.Attempts[0].PlaintextServed = false
+	if got := withHint(err, hintContext{command: "send"}).Error(); strings.Contains(got, "--grpc-plaintext") {
+		t.Errorf("without plaintext found, the hint names --grpc-plaintext:\n%s", got)
 	}
 }

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,9 +20,11 @@ type probeOptions struct {
 	g *globals
 	// Target is the TARGET argument; "" with Targets.
 	Target string
-	// Targets is the --targets FILE; Concurrency how many at once.
+	// Targets is the --targets FILE; Concurrency how many at once; Deadline bounds
+	// the whole run (0: none).
 	Targets     string
 	Concurrency int
+	Deadline    time.Duration
 	// Summary asks for the short report.
 	Summary bool
 	// Conn and Sig are the connection and signature flag groups.
@@ -67,15 +70,17 @@ detail says so). A redirect to another origin is followed without them.
 
 ` + addressHelp + `
 
-With --targets FILE, every target listed in FILE (one per line, "-" for standard
-input, blank lines and lines starting with "#" skipped) is probed, --concurrency at
-once, over connections reused from target to target. The text output is a summary
-table (one row per target: verdict, interfaces served/declared, findings) followed by
-the full report of each failing target; a progress bar is drawn on standard error when
-it is a terminal. -o json prints JSON Lines: one single-target report per target as it
-finishes, its "target" the line as given, or {"target","ok":false,"error"} when its
-card cannot be obtained. --timeout bounds the whole run; each card fetch and each
-interface gets at most 10 s of it.
+With --targets FILE, every target listed in FILE (one http:// or https:// URL per
+line, "-" for standard input, blank lines and lines starting with "#" skipped) is
+probed, --concurrency at once, over connections reused from target to target. The text
+output is a summary row per target as it finishes (verdict, interfaces
+served/declared, findings), then the reports of the first 20 failing targets (short
+ones with --summary); a progress bar is drawn on standard error when it is a terminal.
+-o json prints JSON Lines: one single-target report per target as it finishes, its
+"target" the line as given, or {"target","ok":false,"error"} when its card cannot be
+obtained. --timeout bounds each target (its card fetch and each interface get at most
+10 s of it); --deadline bounds the whole run, and targets it leaves are "not probed".
+The signature flags apply to every target.
 
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
 obtained or the command line is wrong. With --targets: 0 when every target is fine, 1
@@ -91,7 +96,7 @@ is wrong.`,
   a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s
 
   # a fleet: one target per line, JSON Lines out as each target finishes
-  a2abind probe --targets agents.txt --concurrency 32 -o json --timeout 5m`,
+  a2abind probe --targets agents.txt --concurrency 32 -o json --deadline 30m`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if opts.Targets != "" {
 				if len(args) != 0 {
@@ -123,6 +128,7 @@ is wrong.`,
 	opts.Sig.register(fl)
 	fl.StringVar(&opts.Targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
 	fl.IntVar(&opts.Concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
+	fl.DurationVar(&opts.Deadline, "deadline", 0, "with --targets, bound on the whole run (--timeout bounds each target); 0 for none")
 	fl.BoolVar(&opts.Summary, "summary", false, "short report: one line per interface, the verdict, the top finding and its fix")
 	return cmd
 }

@@ -100,8 +100,10 @@ Output: the agent's answer (task state and text, or the message text); -v adds e
 attempt with its outcome on standard error. -o json prints
 {"ok", "attempts": [{"url", "binding", "protocolVersion", "outcome", "detail",
 "latencyMs", "undeclared"?}], "result"?, "error"?}; "undeclared" is true for a --use
-interface; "result" is the A2A answer ({"task": ...} or
-{"message": ...}), or with --stream the list of events.
+interface; "result" is the A2A answer ({"task": ...} or {"message": ...}), or with
+--stream a summary, {"events": N, "state"?, "last"?}: the count of events, the last task
+state they carried and the last event (the events themselves are printed only in text
+mode, as they arrive: a stream may not end).
 
 Exit status: 0 when the agent answered, 1 when delegation failed, 2 when the card
 cannot be obtained or used, or the command line is wrong.`,
@@ -138,7 +140,7 @@ cannot be obtained or used, or the command line is wrong.`,
 	f.conn.register(fl, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
-	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "bound each attempt, so that a silent interface leaves time for the next (0: none)")
+	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", delegate.DefaultAttemptTimeout, "bound each attempt, so that a silent interface leaves time for the next")
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "where to remember which interface answered, across runs (default: the user cache directory, $XDG_CACHE_HOME/a2abind/delegate)")
 	f.sig.register(fl)
@@ -237,34 +239,64 @@ func sendRun(parent context.Context, f *sendOptions) error {
 		return nil
 	}
 
-	events := []a2a.StreamResponse{}
+	var sum streamSummary
 	for ev, err := range client.SendStreamingMessage(ctx, req) {
 		if err != nil {
 			if f.verbose {
 				writeAttempts(g.stderr, tr.Attempts())
 			}
-			return sendFailed(g, tr.Attempts(), events, ExitFailed, withHint(err, hc))
+			return sendFailed(g, tr.Attempts(), sum.result(), ExitFailed, withHint(err, hc))
 		}
-		if f.verbose && len(events) == 0 {
+		if f.verbose && sum.Events == 0 {
 			writeAttempts(g.stderr, tr.Attempts())
 		}
-		events = append(events, a2a.StreamResponse{Event: ev})
+		sum.add(ev)
 		if !g.json() {
 			writeEvent(g.stdout, ev)
 		}
 	}
-	if f.verbose && len(events) == 0 {
+	if f.verbose && sum.Events == 0 {
 		writeAttempts(g.stderr, tr.Attempts())
 	}
 	if g.json() {
-		return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: events})
+		return jsonOrUsage(g, sendOutput{OK: true, Attempts: sendAttempts(tr.Attempts()), Result: &sum})
 	}
 	return nil
 }
 
+// streamSummary is the "result" of `send --stream -o json`: how many events arrived,
+// the last task state they carried and the last event, never the list of events (a
+// stream may not end, and memory stays bounded whatever its length).
+type streamSummary struct {
+	Events int                 `json:"events"`
+	State  a2a.TaskState       `json:"state,omitempty"`
+	Last   *a2a.StreamResponse `json:"last,omitempty"`
+}
+
+// add counts ev and keeps it as the last event.
+func (s *streamSummary) add(ev a2a.Event) {
+	s.Events++
+	s.Last = &a2a.StreamResponse{Event: ev}
+	switch v := ev.(type) {
+	case *a2a.Task:
+		s.State = v.Status.State
+	case *a2a.TaskStatusUpdateEvent:
+		s.State = v.Status.State
+	}
+}
+
+// result is the summary as a "result", nil before the first event.
+func (s *streamSummary) result() any {
+	if s.Events == 0 {
+		return nil
+	}
+	return s
+}
+
 // sendFailed reports a failed send with code; in JSON mode the document carries the
-// attempts and, for a broken stream, the events received.
-func sendFailed(g *globals, attempts []delegate.Attempt, events []a2a.StreamResponse, code int, err error) error {
+// attempts and, for a broken stream, the summary of the events received (result, nil
+// when there is none).
+func sendFailed(g *globals, attempts []delegate.Attempt, result any, code int, err error) error {
 	var de *delegate.Error
 	if errors.As(err, &de) && errors.Is(err, delegate.ErrNoCandidates) {
 		code = ExitUsage
@@ -276,9 +308,7 @@ func sendFailed(g *globals, attempts []delegate.Attempt, events []a2a.StreamResp
 		return fail(code, err)
 	}
 	out := sendOutput{Attempts: sendAttempts(attempts), Error: firstLine(err.Error())}
-	if len(events) > 0 {
-		out.Result = events
-	}
+	out.Result = result
 	if werr := g.writeJSON(out); werr != nil {
 		return fail(ExitUsage, werr)
 	}

@@ -108,9 +108,16 @@ func TestSendCmd_Stream(t *testing.T) {
 		t.Fatalf("send --stream -o json exit = %d, want 0", code)
 	}
 	ok, outcomes, doc := decodeSend(t, stdout)
-	events, _ := doc["result"].([]any)
-	if !ok || len(events) < 2 || outcomes[len(outcomes)-1] != "served" {
-		t.Errorf("send --stream -o json = ok %v, %d events, outcomes %v; want ok, events, last served", ok, len(events), outcomes)
+	sum, _ := doc["result"].(map[string]any)
+	events, _ := sum["events"].(float64)
+	last, _ := sum["last"].(map[string]any)
+	if !ok || events < 2 || sum["state"] != "TASK_STATE_COMPLETED" || last == nil || outcomes[len(outcomes)-1] != "served" {
+		t.Errorf("send --stream -o json = ok %v, result %v, outcomes %v; want ok, a summary of 2+ events ending completed, last served", ok, sum, outcomes)
+	}
+	for k := range sum {
+		if !slices.Contains([]string{"events", "state", "last"}, k) {
+			t.Errorf("send --stream -o json result has unexpected key %q", k)
+		}
 	}
 }
 

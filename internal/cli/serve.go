@@ -23,6 +23,7 @@ func init() { register(newCmdServe) }
 // serveOptions are the options of `a2abind serve`, from its flags; newCmdServe fills
 // them, serveRun acts on them.
 type serveOptions struct {
+	accessLog       bool
 	httpAddr        string
 	grpcAddr        string
 	grpcOnHTTP      bool
@@ -108,6 +109,7 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl := cmd.Flags()
 	fl.StringVar(&f.httpAddr, "http", "127.0.0.1:8080", "HTTP listener address: card, JSON-RPC, HTTP+JSON, /healthz, /readyz")
 	fl.StringVar(&f.grpcAddr, "grpc", "", "gRPC listener address (none when empty)")
+	fl.BoolVar(&f.accessLog, "access-log", true, "log one line per request (method, status, bytes; no bodies)")
 	fl.BoolVar(&f.grpcOnHTTP, "grpc-on-http", false, "also serve gRPC on the HTTP listener (HTTP/2, content type application/grpc)")
 	fl.StringVar(&f.cardFile, "card", "", "publish this hand-written card (file, or - for standard input) after verifying it against the served bindings")
 	fl.StringVar(&f.publicURL, "public-url", "", "base URL the card advertises for the HTTP listener (behind a proxy or in a container)")
@@ -146,6 +148,9 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	}
 	if f.grpcAddr != "" {
 		opts = append(opts, server.WithGRPCAddr(f.grpcAddr))
+	}
+	if f.accessLog {
+		opts = append(opts, server.WithAccessLog(logger))
 	}
 	if f.grpcOnHTTP {
 		opts = append(opts, server.WithGRPCOnHTTP())

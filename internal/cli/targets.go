@@ -1,7 +1,7 @@
 package cli
 
-// probe --targets FILE: many targets on one probe engine, a summary table (or JSON
-// Lines as the targets finish), a progress bar on a terminal.
+// probe --targets FILE: many targets on one probe engine, a summary row (or a JSON
+// Lines record) per target as each finishes, a progress bar on a terminal.
 
 import (
 	"bufio"
@@ -11,9 +11,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -23,13 +28,19 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// Bounds on a targets file.
+// Bounds on a targets file and on what a text run keeps.
 const (
 	maxTargets    = 100_000
 	maxTargetLine = 8 << 10
-	// targetBudget caps each card fetch and each interface of a --targets run, so one
-	// silent agent cannot use up the whole run's --timeout.
+	// targetBudget caps each card fetch and each interface request of a --targets run
+	// (--timeout bounds each target as a whole), so one silent interface cannot use up
+	// a target's time.
 	targetBudget = probe.DefaultTimeout
+	// maxTargetDetails is how many failing targets' reports a text run keeps to print
+	// after the summary: memory stays bounded whatever the number of targets.
+	maxTargetDetails = 20
+	// maxTargetColumn bounds the TARGET column's width (a longer target pushes its row).
+	maxTargetColumn = 60
 )
 
 // targetError is the -o json line of a target whose card cannot be obtained.
@@ -39,13 +50,29 @@ type targetError struct {
 	Error  string `json:"error"`
 }
 
-// runTargets probes every target of f.targets and prints the summary or JSON Lines.
-func runTargets(parent context.Context, opts *probeOptions, cardOpts []card.Option, probeOpts []probe.Option) error {
-	g := opts.g
-	if opts.Concurrency < 1 || opts.Concurrency > 4096 {
-		return fail(ExitUsage, fmt.Errorf("--concurrency %d: want a number from 1 to 4096", opts.Concurrency))
+// runTargets probes every target of f.Targets and prints a summary row (or a JSON
+// Lines record) per target as each finishes. --timeout bounds each target, --deadline
+// the whole run.
+func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option, probeOpts []probe.Option) error {
+	g := f.g
+	if f.Concurrency < 1 || f.Concurrency > 4096 {
+		return fail(ExitUsage, fmt.Errorf("--concurrency %d: want a number from 1 to 4096", f.Concurrency))
 	}
-	targets, err := readTargets(opts.Targets, g.stdin)
+	if f.Deadline < 0 {
+		return fail(ExitUsage, fmt.Errorf("--deadline %s is negative: give the whole run's bound, e.g. --deadline 10m", f.Deadline))
+	}
+	targets, err := readTargets(f.Targets, g.stdin)
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.Deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.Deadline)
+		defer cancel()
+	}
+	sigOpts, err := f.Sig.options(ctx)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
@@ -54,48 +81,42 @@ func runTargets(parent context.Context, opts *probeOptions, cardOpts []card.Opti
 		budget = min(budget, g.timeout)
 	}
 	cardOpts = append(cardOpts, card.WithTimeout(budget))
-	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithConcurrency(opts.Concurrency),
-		probe.WithCardOptions(cardOpts...))
+	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithTargetTimeout(g.timeout),
+		probe.WithConcurrency(f.Concurrency), probe.WithCardOptions(cardOpts...))
 
-	ctx, cancel := g.context(parent)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Each target is visited once: connections are reused within a target (the card
 	// fetch and the bindings on one origin), and only the most recent few are kept idle,
 	// so open sockets and goroutines grow with the concurrency, not with the targets.
-	e := probe.NewEngine(probe.WithMaxIdle(4 * opts.Concurrency))
+	e := probe.NewEngine(probe.WithMaxIdle(4 * f.Concurrency))
 	defer e.Close()
 
 	bar := newProgress(g.stderr, len(targets))
-	rows := make(map[string][]targetRow, len(targets)) // by target line: a line may repeat
+	var out targetWriter = newTargetText(g, targets, bar, f.Summary)
+	if g.json() {
+		out = targetJSON{w: g.stdout}
+	}
 	failed := 0
 	var writeErr error
 	for r := range e.Targets(ctx, targets, probeOpts...) {
 		bar.add()
-		row := summarise(r)
+		row := summarise(ctx, r, f.Sig, sigOpts)
 		if !row.ok {
 			failed++
 		}
-		switch {
-		case writeErr != nil:
-			// Standard output failed: the rest is drained, not printed.
-		case g.json():
-			if writeErr = writeTargetJSON(g.stdout, r, row); writeErr != nil {
-				cancel()
+		if writeErr == nil {
+			if writeErr = out.add(r, row); writeErr != nil {
+				cancel() // standard output failed: the rest is drained, not printed
 			}
-		default:
-			if row.ok {
-				// Keep only what the table shows: memory grows with the failing targets.
-				row.result, row.report = probe.TargetResult{Target: r.Target}, probe.Report{}
-			}
-			rows[r.Target] = append(rows[r.Target], row)
 		}
 	}
 	bar.finish()
+	if writeErr == nil {
+		writeErr = out.finish()
+	}
 	if writeErr != nil {
 		return fail(ExitUsage, writeErr)
-	}
-	if !g.json() {
-		writeTargets(g, targets, rows, opts.Summary)
 	}
 	if failed > 0 {
 		return fail(ExitFailed, nil)
@@ -103,8 +124,10 @@ func runTargets(parent context.Context, opts *probeOptions, cardOpts []card.Opti
 	return nil
 }
 
-// readTargets reads a targets file ("-": standard input): one target per line, blank
-// lines and lines starting with "#" skipped, surrounding spaces trimmed.
+// readTargets reads a targets file ("-": standard input): one http:// or https://
+// URL per line, blank lines and lines starting with "#" skipped, surrounding spaces
+// trimmed. A line that is not such a URL is an error naming it: a targets file must
+// not make a2abind read the local files it names.
 func readTargets(name string, stdin io.Reader) ([]string, error) {
 	var r io.Reader = stdin
 	if name != "-" {
@@ -130,6 +153,9 @@ func readTargets(name string, stdin io.Reader) ([]string, error) {
 		case len(targets) == maxTargets:
 			return nil, fmt.Errorf("--targets %s: more than %d targets; split the file", name, maxTargets)
 		}
+		if err := checkTargetURL(line); err != nil {
+			return nil, fmt.Errorf("--targets %s line %d: %w", name, n, err)
+		}
 		targets = append(targets, line)
 	}
 	if err := sc.Err(); err != nil {
@@ -139,9 +165,21 @@ func readTargets(name string, stdin io.Reader) ([]string, error) {
 		return nil, fmt.Errorf("--targets %s: %w", name, err)
 	}
 	if len(targets) == 0 {
-		return nil, fmt.Errorf("--targets %s: no target in it (one base URL, card URL or card file per line)", name)
+		return nil, fmt.Errorf("--targets %s: no target in it (one agent base URL or card URL per line)", name)
 	}
 	return targets, nil
+}
+
+// checkTargetURL accepts an http:// or https:// URL with a host (the scheme in lower
+// case, as card.Load reads anything else as a file path).
+func checkTargetURL(line string) error {
+	if !strings.HasPrefix(line, "http://") && !strings.HasPrefix(line, "https://") {
+		return fmt.Errorf("%q is not an http:// or https:// URL; a targets file lists agents' URLs (probe a card file with \"a2abind probe FILE\")", line)
+	}
+	if _, err := card.ParseAddress(line, a2a.TransportProtocolJSONRPC); err != nil {
+		return err
+	}
+	return nil
 }
 
 // targetRow is one target's line of the summary.
@@ -151,14 +189,21 @@ type targetRow struct {
 	served   string // "2/3"
 	findings string // "2 errors, 1 warning"
 	report   probe.Report
-	result   probe.TargetResult
 }
 
-func summarise(r probe.TargetResult) targetRow {
+// summarise verifies the card's signatures as probe does (so lint reports them, and
+// --require-signature fails an unsigned card) and judges the target.
+func summarise(ctx context.Context, r probe.TargetResult, sig signatureFlags, sigOpts []card.VerifyOption) targetRow {
 	if r.Err != nil {
-		return targetRow{verdict: "NO CARD", served: "-", findings: r.Err.Error(), result: r}
+		return targetRow{verdict: "NO CARD", served: "-", findings: r.Err.Error()}
+	}
+	if sig.asked() || card.Signed(r.Card) {
+		_, _ = card.VerifySignatures(ctx, r.Card, sigOpts...) // the outcome is in the lint findings
 	}
 	rep := probe.Diagnose(r.Card, r.Results)
+	if sig.require {
+		rep.Findings = card.RequireSignature(r.Card, rep.Findings)
+	}
 	served := 0
 	for _, res := range r.Results {
 		if res.Outcome == wire.Served {
@@ -166,15 +211,23 @@ func summarise(r probe.TargetResult) targetRow {
 		}
 	}
 	row := targetRow{ok: rep.OK(), verdict: "ok", served: fmt.Sprintf("%d/%d", served, len(r.Results)),
-		findings: countSeverities(rep.Findings), report: rep, result: r}
+		findings: countSeverities(rep.Findings), report: rep}
 	if !row.ok {
 		row.verdict = "FAIL"
 	}
 	return row
 }
 
-// writeTargetJSON prints one JSON Lines record.
-func writeTargetJSON(w io.Writer, r probe.TargetResult, row targetRow) error {
+// targetWriter prints the targets as they finish.
+type targetWriter interface {
+	add(r probe.TargetResult, row targetRow) error
+	finish() error
+}
+
+// targetJSON writes one JSON Lines record per target.
+type targetJSON struct{ w io.Writer }
+
+func (t targetJSON) add(r probe.TargetResult, row targetRow) error {
 	var v any = targetError{Target: r.Target, Error: row.findings}
 	if r.Err == nil {
 		v = probeJSON(r.Target, r.Results, row.report)
@@ -183,60 +236,103 @@ func writeTargetJSON(w io.Writer, r probe.TargetResult, row targetRow) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = t.w.Write(append(b, '\n'))
 	return err
 }
 
-// writeTargets prints the summary table in the file's order, a count line, then the
-// report of every failing target (the short one with --summary).
-func writeTargets(g *globals, targets []string, rows map[string][]targetRow, summary bool) {
-	w := g.stdout
-	st := newStyle(w)
-	ordered := make([]targetRow, 0, len(targets))
-	next := map[string]int{}
-	for _, t := range targets {
-		ordered = append(ordered, rows[t][next[t]])
-		next[t]++
+func (targetJSON) finish() error { return nil }
+
+// targetText prints the summary table a row at a time, in completion order, and keeps
+// the reports of the first maxTargetDetails failing targets to print after it: what
+// it holds does not grow with the number of targets.
+type targetText struct {
+	g       *globals
+	st      style
+	bar     *progress
+	width   int // of the TARGET column
+	header  bool
+	total   int
+	ok      int
+	failing int
+	nocard  int
+	details []string
+	omitted int
+	summary bool // --summary: the short report of each failing target
+}
+
+func newTargetText(g *globals, targets []string, bar *progress, summary bool) *targetText {
+	t := &targetText{g: g, st: newStyle(g.stdout), bar: bar, total: len(targets), width: len("TARGET"), summary: summary}
+	for _, tg := range targets {
+		t.width = min(max(t.width, utf8.RuneCountInString(escape(tg))), maxTargetColumn)
 	}
-	table := [][]string{{"TARGET", "VERDICT", "SERVED", "FINDINGS"}}
-	var ok, failing, nocard int
-	for i, row := range ordered {
-		table = append(table, []string{targets[i], row.verdict, row.served, row.findings})
-		switch {
-		case row.ok:
-			ok++
-		case row.result.Err != nil:
-			nocard++
-		default:
-			failing++
+	return t
+}
+
+func (t *targetText) line(target, verdict, served, findings string, colour func(string) string) error {
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s))) }
+	t.bar.clear()
+	_, err := fmt.Fprintf(t.g.stdout, "%s  %s  %s  %s\n", pad(target, t.width), colour(pad(verdict, len("NO CARD"))),
+		pad(served, len("SERVED")), findings)
+	return err
+}
+
+func (t *targetText) add(r probe.TargetResult, row targetRow) error {
+	if !t.header {
+		t.header = true
+		if err := t.line(t.st.bold("TARGET")+strings.Repeat(" ", max(0, t.width-len("TARGET"))), "VERDICT", "SERVED", t.st.bold("FINDINGS"), t.st.bold); err != nil {
+			return err
 		}
 	}
-	st.table(w, 0, table, func(r, c int, cell string) string {
-		switch {
-		case r == 0:
-			return st.bold(cell)
-		case c == 1 && ordered[r-1].ok:
-			return st.good(cell)
-		case c == 1:
-			return st.bad(cell)
+	colour := t.st.bad
+	switch {
+	case row.ok:
+		t.ok++
+		colour = t.st.good
+	case r.Err != nil:
+		t.nocard++
+	default:
+		t.failing++
+	}
+	if err := t.line(escape(r.Target), row.verdict, row.served, escape(row.findings), colour); err != nil {
+		return err
+	}
+	if row.ok {
+		return nil
+	}
+	if len(t.details) == maxTargetDetails {
+		t.omitted++
+		return nil
+	}
+	var b strings.Builder
+	if r.Err != nil {
+		fmt.Fprintf(&b, "%s: card not obtainable: %s\n", escape(r.Target), escape(r.Err.Error()))
+	} else {
+		sub := *t.g
+		sub.stdout = &b
+		write := writeProbe
+		if t.summary {
+			write = writeProbeSummary
 		}
-		return cell
-	}, nil)
-	fmt.Fprintf(w, "\n%s: %d ok, %d failing, %d without a card\n", plural(len(targets), "target"), ok, failing, nocard)
-	for i, row := range ordered {
-		switch {
-		case row.ok:
-		case row.result.Err != nil:
-			fmt.Fprintf(w, "\n%s: %s %s\n", st.bold(escape(targets[i])), st.bad("card not obtainable:"), escape(row.result.Err.Error()))
-		default:
-			fmt.Fprintln(w)
-			write := writeProbe
-			if summary {
-				write = writeProbeSummary
-			}
-			write(g, targets[i], row.result.Card, row.result.Results, row.report)
+		write(&sub, r.Target, r.Card, r.Results, row.report)
+	}
+	t.details = append(t.details, b.String())
+	return nil
+}
+
+func (t *targetText) finish() error {
+	w := t.g.stdout
+	fmt.Fprintf(w, "\n%s: %d ok, %d failing, %d without a card\n", plural(t.total, "target"), t.ok, t.failing, t.nocard)
+	for _, d := range t.details {
+		if _, err := fmt.Fprintf(w, "\n%s", d); err != nil {
+			return err
 		}
 	}
+	if t.omitted > 0 {
+		_, err := fmt.Fprintf(w, "\n%s not shown (the first %d are): probe them one by one, or use -o json for every report\n",
+			plural(t.omitted, "more failing target's report"), maxTargetDetails)
+		return err
+	}
+	return nil
 }
 
 // progress is the --targets progress bar: drawn on standard error only when it is a
@@ -284,6 +380,13 @@ func newProgress(w io.Writer, n int) *progress {
 func (p *progress) add() {
 	if p.bar != nil {
 		_ = p.bar.Add(1)
+	}
+}
+
+// clear erases the bar before a line is printed under it.
+func (p *progress) clear() {
+	if p.bar != nil {
+		_ = p.bar.Clear()
 	}
 }
 

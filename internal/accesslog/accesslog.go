@@ -1,0 +1,295 @@
+// Package accesslog is the access log of `a2abind serve` and `a2abind guard`: one
+// structured (log/slog) line per request with the binding, the A2A method, the HTTP
+// status or the A2A error, the duration and the bytes each way. It never logs a body,
+// a query string or a header value, so no message text and no credential reaches the log.
+package accesslog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// peek bounds how much of a request or answer body is kept to read the JSON-RPC
+// method or the A2A error from (clients write "method" first; errors are short).
+const peek = 4 << 10
+
+// Message is the log message of every access log line.
+const Message = "request"
+
+// HTTP logs one line per request next serves, at Info. gRPC requests served on the
+// HTTP port are logged here too (binding GRPC, the gRPC status as the error).
+func HTTP(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		in := &countingBody{ReadCloser: r.Body}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = in
+		}
+		out := &recorder{ResponseWriter: w}
+		defer func() {
+			binding, method := classify(r, in.head.Bytes())
+			attrs := []slog.Attr{
+				slog.String("binding", binding),
+				slog.String("method", method),
+				slog.String("http", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", out.statusCode()),
+			}
+			if e := answerError(binding, out, w.Header()); e != "" {
+				attrs = append(attrs, slog.String("a2aError", e))
+			}
+			attrs = append(attrs,
+				slog.Duration("duration", time.Since(start)),
+				slog.Int64("bytesIn", in.n.Load()),
+				slog.Int64("bytesOut", out.n),
+				slog.String("peer", r.RemoteAddr))
+			log.LogAttrs(r.Context(), slog.LevelInfo, Message, attrs...)
+		}()
+		next.ServeHTTP(out, r)
+	})
+}
+
+// countingBody counts what the handler reads and keeps its first bytes.
+type countingBody struct {
+	io.ReadCloser
+	n    atomic.Int64
+	head bytes.Buffer // written by the reading goroutine only; read after the handler
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := peek - b.head.Len(); room > 0 && n > 0 {
+		b.head.Write(p[:min(n, room)])
+	}
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// recorder counts the answer's bytes, keeps its first bytes and its status, and passes
+// Flush, full duplex and the rest through (Unwrap for http.ResponseController).
+type recorder struct {
+	http.ResponseWriter
+	status int
+	n      int64
+	head   bytes.Buffer
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if room := peek - w.head.Len(); room > 0 {
+		w.head.Write(p[:min(len(p), room)])
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *recorder) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *recorder) statusCode() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// classify names the binding and the A2A method of a request: gRPC by content type,
+// JSON-RPC by the envelope of its body, HTTP+JSON by its route; "" when none fits (the
+// card, health, a path nothing serves).
+func classify(r *http.Request, head []byte) (binding, method string) {
+	if card.IsGRPCRequest(r) {
+		return string(a2a.TransportProtocolGRPC), r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+	}
+	if r.Method == http.MethodPost {
+		if m, ok := jsonrpcMethod(head); ok {
+			return string(a2a.TransportProtocolJSONRPC), m
+		}
+	}
+	if m := restMethod(r.Method, r.URL.Path); m != "" {
+		return string(a2a.TransportProtocolHTTPJSON), m
+	}
+	return "", ""
+}
+
+// jsonrpcMethod reads "method" from the start of a JSON-RPC request object.
+func jsonrpcMethod(head []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	rpc := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			break
+		}
+		switch key {
+		case "jsonrpc":
+			rpc = true
+		case "method":
+			var m string
+			if json.Unmarshal(v, &m) == nil {
+				return m, true
+			}
+		}
+	}
+	return "", rpc
+}
+
+// restRoutes name the A2A method of an HTTP+JSON route by its verb and last path
+// element (1.0 and v0.3 spellings).
+var restRoutes = []struct {
+	verb, suffix, method string
+}{
+	{http.MethodPost, "message:send", "SendMessage"},
+	{http.MethodPost, "message:stream", "SendStreamingMessage"},
+	{http.MethodPost, ":cancel", "CancelTask"},
+	{"", ":subscribe", "SubscribeToTask"},
+	{http.MethodGet, "/extendedagentcard", "GetExtendedAgentCard"},
+	{http.MethodGet, "/v1/card", "GetExtendedAgentCard"},
+	{http.MethodPost, "/pushnotificationconfigs", "CreateTaskPushNotificationConfig"},
+	{http.MethodGet, "/pushnotificationconfigs", "ListTaskPushNotificationConfigs"},
+	{http.MethodGet, "/tasks", "ListTasks"},
+}
+
+func restMethod(verb, path string) string {
+	p := strings.ToLower(strings.TrimSuffix(path, "/"))
+	for _, rt := range restRoutes {
+		if (rt.verb == "" || rt.verb == verb) && strings.HasSuffix(p, rt.suffix) {
+			return rt.method
+		}
+	}
+	i := strings.LastIndex(p, "/tasks/")
+	switch {
+	case i < 0:
+		return ""
+	case strings.Contains(p[i+len("/tasks/"):], "/pushnotificationconfigs/"):
+		if verb == http.MethodDelete {
+			return "DeleteTaskPushNotificationConfig"
+		}
+		return "GetTaskPushNotificationConfig"
+	case verb == http.MethodGet && !strings.Contains(p[i+len("/tasks/"):], "/"):
+		return "GetTask"
+	}
+	return ""
+}
+
+// answerError is the A2A error an answer carries: the gRPC status name, the JSON-RPC
+// error code (in the body, or in the first event of a stream), or the ErrorInfo reason
+// (else the status) of an HTTP+JSON error body. "" for a success.
+func answerError(binding string, w *recorder, h http.Header) string {
+	if binding == string(a2a.TransportProtocolGRPC) {
+		if s := h.Get("Grpc-Status"); s != "" && s != "0" {
+			n, err := strconv.ParseUint(s, 10, 32)
+			if err != nil {
+				return s
+			}
+			return codes.Code(n).String()
+		}
+		return ""
+	}
+	body := w.head.Bytes()
+	if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
+		_, ev, _ := bytes.Cut(body, []byte("data:"))
+		body, _, _ = bytes.Cut(ev, []byte("\n"))
+	}
+	var env struct {
+		Error *struct {
+			Code    json.RawMessage `json:"code"`
+			Status  string          `json:"status"`
+			Details []struct {
+				Reason string `json:"reason"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &env) != nil || env.Error == nil {
+		return ""
+	}
+	if binding == string(a2a.TransportProtocolJSONRPC) {
+		return string(env.Error.Code)
+	}
+	for _, d := range env.Error.Details {
+		if d.Reason != "" {
+			return d.Reason
+		}
+	}
+	return env.Error.Status
+}
+
+// GRPC is a stats.Handler (grpc.StatsHandler) logging one line per RPC on a gRPC
+// listener: binding GRPC, the method, the status, duration and wire bytes.
+func GRPC(log *slog.Logger) stats.Handler { return grpcLog{log} }
+
+type grpcLog struct{ log *slog.Logger }
+
+type rpcKey struct{}
+
+type rpcInfo struct {
+	method  string
+	start   time.Time
+	in, out atomic.Int64
+}
+
+func (g grpcLog) TagRPC(ctx context.Context, i *stats.RPCTagInfo) context.Context {
+	return context.WithValue(ctx, rpcKey{}, &rpcInfo{method: i.FullMethodName, start: time.Now()})
+}
+
+func (g grpcLog) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	ri, _ := ctx.Value(rpcKey{}).(*rpcInfo)
+	if ri == nil {
+		return
+	}
+	switch s := s.(type) {
+	case *stats.InPayload:
+		ri.in.Add(int64(s.WireLength))
+	case *stats.OutPayload:
+		ri.out.Add(int64(s.WireLength))
+	case *stats.End:
+		attrs := []slog.Attr{
+			slog.String("binding", string(a2a.TransportProtocolGRPC)),
+			slog.String("method", ri.method[strings.LastIndexByte(ri.method, '/')+1:]),
+			slog.String("service", strings.Trim(ri.method[:max(0, strings.LastIndexByte(ri.method, '/'))], "/")),
+		}
+		if code := status.Code(s.Error); code != 0 {
+			attrs = append(attrs, slog.String("a2aError", code.String()))
+		}
+		attrs = append(attrs, slog.Duration("duration", s.EndTime.Sub(ri.start)),
+			slog.Int64("bytesIn", ri.in.Load()), slog.Int64("bytesOut", ri.out.Load()))
+		g.log.LogAttrs(ctx, slog.LevelInfo, Message, attrs...)
+	}
+}
+
+func (grpcLog) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+func (grpcLog) HandleConn(context.Context, stats.ConnStats) {}
