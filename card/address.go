@@ -204,6 +204,9 @@ func parseHostPort(raw, s string) (Address, error) {
 
 // checkHost says what is wrong with a host name, or "".
 func checkHost(host string) string {
+	if strings.Contains(host, "%") {
+		return "has an IPv6 zone, which a2abind does not dial"
+	}
 	if _, err := netip.ParseAddr(host); err == nil {
 		return ""
 	}

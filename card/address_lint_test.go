@@ -49,3 +49,33 @@ func TestLintGRPCForms(t *testing.T) {
 		})
 	}
 }
+
+// TestLintConflictWithPath (issue 24): one URL with a path (a2a-js serves JSON-RPC at
+// /a2a/jsonrpc) declared for GRPC and JSONRPC is url-conflicting-bindings, as it is
+// without a path; a bare GRPC host:port on the same socket is not (one TLS front end
+// may serve both).
+func TestLintConflictWithPath(t *testing.T) {
+	for _, tt := range []struct {
+		url, grpc string
+		want      bool
+	}{
+		{"https://agent.example.com:8443/a2a/jsonrpc", "https://agent.example.com:8443/a2a/jsonrpc", true},
+		{"https://agent.example.com:8443/a2a/jsonrpc/", "https://agent.example.com:8443/a2a/jsonrpc", true},
+		{"https://agent.example.com:8443", "https://agent.example.com:8443", true},
+		{"https://agent.example.com:8443/a2a/jsonrpc", "agent.example.com:8443", false},
+		{"https://agent.example.com/a2a/jsonrpc", "https://agent.example.com/a2a/grpc", false},
+	} {
+		doc, err := json.Marshal(lab.V03Card("c", tt.url, lab.JSONRPC, lab.Decl{URL: tt.grpc, Binding: lab.GRPC}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := card.Parse(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(card.Lint(c), func(f card.Finding) bool { return f.Code == card.CodeURLConflictingBindings })
+		if got != tt.want {
+			t.Errorf("url %s, GRPC %s: url-conflicting-bindings %v, want %v", tt.url, tt.grpc, got, tt.want)
+		}
+	}
+}

@@ -44,6 +44,8 @@ var addressCases = []struct {
 	{raw: "agent:99999", binding: grpcB, wantErr: "not a number from 1 to 65535"},
 	{raw: ":443", binding: grpcB, wantErr: "neither host:port"},
 	{raw: "[fe80::1%eth0]:443", binding: grpcB, wantErr: "IPv6 zone"},
+	{raw: "http://[fe80::1%25eth0]:80/", binding: rpcB, wantErr: "IPv6 zone"},
+	{raw: "grpcs://[::1%25lo]:443", binding: grpcB, wantErr: "IPv6 zone"},
 	// gRPC with a scheme: grpc:// and http:// plaintext, grpcs:// and https:// TLS; the
 	// scheme's default port when none is written (grpc://agent is agent:80).
 	{raw: "grpc://agent", binding: grpcB, want: card.Address{Scheme: "grpc", Host: "agent", Port: "80", TLS: card.TLSNo, GRPC: true},

@@ -33,12 +33,6 @@ const (
 	V03 = "0.3"
 )
 
-// Interface sources, as they appear in Interface.Source.
-const (
-	// SourcePrimary marks the v0.3 primary interface (url with preferredTransport).
-	SourcePrimary = "url+preferredTransport"
-)
-
 // Interface is one declared (url, binding, version) of a card.
 type Interface struct {
 	// URL is the interface address exactly as declared.
@@ -51,8 +45,9 @@ type Interface struct {
 	ProtocolVersion string `json:"protocolVersion"`
 	// Tenant is the v1.0 tenant routing value, if declared.
 	Tenant string `json:"tenant,omitempty"`
-	// Source says where in the document the interface was declared, e.g. "supportedInterfaces[0]".
-	Source string `json:"source"`
+	// Source says where in the document the interface was declared, e.g.
+	// "supportedInterfaces[0]" (its text in JSON).
+	Source Source `json:"source"`
 	// Preferred marks the entry a client honouring the card's hint picks first: the first
 	// supportedInterfaces entry, or the v0.3 primary.
 	Preferred bool `json:"preferred,omitempty"`
@@ -101,6 +96,7 @@ type Card struct {
 	doc      *document
 	declared []Interface   // before de-duplication, for lint
 	sigs     *Verification // set by VerifySignatures (signature.go)
+	lintMemo *lintMemo     // the one Lint result of a parsed card (nil for a hand-built one)
 }
 
 // MarshalJSON writes the card with "interfaces" always a list ([] when there is none).

@@ -115,13 +115,14 @@ type treeReader struct {
 	strays []*ReadError // in document order
 }
 
-// readTree reads data (one JSON value, nothing after it) as a card. A syntax error is
+// readTree reads data (one JSON value, nothing after it) as s describes it (cardSchema
+// for a card). A syntax error is
 // returned as encoding/json reports it; a repeated member name as a *ReadError, after
 // the whole document was read.
-func readTree(data []byte) (*treeReader, *jsonNode, error) {
+func readTree(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
 	r := &treeReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
-	n, err := r.value("", 0, cardSchema)
+	n, err := r.value("", 0, s)
 	if err != nil {
 		return nil, nil, err
 	}

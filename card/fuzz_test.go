@@ -70,20 +70,24 @@ func checkInvariants(t *testing.T, c *card.Card) {
 	seen := map[string]string{}
 	preferred := map[string]int{}
 	for _, i := range c.Interfaces {
-		if !sourcePattern.MatchString(i.Source) {
-			t.Fatalf("interface %+v has source %q", i, i.Source)
+		src := i.Source.String()
+		if !sourcePattern.MatchString(src) {
+			t.Fatalf("interface %+v has source %q", i, src)
+		}
+		if back, err := card.ParseSource(src); err != nil || back != i.Source {
+			t.Fatalf("source %q reads back as %+v, %v", src, back, err)
 		}
 		if first, dup := seen[i.Key()]; dup {
-			t.Fatalf("interface %s (%s) repeats %s", i, i.Source, first)
+			t.Fatalf("interface %s (%s) repeats %s", i, src, first)
 		}
-		seen[i.Key()] = i.Source
+		seen[i.Key()] = src
 		if i.Preferred {
-			preferred[strings.SplitN(i.Source, "[", 2)[0]]++
+			preferred[strings.SplitN(src, "[", 2)[0]]++
 		}
 		if i.Source == card.SourcePrimary && i.Binding == "" {
 			t.Fatalf("v0.3 primary %+v has no binding (the default is JSONRPC)", i)
 		}
-		if strings.HasPrefix(i.Source, "additionalInterfaces") && i.Preferred && c.Shape != card.ShapeUnion {
+		if strings.HasPrefix(src, "additionalInterfaces") && i.Preferred && c.Shape != card.ShapeUnion {
 			// Only a duplicate of the primary can carry its mark, and duplicates are merged into the first.
 			t.Fatalf("additionalInterfaces entry %+v is marked preferred", i)
 		}
@@ -109,7 +113,7 @@ func checkInvariants(t *testing.T, c *card.Card) {
 	// The first supportedInterfaces entry and the v0.3 primary are preferred. A card with
 	// neither (additionalInterfaces but no url) has no preferred interface.
 	for _, i := range c.Interfaces {
-		if (i.Source == "supportedInterfaces[0]" || i.Source == card.SourcePrimary) && !i.Preferred {
+		if (i.Source == card.Supported(0) || i.Source == card.SourcePrimary) && !i.Preferred {
 			t.Fatalf("interface %+v should be preferred", i)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -18,7 +19,8 @@ var goGRPCResolvers = map[string]bool{"dns": true, "passthrough": true, "unix": 
 // case-insensitively, picks a registered resolver (dns, passthrough, unix,
 // unix-abstract); any other target, a bare host:port or a URL with an http, https,
 // grpc or grpcs scheme alike, is read as "dns:///" + target, and the DNS resolver then
-// needs host[:port] ("https://h:443" fails with "too many colons"). It is the one rule
+// needs host[:port] ("https://h:443" fails with "too many colons", and "grpc://h" is
+// host "grpc" with port "//h", which no dial takes). It is the one rule
 // lint, probe's client-impact prediction and the server's invariant ask.
 func GoGRPCTarget(target string) error {
 	u, err := url.Parse(target)
@@ -33,7 +35,7 @@ func GoGRPCTarget(target string) error {
 		return dnsEndpoint(strings.TrimPrefix(endpoint, "/"), target)
 	}
 	if _, err := url.Parse("dns:///" + target); err != nil {
-		return fmt.Errorf("Go's gRPC client rejects %q: %v", target, err)
+		return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: %v", target, err)
 	}
 	return dnsEndpoint(target, target)
 }
@@ -42,21 +44,35 @@ func GoGRPCTarget(target string) error {
 // a host (port 443).
 func dnsEndpoint(endpoint, target string) error {
 	if endpoint == "" {
-		return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver finds no address in it", target)
+		return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver finds no address in it", target)
 	}
 	if _, err := netip.ParseAddr(endpoint); err == nil {
 		return nil
 	}
 	if _, port, err := net.SplitHostPort(endpoint); err == nil {
-		if port == "" {
-			return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver finds an empty port", target)
+		if !dialPort(port) {
+			// "grpc://agent" reads as host "grpc", port "//agent": the resolver takes it,
+			// and every dial fails.
+			return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver reads %q as host:port, with port %q", target, endpoint, port)
 		}
 		return nil
 	}
 	if _, _, err := net.SplitHostPort(endpoint + ":443"); err != nil {
-		return fmt.Errorf("Go's gRPC client rejects %q: its DNS resolver reads %q as host:port (%v)", target, endpoint, err)
+		return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver reads %q as host:port (%v)", target, endpoint, err)
 	}
 	return nil
+}
+
+// dialPort reports a port net.Dial takes: a number, or a service name ("https").
+func dialPort(p string) bool {
+	if p == "" {
+		return false
+	}
+	if strings.Trim(p, "0123456789") == "" {
+		n, err := strconv.Atoi(p)
+		return err == nil && n > 0 && n <= 65535
+	}
+	return strings.Trim(strings.ToLower(p), "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
 }
 
 // GoGRPCAccepts reports whether Go's gRPC client accepts the address as a dial

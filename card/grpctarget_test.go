@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -50,6 +52,8 @@ func TestGoGRPCTargetAgreesWithGRPCGo(t *testing.T) {
 		{"https://" + hp, false},
 		{"HTTPS://" + hp + "/a2a", false},
 		{"dns:///", false},
+		{"grpc://127.0.0.1", false}, // host "grpc", port "//127.0.0.1"
+		{"http://localhost", false},
 	} {
 		got := card.GoGRPCTarget(tt.target)
 		if (got == nil) != tt.accept {
@@ -74,4 +78,36 @@ func dialsWithGRPCGo(t *testing.T, target string) bool {
 	defer cancel()
 	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{})
 	return err == nil
+}
+
+// FuzzGoGRPCTarget: any target gets a verdict without a panic, and the verdict agrees
+// with the address model where the two meet: a bare host:port (and its dns:/// and
+// passthrough:/// forms) is accepted, an http, https, grpc or grpcs URL rejected.
+func FuzzGoGRPCTarget(f *testing.F) {
+	for _, s := range []string{"agent:443", "DNS:///agent:443", "passthrough:///[::1]:1", "grpc://agent",
+		"HTTPS://agent:443/x", "unix:///run/a.sock", "dns:443", "dns://8.8.8.8/agent:443", ":443", "[::1]:", "%zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_ = card.GoGRPCTarget(s)
+		a, perr := card.ParseAddress(s, a2a.TransportProtocolGRPC)
+		err := card.GoGRPCTarget(strings.TrimSpace(s)) // the address model trims; grpc-go does not
+		if perr != nil || a.Local() {
+			return
+		}
+		switch a.Scheme {
+		case "http", "https", "grpc", "grpcs":
+			if err == nil {
+				t.Fatalf("GoGRPCTarget(%q) accepts a %s:// URL", s, a.Scheme)
+			}
+		case "dns", "passthrough":
+			if err != nil {
+				t.Fatalf("GoGRPCTarget(%q) = %v, want accepted", s, err)
+			}
+		case "":
+			if err != nil && !strings.Contains(a.Host, "%") {
+				t.Fatalf("GoGRPCTarget(%q) = %v for the bare host:port %s", s, err, a.HostPort())
+			}
+		}
+	})
 }

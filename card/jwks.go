@@ -265,8 +265,10 @@ func (f *jkuFetcher) fetch(ctx context.Context, jku string) (*KeySet, error) {
 func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
 	a, err := ParseKeyURL(jku)
 	if err != nil {
-		if !OriginOf(jku).IsZero() {
+		if o := OriginOf(jku); !o.IsZero() && !o.Secure {
 			return nil, fmt.Errorf("%w: jku %s is not https (A2A 1.0 §8.4.3: keys SHOULD be fetched over HTTPS)", errJKUNotAllowed, jku)
+		} else if !o.IsZero() {
+			return nil, fmt.Errorf("%w: jku %v", errJKUNotAllowed, err) // user:password@
 		}
 		return nil, fmt.Errorf("jku %q is not an absolute URL", jku)
 	}

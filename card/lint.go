@@ -2,6 +2,7 @@ package card
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -194,11 +195,35 @@ var rules = append([]rule{
 
 // Lint applies every static rule to c and returns the findings, errors first, each group
 // in rule order. It reads only the document; no socket is touched. A Card built by hand
-// (not by Parse or Load) is checked on its Interfaces alone.
+// (not by Parse or Load) is checked on its Interfaces alone. For a parsed card the rules
+// run once (and once more after VerifySignatures changes what is known of its
+// signatures): every caller (lint, probe's diagnosis and client predictions) gets a copy
+// of that one result.
 func Lint(c *Card) []Finding {
 	if c == nil {
 		return nil
 	}
+	m := c.lintMemo
+	if m == nil {
+		return lint(c)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.done || m.sigs != c.sigs {
+		m.findings, m.sigs, m.done = lint(c), c.sigs, true
+	}
+	return slices.Clone(m.findings)
+}
+
+// lintMemo is the one Lint result of a parsed card, with the verification it saw.
+type lintMemo struct {
+	mu       sync.Mutex
+	done     bool
+	sigs     *Verification
+	findings []Finding
+}
+
+func lint(c *Card) []Finding {
 	l := newLinter(c)
 	var out []Finding
 	for _, r := range rules {

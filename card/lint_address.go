@@ -14,7 +14,7 @@ import (
 func (l *linter) v03Conflicts() []hit {
 	var v03 []Interface
 	for _, i := range l.declared {
-		if i.Source == SourcePrimary || strings.HasPrefix(i.Source, "additionalInterfaces[") {
+		if i.Source == SourcePrimary || i.Source.List == ListAdditional {
 			v03 = append(v03, i)
 		}
 	}
@@ -28,7 +28,7 @@ func (l *linter) v03Conflicts() []hit {
 func (l *linter) v1Shared() []hit {
 	var v1 []Interface
 	for _, i := range l.declared {
-		if strings.HasPrefix(i.Source, "supportedInterfaces[") {
+		if i.Source.List == ListSupported {
 			v1 = append(v1, i)
 		}
 	}
@@ -113,10 +113,10 @@ func (l *linter) unionMismatch() []hit {
 		return out
 	}
 	v03 := index(func(i Interface) bool {
-		return i.Source == SourcePrimary || strings.HasPrefix(i.Source, "additionalInterfaces[")
+		return i.Source == SourcePrimary || i.Source.List == ListAdditional
 	})
 	v1 := index(func(i Interface) bool {
-		return strings.HasPrefix(i.Source, "supportedInterfaces[") && i.ProtocolVersion == V03
+		return i.Source.List == ListSupported && i.ProtocolVersion == V03
 	})
 	for _, a := range v03 {
 		for _, b := range v1 {
@@ -128,14 +128,14 @@ func (l *linter) unionMismatch() []hit {
 	var out []hit
 	for _, a := range v03 {
 		if !a.listed {
-			out = append(out, hit{iface: a.iface.Source, message: fmt.Sprintf(
+			out = append(out, hit{iface: a.iface.Source.String(), message: fmt.Sprintf(
 				"%s declares %s at %s for v0.3 clients, but no supportedInterfaces entry with protocolVersion 0.3 lists it: clients reading supportedInterfaces and clients reading the v0.3 fields see different agents",
 				a.iface.Source, canonical(a.iface.Binding), a.iface.URL)})
 		}
 	}
 	for _, b := range v1 {
 		if !b.listed {
-			out = append(out, hit{iface: b.iface.Source, message: fmt.Sprintf(
+			out = append(out, hit{iface: b.iface.Source.String(), message: fmt.Sprintf(
 				"%s declares %s 0.3 at %s, but the v0.3 fields (url, additionalInterfaces) do not: v0.3 clients never see it",
 				b.iface.Source, canonical(b.iface.Binding), b.iface.URL)})
 		}
@@ -147,7 +147,7 @@ func (l *linter) urlMissing() []hit {
 	var out []hit
 	for _, i := range l.declared {
 		if strings.TrimSpace(i.URL) == "" {
-			out = append(out, hit{iface: i.Source, message: fmt.Sprintf("%s declares %s with no url", i.Source, bindingName(i.Binding))})
+			out = append(out, hit{iface: i.Source.String(), message: fmt.Sprintf("%s declares %s with no url", i.Source, bindingName(i.Binding))})
 		}
 	}
 	return out
@@ -160,19 +160,14 @@ func (l *linter) grpcScheme() []hit {
 			continue
 		}
 		a, err := ParseAddress(i.URL, i.Binding)
-		if err != nil || a.Local() {
+		if err != nil || a.Local() || a.GoGRPCAccepts() {
 			continue
 		}
-		var why string
-		switch a.Scheme {
-		case "http", "https":
+		why := "Go gRPC clients have no %s:// resolver and fail to dial it, while other SDKs strip the scheme"
+		if a.Scheme == "http" || a.Scheme == "https" {
 			why = "Go gRPC clients reject a target with an %s:// scheme (\"too many colons\"), while other SDKs strip it"
-		case "grpc", "grpcs":
-			why = "Go gRPC clients have no %s:// resolver and fail to dial it, while other SDKs strip the scheme"
-		default:
-			continue
 		}
-		out = append(out, hit{iface: i.Source,
+		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s declares GRPC at %q: "+why+", so the interface works for some clients only", i.Source, i.URL, a.Scheme),
 			fix:     fmt.Sprintf("write the GRPC address as %q (A2A v1.0.1: host:port)", a.HostPort())})
 	}
@@ -190,12 +185,12 @@ func (l *linter) urlAbsolute() []hit {
 			continue
 		}
 		if isGRPC(i.Binding) {
-			out = append(out, hit{iface: i.Source,
+			out = append(out, hit{iface: i.Source.String(),
 				message: fmt.Sprintf("%s declares GRPC at %q, which is neither host:port nor an absolute URL", i.Source, i.URL),
 				fix:     `write the GRPC address as host:port, e.g. "agent.example.com:443"`})
 			continue
 		}
-		out = append(out, hit{iface: i.Source,
+		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s declares %s at %q, which is not an absolute http(s) URL; clients cannot resolve it", i.Source, bindingName(i.Binding), i.URL)})
 	}
 	return out
@@ -208,10 +203,10 @@ func (l *linter) plainHTTP() []hit {
 		if err != nil || a.Scheme != "http" || isGRPC(i.Binding) {
 			continue
 		}
-		if isLoopback(a.Host) || isWildcard(a.Host) {
+		if a.Loopback() || a.Wildcard() {
 			continue
 		}
-		out = append(out, hit{iface: i.Source,
+		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s serves %s over plain http at %s: credentials and messages cross the network unencrypted",
 				i.Source, bindingName(i.Binding), i.URL)})
 	}
@@ -221,11 +216,11 @@ func (l *linter) plainHTTP() []hit {
 func (l *linter) wildcardHost() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		a, ok := lenientAddress(i)
-		if !ok || !isWildcard(a.Host) {
+		a, _ := ParseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC too
+		if !a.Wildcard() {
 			continue
 		}
-		out = append(out, hit{iface: i.Source,
+		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s declares %s at %s: %q is a listen-on-everything address, not one a remote client can dial",
 				i.Source, bindingName(i.Binding), i.URL, a.Host)})
 	}

@@ -28,10 +28,10 @@ func (l *linter) bindingMissing() []hit {
 	for _, i := range l.declared {
 		if i.Binding == "" {
 			field := "protocolBinding"
-			if strings.HasPrefix(i.Source, "additionalInterfaces[") {
+			if i.Source.List == ListAdditional {
 				field = "transport"
 			}
-			out = append(out, hit{iface: i.Source, message: fmt.Sprintf("%s at %s has no %s", i.Source, displayURL(i.URL), field)})
+			out = append(out, hit{iface: i.Source.String(), message: fmt.Sprintf("%s at %s has no %s", i.Source, displayURL(i.URL), field)})
 		}
 	}
 	return out
@@ -44,7 +44,7 @@ func (l *linter) bindingCase() []hit {
 		if !ok || c == i.Binding || !l.bindingDeclared(i) {
 			continue
 		}
-		out = append(out, hit{iface: i.Source,
+		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s names binding %q; the canonical spelling is %q, and a2a-go compares bindings case-sensitively, so Go clients skip this interface",
 				bindingField(i), string(i.Binding), string(c)),
 			fix: fmt.Sprintf("write %q instead of %q", string(c), string(i.Binding))})
@@ -70,7 +70,7 @@ func (l *linter) bindingUnknown() []hit {
 		if alias, ok := bindingAliases[strings.ToUpper(strings.TrimSpace(string(i.Binding)))]; ok {
 			fix = fmt.Sprintf("write %q instead of %q", string(alias), string(i.Binding))
 		}
-		out = append(out, hit{iface: i.Source, fix: fix,
+		out = append(out, hit{iface: i.Source.String(), fix: fix,
 			message: fmt.Sprintf("%s names binding %q, which is not JSONRPC, GRPC or HTTP+JSON, nor a custom binding URI; no client will select it",
 				bindingField(i), string(i.Binding))})
 	}
@@ -83,7 +83,7 @@ func (l *linter) bindingCustom() []hit {
 		if _, core := CanonicalBinding(i.Binding); core || !isCustomURI(i.Binding) {
 			continue
 		}
-		out = append(out, hit{iface: i.Source,
+		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s declares the custom binding %q at %s; clients that do not implement it skip this interface",
 				i.Source, string(i.Binding), displayURL(i.URL))})
 	}
@@ -106,7 +106,7 @@ func (l *linter) versionFields() []versionField {
 	if l.hand() {
 		for _, i := range l.declared {
 			v := i.ProtocolVersion
-			out = append(out, versionField{where: i.Source, raw: &v, v1: true})
+			out = append(out, versionField{where: i.Source.String(), raw: &v, v1: true})
 		}
 		return out
 	}
@@ -115,7 +115,7 @@ func (l *linter) versionFields() []versionField {
 		if ri != nil {
 			raw = ri.ProtocolVersion
 		}
-		out = append(out, versionField{where: fmt.Sprintf("supportedInterfaces[%d]", i), raw: raw, v1: true})
+		out = append(out, versionField{where: Supported(i).String(), raw: raw, v1: true})
 	}
 	if l.doc.hasV03() && l.doc.ProtocolVersion != nil {
 		out = append(out, versionField{where: "the card", raw: l.doc.ProtocolVersion})

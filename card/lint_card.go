@@ -126,7 +126,7 @@ func (l *linter) preferredURLMismatch() []hit {
 	// v1.0: the first supportedInterfaces entry is the preferred one.
 	var v1 []Interface
 	for _, i := range l.declared {
-		if strings.HasPrefix(i.Source, "supportedInterfaces[") {
+		if i.Source.List == ListSupported {
 			v1 = append(v1, i)
 		}
 	}
@@ -147,7 +147,7 @@ func (l *linter) preferredURLMismatch() []hit {
 		switch {
 		case i.Source == SourcePrimary:
 			primary = i
-		case strings.HasPrefix(i.Source, "additionalInterfaces["):
+		case i.Source.List == ListAdditional:
 			others = append(others, i)
 		}
 	}
@@ -211,7 +211,7 @@ func mismatch(pref Interface, others []Interface, what string) (hit, bool) {
 				atURL[0].Source, pref.Source, b, elsewhere[0].URL)
 		}
 	}
-	return hit{iface: pref.Source, message: msg, fix: fix}, true
+	return hit{iface: pref.Source.String(), message: msg, fix: fix}, true
 }
 
 func (l *linter) preferredMissing() []hit {
@@ -223,6 +223,6 @@ func (l *linter) preferredMissing() []hit {
 	if d.PreferredTransport != nil {
 		what = "empty"
 	}
-	return []hit{{iface: SourcePrimary, message: fmt.Sprintf("preferredTransport is %s: v0.3 readers assume JSONRPC at url %s, "+
+	return []hit{{iface: SourcePrimary.String(), message: fmt.Sprintf("preferredTransport is %s: v0.3 readers assume JSONRPC at url %s, "+
 		"but A2A 0.3 §5.6.1 requires the field and a2a-go drops a primary interface whose preferredTransport is empty", what, *d.URL)}}
 }

@@ -2,7 +2,6 @@ package card
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
@@ -13,10 +12,10 @@ import (
 
 func (l *linter) duplicates() []hit {
 	var out []hit
-	for _, list := range []string{"supportedInterfaces[", "additionalInterfaces["} {
+	for _, list := range []SourceList{ListSupported, ListAdditional} {
 		seen := map[string]string{}
 		for _, i := range l.declared {
-			if !strings.HasPrefix(i.Source, list) {
+			if i.Source.List != list {
 				continue
 			}
 			k, ok := addressKey(i)
@@ -25,12 +24,12 @@ func (l *linter) duplicates() []hit {
 			}
 			key := k + "\x00" + string(canonical(i.Binding)) + "\x00" + i.ProtocolVersion
 			if first, dup := seen[key]; dup {
-				out = append(out, hit{iface: i.Source,
+				out = append(out, hit{iface: i.Source.String(),
 					message: fmt.Sprintf("%s repeats %s (%s); clients that keep one entry per binding disagree on which copy they use",
 						i.Source, first, i.String())})
 				continue
 			}
-			seen[key] = i.Source
+			seen[key] = i.Source.String()
 		}
 	}
 	return out
@@ -41,42 +40,27 @@ func (l *linter) duplicates() []hit {
 // addressKey identifies the socket and path an interface URL names (Address.Key), so
 // that "https://h:443/a" and "https://h/a/" compare equal and "agent:8443" (GRPC)
 // matches "https://agent:8443". ok is false when the URL names no host.
+//
+// A GRPC entry written as an http(s) URL is keyed as the HTTP bindings are, path
+// included, so that one URL declared for GRPC and JSON-RPC compares equal even with a
+// path (a2a-js serves JSON-RPC at /a2a/jsonrpc); a bare host:port stays a socket.
 func addressKey(i Interface) (string, bool) {
-	a, ok := lenientAddress(i)
-	if !ok {
+	if isGRPC(i.Binding) {
+		if a, err := ParseAddress(i.URL, a2a.TransportProtocolJSONRPC); err == nil && a.Host != "" {
+			return a.Key(), true
+		}
+	}
+	a, _ := ParseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC still names a socket
+	if a.Host == "" && !a.Local() {
 		return "", false
 	}
 	return a.Key(), true
-}
-
-// lenientAddress parses an interface URL for its binding; for lint's comparisons a URL
-// that is not an address of its binding (a bare host:port declared for JSON-RPC, which
-// url-not-absolute reports) still names a socket, read as the GRPC forms are.
-func lenientAddress(i Interface) (Address, bool) {
-	a, err := ParseAddress(i.URL, i.Binding)
-	if err != nil {
-		a, err = ParseAddress(i.URL, a2a.TransportProtocolGRPC)
-	}
-	return a, err == nil && (a.Host != "" || a.Local())
 }
 
 // isCustomURI reports whether b looks like a URI (custom bindings SHOULD be URIs).
 func isCustomURI(b a2a.TransportProtocol) bool {
 	u, err := url.Parse(string(b))
 	return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "")
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func isWildcard(host string) bool {
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsUnspecified()
 }
 
 func bindingName(b a2a.TransportProtocol) string {
@@ -90,10 +74,10 @@ func bindingField(i Interface) string {
 	switch {
 	case i.Source == SourcePrimary:
 		return "preferredTransport"
-	case strings.HasPrefix(i.Source, "additionalInterfaces["):
-		return i.Source + ".transport"
+	case i.Source.List == ListAdditional:
+		return i.Source.String() + ".transport"
 	default:
-		return i.Source + ".protocolBinding"
+		return i.Source.String() + ".protocolBinding"
 	}
 }
 

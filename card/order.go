@@ -50,7 +50,7 @@ func CallOrder(c *Card, bindings []a2a.TransportProtocol) (out []Interface, skip
 			continue
 		}
 		switch {
-		case strings.HasPrefix(iface.Source, "supportedInterfaces"):
+		case iface.Source.List == ListSupported:
 			v1 = append(v1, iface)
 		case iface.Source == SourcePrimary:
 			p := iface

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -43,6 +44,10 @@ type document struct {
 	tree *jsonNode
 	// signatures is the raw value of the exact "signatures" member, nil when absent.
 	signatures json.RawMessage
+	// sigOnce parses signatures once (cardSignatures).
+	sigOnce sync.Once
+	sigList []rawSignature
+	sigOK   bool
 	// NullFields lists the top-level list and object fields written as null, in
 	// nullableFields order. They are read as empty, as the proto3 JSON mapping says.
 	NullFields []string `json:"-"`
@@ -99,7 +104,7 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
 	}
-	r, tree, err := readTree(data)
+	r, tree, err := readTree(data, cardSchema)
 	var dup *ReadError
 	switch {
 	case errors.As(err, &dup):
@@ -169,7 +174,7 @@ func lookedLike(data []byte, top *jsonNode) string {
 }
 
 func fromDocument(doc *document) *Card {
-	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version)}
+	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version), lintMemo: &lintMemo{}}
 	hasV03 := doc.hasV03()
 	switch {
 	case doc.hasV1() && hasV03:
@@ -191,7 +196,7 @@ func fromDocument(doc *document) *Card {
 			Binding:         a2a.TransportProtocol(str(ri.ProtocolBinding)),
 			ProtocolVersion: NormalizeVersion(str(ri.ProtocolVersion)),
 			Tenant:          ri.Tenant,
-			Source:          "supportedInterfaces[" + strconv.Itoa(i) + "]",
+			Source:          Supported(i),
 			Preferred:       i == 0,
 		})
 	}
@@ -216,7 +221,7 @@ func fromDocument(doc *document) *Card {
 			}
 			c.declared = append(c.declared, Interface{
 				URL: str(ri.URL), Binding: a2a.TransportProtocol(str(ri.Transport)), ProtocolVersion: version,
-				Source: "additionalInterfaces[" + strconv.Itoa(i) + "]",
+				Source: Additional(i),
 			})
 		}
 	}

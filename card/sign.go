@@ -149,10 +149,7 @@ func NewSigningKey(s crypto.Signer, alg string) (*SigningKey, error) {
 
 // PublicJWKS returns the JWKS ({"keys": [...]}) holding the key's public part, with its
 // kid, alg and use "sig": what a jku URL serves.
-func (k *SigningKey) PublicJWKS() ([]byte, error) {
-	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: k.signer.Public(), KeyID: k.KeyID, Algorithm: k.Algorithm, Use: "sig"}}}
-	return json.Marshal(set)
-}
+func (k *SigningKey) PublicJWKS() ([]byte, error) { return PublicJWKS(k) }
 
 // SignOption configures Sign.
 type SignOption func(*signOptions)
@@ -192,9 +189,9 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 			return nil, fmt.Errorf("jku %w; give an https:// URL", err)
 		}
 	}
-	members, err := topMembers(doc)
+	obj, err := DecodeObject(doc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
 	form, _, err := SignForm(doc)
 	if err != nil {
@@ -222,37 +219,17 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	}
 	protected, signature, _ := strings.Cut(compact, "..")
 	var sigs []json.RawMessage
-	for i, m := range members {
-		if m.key == "signatures" {
-			if !o.replace {
-				_ = json.Unmarshal(m.value, &sigs) // not a list: replaced
-			}
-			members = append(members[:i], members[i+1:]...)
-			break
-		}
+	if v, ok := obj.Get("signatures"); ok && !o.replace {
+		_ = json.Unmarshal(v, &sigs) // not a list: replaced
 	}
 	entry, _ := json.Marshal(rawSignature{Protected: protected, Signature: signature})
 	sigs = append(sigs, entry)
 	list, _ := json.Marshal(sigs)
-	members = append(members, member{key: "signatures", value: list})
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(m.key)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+	out, err := append(obj.Without("signatures", false), Member{"signatures", list}).Encode()
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // SignForm is the canonical form Sign signs doc in: the specification's (§8.4.1) when
@@ -268,34 +245,6 @@ func SignForm(doc []byte) (form Form, missed []string, err error) {
 		return FormNoPresence, missed, nil
 	}
 	return FormSpec, nil, nil
-}
-
-// member is one top-level key of a JSON object with its value as written.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// topMembers splits a JSON object into its members, in order.
-func topMembers(doc []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(doc, utf8BOM)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrCanonical)
-	}
-	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
-		}
-		out = append(out, member{key: key, value: v})
-	}
-	return out, nil
 }
 
 // WithAlgorithm returns the key set to sign with alg (PS256 for an RSA key), same kid.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -181,10 +182,12 @@ func cardSignatures(c *Card) (sigs []rawSignature, present, ok bool) {
 	if c == nil || c.doc == nil || c.doc.signatures == nil || string(c.doc.signatures) == "null" {
 		return nil, false, true
 	}
-	if err := json.Unmarshal(c.doc.signatures, &sigs); err != nil {
+	d := c.doc
+	d.sigOnce.Do(func() { d.sigOK = json.Unmarshal(d.signatures, &d.sigList) == nil })
+	if !d.sigOK {
 		return nil, true, false
 	}
-	return sigs, true, true
+	return d.sigList, true, true
 }
 
 func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
@@ -259,6 +262,10 @@ type protectedHeader struct {
 	Crit []string        `json:"crit"`
 }
 
+// headerSchema names the protected header members a2abind reads.
+var headerSchema = &schemaNode{fields: map[string]*schemaNode{"alg": nil, "kid": nil, "typ": nil, "jku": nil,
+	"jwk": nil, "x5c": nil, "x5u": nil, "b64": nil, "crit": nil}}
+
 // parseProtected decodes a protected header and applies the rules no key can mend.
 func parseProtected(s rawSignature) (protectedHeader, string) {
 	var h protectedHeader
@@ -271,6 +278,17 @@ func parseProtected(s rawSignature) (protectedHeader, string) {
 	hb, err := base64.RawURLEncoding.DecodeString(s.Protected)
 	if err != nil {
 		return h, "protected is not base64url without padding"
+	}
+	// Read exactly, as go-jose does: "KID" is not kid, and a repeated member is refused.
+	r, _, err := readTree(hb, headerSchema)
+	var dup *ReadError
+	switch {
+	case errors.As(err, &dup):
+		return h, fmt.Sprintf("the protected header repeats the member %q: verifiers disagree on which copy counts", dup.Member)
+	case err != nil:
+		return h, "the protected header is not a JSON object with string alg, kid and typ"
+	case len(r.strays) > 0:
+		return h, fmt.Sprintf("the protected header has the member %q, named like %q but not exactly: verifiers disagree on what it says", r.strays[0].Member, r.strays[0].Field)
 	}
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return h, "the protected header is not a JSON object with string alg, kid and typ"

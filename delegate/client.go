@@ -40,7 +40,7 @@ type Client struct {
 	cache      *Cache
 	key        string
 	creds      card.CredentialPolicy   // where the caller's headers may go
-	bareTLS    bool                    // a bare gRPC host:port is dialled over TLS
+	named      card.Origin             // the card's origin as the user named it (card.DialModes)
 	addrs      map[string]card.Address // per interface key
 	cands      []card.Interface
 	skipped    []Skipped
@@ -124,15 +124,8 @@ func closeIdle(base http.RoundTripper, o options) {
 }
 
 func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error) {
-	// A bare gRPC host:port gets TLS unless the user asked for plaintext or named a
-	// plain http:// card URL.
-	named := cd.Origin
-	if named.IsZero() {
-		named = card.OriginOf(cd.Location)
-	}
-	bareTLS := !o.plaintextGRPC && (named.IsZero() || named.Secure)
 	c := &Client{
-		card: cd, opts: o, cache: o.cache, key: agentKey(cd), bareTLS: bareTLS,
+		card: cd, opts: o, cache: o.cache, key: agentKey(cd), named: card.NamedOrigin(cd),
 		creds:  o.conn.Credentials(cd),
 		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
@@ -210,16 +203,11 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 	return kept, skipped
 }
 
-// dialsTLS reports whether the client dials a over TLS: as its scheme says, or for a
-// bare gRPC host:port as bareTLS says.
+// dialsTLS reports whether the client dials a over TLS by default: as its scheme
+// says, else as card.DialModes allows (TLS where either mode may be used).
 func (c *Client) dialsTLS(a card.Address) bool {
-	switch a.TLS {
-	case card.TLSYes:
-		return true
-	case card.TLSNo:
-		return false
-	}
-	return c.bareTLS
+	useTLS, _ := c.tlsModes(a)
+	return useTLS
 }
 
 // credentialsAllowed reports whether the caller's headers may go to iface: the
@@ -346,7 +334,7 @@ func (c *Client) build(iface card.Interface, w probe.Way) (a2aclient.Transport, 
 			}),
 			grpc.WithChainUnaryInterceptor(unaryRecorder),
 			grpc.WithChainStreamInterceptor(streamRecorder),
-			grpc.WithStatsHandler(sentStats{}),
+			grpc.WithStatsHandler(wire.GRPCStats{}),
 		)
 		if err != nil {
 			return nil, err

@@ -14,19 +14,19 @@ func TestCredentialScope(t *testing.T) {
 	fetched := &card.Card{Location: "https://redirected.example/.well-known/agent-card.json",
 		Origin: card.OriginOf("https://agent.example/"),
 		Interfaces: []card.Interface{
-			{URL: "https://agent.example/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Preferred: true, Source: "supportedInterfaces[0]"},
-			{URL: "http://agent.example:443/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[1]"},
-			{URL: "https://agent.example:8443/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[2]"},
-			{URL: "https://redirected.example/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[3]"},
-			{URL: "https://trusted.example:1234/a2a", Binding: lab.HTTPJSON, ProtocolVersion: card.V1, Source: "supportedInterfaces[4]"},
-			{URL: "agent.example:443", Binding: lab.GRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[5]"},
-			{URL: "grpcs://agent.example", Binding: lab.GRPC, ProtocolVersion: card.V03, Source: "supportedInterfaces[6]"},
-			{URL: "grpc://agent.example:443", Binding: lab.GRPC, ProtocolVersion: card.V03, Source: "supportedInterfaces[7]"},
+			{URL: "https://agent.example/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Preferred: true, Source: card.Supported(0)},
+			{URL: "http://agent.example:443/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(1)},
+			{URL: "https://agent.example:8443/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(2)},
+			{URL: "https://redirected.example/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(3)},
+			{URL: "https://trusted.example:1234/a2a", Binding: lab.HTTPJSON, ProtocolVersion: card.V1, Source: card.Supported(4)},
+			{URL: "agent.example:443", Binding: lab.GRPC, ProtocolVersion: card.V1, Source: card.Supported(5)},
+			{URL: "grpcs://agent.example", Binding: lab.GRPC, ProtocolVersion: card.V03, Source: card.Supported(6)},
+			{URL: "grpc://agent.example:443", Binding: lab.GRPC, ProtocolVersion: card.V03, Source: card.Supported(7)},
 		}}
 	file := &card.Card{Location: "card.json", Interfaces: []card.Interface{
-		{URL: "h:9443", Binding: "GRPC", ProtocolVersion: card.V1, Preferred: true, Source: "supportedInterfaces[0]"},
-		{URL: "h:9444", Binding: "GRPC", ProtocolVersion: card.V1, Source: "supportedInterfaces[1]"},
-		{URL: "https://h:9443", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[2]"},
+		{URL: "h:9443", Binding: "GRPC", ProtocolVersion: card.V1, Preferred: true, Source: card.Supported(0)},
+		{URL: "h:9444", Binding: "GRPC", ProtocolVersion: card.V1, Source: card.Supported(1)},
+		{URL: "https://h:9443", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(2)},
 	}}
 	tests := []struct {
 		name  string

@@ -12,16 +12,21 @@
 // Each call walks the candidates with one a2a-go transport per interface. The wire
 // evidence of a failed attempt (HTTP status, content type, whether the request was
 // fully written, the gRPC status before a2a-go maps it, the JSON-RPC error code) is
-// recorded under the transport and classified by wire.Classify, the same table the
-// probe uses; once a request was fully written, only an answer proving that it reached
-// no handler keeps a "never reached" outcome, anything else is ambiguous. The walk is
-// wire.Policy's over card.CallOrder, the same code probe's a2abind-delegate prediction
-// runs. After a failure that proves no handler was reached (handler missing, not
+// recorded under the transport, read by wire.ReadAnswer and judged by wire.Judge, the
+// same table the probe uses; once a request was fully written, only an answer proving
+// that it reached no handler keeps a "never reached" outcome, anything else is
+// ambiguous. The walk is wire.Policy.Walk over card.CallOrder, the same code probe's
+// a2abind-delegate prediction runs. For a message, an answer a handler could also have
+// given after running it (an A2A error such as VersionNotSupported or MethodNotFound,
+// a 404, 405, 415, 501 or 3xx) is confirmed first with a GetTask of a random task id
+// on the same interface and version: only the same "not here" answer moves the
+// message on; otherwise the attempt is ambiguous (wire.Rules, docs/taxonomy.md). After a failure that proves no handler was reached (handler missing, not
 // found, malformed), the interface is probed with side-effect-free lookups to name what
 // is there, so that send and probe name it alike (docs/taxonomy.md). The policy:
 //
 //   - refused, unreachable, TLS mismatch, wrong binding, route not found, handler
-//     missing, version mismatch: the next interface is tried;
+//     missing, version mismatch: the next interface is tried (a message: with proof,
+//     or once the lookup confirms it);
 //   - authentication or authorisation failure: stop (the error names the card's
 //     security schemes), unless the credentials were withheld from that interface;
 //   - an A2A error from the agent: stop;

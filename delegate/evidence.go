@@ -3,19 +3,16 @@ package delegate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/wire"
@@ -46,9 +43,9 @@ type recorder struct {
 	netErr      error
 	grpc        bool
 	grpcStatus  *status.Status
-	answered    bool   // gRPC response headers or trailers arrived from the server
-	timedOut    bool   // the attempt's own bound cancelled it
-	location    string // the Location of a 3xx answer (never followed)
+	call        wire.GRPCCall // gRPC: request headers sent, response headers or trailers arrived
+	timedOut    bool          // the attempt's own bound cancelled it
+	location    string        // the Location of a 3xx answer (never followed)
 }
 
 // redirectNote names where a 3xx answer pointed, for the attempt's detail: the call did
@@ -80,6 +77,9 @@ func (r *recorder) isTimedOut() bool {
 type recorderKey struct{}
 
 func withRecorder(ctx context.Context, r *recorder) context.Context {
+	if r != nil {
+		ctx = wire.WithGRPCCall(ctx, &r.call) // wire.GRPCStats records the gRPC transport's part
+	}
 	return context.WithValue(ctx, recorderKey{}, r)
 }
 
@@ -117,32 +117,30 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 	if r.timedOut {
 		// What the transports saw after the cancellation (a gRPC CANCELLED, a 200 whose
 		// stream never produced an event) is our own doing: the evidence is the deadline.
-		return wire.Evidence{Binding: binding, Version: version, Sent: r.sent, Err: context.DeadlineExceeded}
+		return wire.Evidence{Binding: binding, Version: version, Sent: r.sent || r.call.Sent(), Err: context.DeadlineExceeded}
 	}
-	ev := wire.Evidence{Binding: binding, Version: version, Sent: r.sent, Answered: r.httpStatus != 0,
+	ev := wire.Evidence{Binding: binding, Version: version, Sent: r.sent || r.call.Sent(), Answered: r.httpStatus != 0,
 		HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true
-		ev.Answered = r.answered
+		ev.Answered = r.call.Answered()
 		ev.GRPCCode = r.grpcStatus.Code()
 		ev.GRPCMessage = r.grpcStatus.Message()
 		if ev.Err == nil {
 			ev.Err = r.grpcStatus.Err()
 		}
-		for _, d := range r.grpcStatus.Details() {
-			if info, ok := d.(interface{ GetReason() string }); ok && info.GetReason() != "" {
-				ev.Reason = info.GetReason()
-				break
-			}
-		}
+		var info map[string]string
+		ev.Reason, info = wire.GRPCErrorInfo(r.grpcStatus)
+		ev.Message, ev.ExpectedTenant = ev.GRPCMessage, info["expectedTenant"]
 	}
 	if r.httpStatus != 0 && len(r.body) > 0 {
 		ev.Body = string(r.body[:min(len(r.body), 512)])
-		code, reason := wireError(r.contentType, r.body)
-		if binding == a2a.TransportProtocolJSONRPC {
-			ev.JSONRPCCode = code
+		ans := wire.ReadAnswer(r.contentType, r.body)
+		if ans.Framing == wire.Unrecognised && r.httpStatus < 300 {
+			// A success body a2a-go read (or cut) itself: not an answer to judge by shape.
+			ans.Framing = ""
 		}
-		ev.Reason = reason
+		ans.Fill(&ev)
 	}
 	if ev.Err == nil && ev.HTTPStatus == 0 && !ev.GRPC {
 		// No wire evidence at all (for example a URL the transport could not use): the
@@ -150,49 +148,6 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 		ev.Err = callErr
 	}
 	return ev
-}
-
-// wireError reads the JSON-RPC error code and the google.rpc.ErrorInfo reason from a
-// JSON answer or from the first event of an SSE stream. REST error bodies carry the
-// HTTP status in "code"; callers keep it only for JSON-RPC.
-func wireError(contentType string, body []byte) (code int, reason string) {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "text/event-stream" {
-		for line := range bytes.Lines(body) {
-			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
-				body = d
-				break
-			}
-		}
-	} else if !strings.Contains(mt, "json") && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
-		return 0, "" // some servers (a2a-go's v0.3 JSON-RPC handler) label JSON text/plain
-	}
-	var doc struct {
-		Error *struct {
-			Code    json.Number     `json:"code"`
-			Data    json.RawMessage `json:"data"`
-			Details json.RawMessage `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &doc) != nil || doc.Error == nil {
-		return 0, ""
-	}
-	if n, err := doc.Error.Code.Int64(); err == nil {
-		code = int(n)
-	}
-	for _, raw := range []json.RawMessage{doc.Error.Data, doc.Error.Details} {
-		var details []struct {
-			Reason string `json:"reason"`
-		}
-		if json.Unmarshal(raw, &details) == nil {
-			for _, d := range details {
-				if d.Reason != "" {
-					return code, d.Reason
-				}
-			}
-		}
-	}
-	return code, ""
 }
 
 // recordingTransport is the http.RoundTripper under a2a-go's HTTP transports: it
@@ -353,29 +308,3 @@ func (r *recorder) setGRPC(err error) {
 	}
 	r.mu.Unlock()
 }
-
-// sentStats marks an attempt sent once its headers were handed to a live transport, and
-// answered once response headers or trailers came back from a gRPC server (grpc-go
-// emits neither for the statuses it makes up itself: dial, TLS, preface failures).
-type sentStats struct{}
-
-func (sentStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-
-func (sentStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	rec := recorderFrom(ctx)
-	if rec == nil {
-		return
-	}
-	switch s.(type) {
-	case *stats.OutHeader:
-		rec.markSent()
-	case *stats.InHeader, *stats.InTrailer:
-		rec.mu.Lock()
-		rec.answered = true
-		rec.mu.Unlock()
-	}
-}
-
-func (sentStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-
-func (sentStats) HandleConn(context.Context, stats.ConnStats) {}

@@ -39,7 +39,7 @@ func hostileClient(t *testing.T, p *lab.HostilePeer, b a2a.TransportProtocol, ve
 		opts = append(opts, WithPlaintextGRPC())
 	}
 	c, err := NewFromCard(&card.Card{Shape: card.ShapeV1, Name: "hostile", Interfaces: []card.Interface{
-		{URL: url, Binding: b, ProtocolVersion: version, Source: "supportedInterfaces[0]", Preferred: true},
+		{URL: url, Binding: b, ProtocolVersion: version, Source: card.Supported(0), Preferred: true},
 	}}, opts...)
 	if err != nil {
 		t.Fatalf("NewFromCard() error = %v", err)

@@ -104,8 +104,8 @@ func WithPlaintextGRPC() Option { return func(o *options) { o.plaintextGRPC = tr
 
 // WithInterfaces calls these interfaces, which the card does not declare, before the
 // card's own, in the order given: an address and version a probe proved served (an
-// a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Each
-// keeps the Source the caller gives it, so attempts name it as undeclared; each is
+// a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Made
+// by hand, they have the zero card.Source, so attempts show them as undeclared; each is
 // checked like a declared interface (address, dial policy, credential scope,
 // WithMaxInterfaces). WithBindings does not filter them.
 func WithInterfaces(ifaces ...card.Interface) Option {

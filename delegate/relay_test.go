@@ -110,3 +110,31 @@ func TestRelayedErrorsRunOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCallEvidenceHasFraming: the delegate reads its answers with wire's one reader, so
+// a call's evidence says whose framing the answer has (it used to be left empty, and
+// Classify's framing rule never ran for calls): a JSON-RPC message posted to an
+// HTTP+JSON route, then the lab agent's own JSON-RPC interface.
+func TestCallEvidenceHasFraming(t *testing.T) {
+	ctx := testContext(t)
+	counter := &lab.Counter{}
+	a := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST), lab.WithExecutor(counter),
+		lab.WithCard(func(a *lab.Agent) any {
+			return lab.V1Card("framing",
+				lab.Decl{URL: a.URL(lab.PathREST) + "/message:send", Binding: lab.JSONRPC, Version: card.V1},
+				lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
+		}))
+	c := newTestClient(t, ctx, a.BaseURL)
+	var tr Trace
+	_, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("framed"))
+	at := tr.Attempts()
+	if len(at) == 0 {
+		t.Fatalf("no attempts (error %v)", err)
+	}
+	if ev := at[0].Evidence; ev.Framing != lab.HTTPJSON {
+		t.Errorf("first attempt %v: framing %q, want %q (evidence %+v)", at[0], ev.Framing, lab.HTTPJSON, ev)
+	}
+	if got := counter.Executions(); got > 1 {
+		t.Errorf("the agent ran the message %d times", got)
+	}
+}

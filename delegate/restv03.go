@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/internal/restv03"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // newRESTV03Transport is the client of the v0.3 specification's HTTP+JSON binding at
@@ -243,26 +244,12 @@ func answerError(code int, body []byte) error {
 	return fmt.Errorf("HTTP %d %s", code, http.StatusText(code))
 }
 
-// a2aErrors are the a2a-go sentinels of the A2A error codes a v0.3 HTTP+JSON error body
-// carries (the JSON-RPC codes of the specification's error table).
-var a2aErrors = map[int]error{
-	-32001: a2a.ErrTaskNotFound,
-	-32002: a2a.ErrTaskNotCancelable,
-	-32003: a2a.ErrPushNotificationNotSupported,
-	-32004: a2a.ErrUnsupportedOperation,
-	-32005: a2a.ErrUnsupportedContentType,
-	-32006: a2a.ErrInvalidAgentResponse,
-	-32700: a2a.ErrParseError,
-	-32600: a2a.ErrInvalidRequest,
-	-32601: a2a.ErrMethodNotFound,
-	-32602: a2a.ErrInvalidParams,
-	-32603: a2a.ErrInternalError,
-}
-
+// a2aError is the a2a-go error of a v0.3 HTTP+JSON error body: the sentinel of its
+// A2A error code (wire's A2A error table), InternalError for a code it does not name.
 func a2aError(e restv03.ErrorBody) error {
-	base, ok := a2aErrors[e.Code]
-	if !ok {
-		base = a2a.ErrInternalError
+	base := a2a.ErrInternalError
+	if row, ok := wire.ErrorForJSONRPC(e.Code); ok {
+		base = row.Err
 	}
 	return a2a.NewError(base, e.Message)
 }

@@ -16,31 +16,15 @@ import (
 // (probe.Locate, a side-effect-free lookup of a random task id) before the first
 // message, and the cache remembers the answer across runs.
 
-// tlsModes says which TLS modes the client may use at a: what its scheme says; for a
-// bare gRPC host:port plaintext only with WithPlaintextGRPC or a card fetched over
-// http://, either on a loopback address (where plaintext never leaves the host; the
-// lookup decides), else TLS only: a message never goes in plaintext to another host
-// unless the caller says so.
+// tlsModes says which TLS modes the client may use at a (card.DialModes, with the
+// card's origin as named and WithPlaintextGRPC; a test may say an address is not
+// loopback).
 func (c *Client) tlsModes(a card.Address) (useTLS, plain bool) {
-	switch {
-	case a.TLS == card.TLSYes:
+	useTLS, plain = card.DialModes(a, c.named, c.opts.plaintextGRPC)
+	if useTLS && plain && c.opts.loopback != nil && !c.opts.loopback(a) {
 		return true, false
-	case a.TLS == card.TLSNo:
-		return false, true
-	case !c.bareTLS:
-		return false, true
-	case c.loopback(a):
-		return true, true
 	}
-	return true, false
-}
-
-// loopback reports whether a is a loopback address (a test may say otherwise).
-func (c *Client) loopback(a card.Address) bool {
-	if c.opts.loopback != nil {
-		return c.opts.loopback(a)
-	}
-	return a.Loopback()
+	return useTLS, plain
 }
 
 // usable reports whether the current options allow calling iface the way w says.

@@ -24,10 +24,20 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("modules: [1, 2]"))
 	f.Add([]byte("allowed_targets: ['(']"))
 	f.Add([]byte("&a [*a]"))
+	f.Add([]byte("modules: {m: {credential_hosts: [a.example], headers: {A: {value: x}}}}\nmax_concurrent_probes: 3"))
+	f.Add([]byte("alowed_targets: [x]\nmodules: {m: {timout: 1s, tls: {cafile: x}}}"))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		c, err := ParseConfig(doc)
 		if err != nil {
 			return
+		}
+		if c.MaxConcurrentProbes <= 0 {
+			t.Fatalf("max_concurrent_probes %d", c.MaxConcurrentProbes)
+		}
+		for name, m := range c.Modules {
+			if len(m.Headers) > 0 && len(m.CredentialHosts) == 0 && len(c.AllowedTargets) == 0 {
+				t.Fatalf("module %q sends headers with no scope", name)
+			}
 		}
 		for name, m := range c.Modules {
 			if m.Timeout <= 0 || m.MaxInterfaces <= 0 {

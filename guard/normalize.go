@@ -94,13 +94,13 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 			return Normalized{}, fmt.Errorf("normalize: %w", err)
 		}
 	}
-	obj, err := decodeObject(doc)
+	obj, err := card.DecodeObject(doc)
 	if err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
 	n := normalizer{obj: obj, served: servedKeys(findings, results), declared: map[string]card.Interface{}}
 	for _, i := range c.Declared() {
-		n.declared[i.Source] = i
+		n.declared[i.Source.String()] = i
 	}
 	v1Left, err := n.v1()
 	if err != nil {
@@ -118,7 +118,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 		return out, nil
 	}
 	out.SignaturesDropped = n.dropSignatures()
-	if out.Document, err = n.obj.encode(); err != nil {
+	if out.Document, err = n.obj.Encode(); err != nil {
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
 	out.Changed = true
@@ -129,7 +129,7 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 }
 
 type normalizer struct {
-	obj       object
+	obj       card.Object
 	served    map[string]bool           // Interface.Key() of the served interfaces
 	declared  map[string]card.Interface // by Source
 	removed   []card.Interface
@@ -147,7 +147,7 @@ func servedKeys(findings []card.Finding, results []probe.Result) map[string]bool
 	}
 	out := map[string]bool{}
 	for _, r := range results {
-		if !failed[r.Interface.Source] {
+		if !failed[r.Interface.Source.String()] {
 			out[r.Interface.Key()] = true
 		}
 	}
@@ -158,7 +158,7 @@ func (n *normalizer) isServed(i card.Interface) bool { return n.served[i.Key()] 
 
 // entries reads a list field as raw entries; absent or null is (nil, false).
 func (n *normalizer) entries(field string) ([]json.RawMessage, bool, error) {
-	raw, ok := n.obj.get(field)
+	raw, ok := n.obj.Get(field)
 	if !ok {
 		return nil, false, nil
 	}
@@ -196,15 +196,15 @@ func (n *normalizer) v1() (bool, error) {
 	if err != nil || !present {
 		return false, err
 	}
-	if len(ifaces) > 0 && ifaces[0].Source != fieldSupported+"[0]" {
+	if len(ifaces) > 0 && ifaces[0].Source != card.Supported(0) {
 		p := ifaces[0]
 		n.preferred = &p
 	}
 	if len(kept) == 0 {
-		n.obj = n.obj.without(fieldSupported, false)
+		n.obj = n.obj.Without(fieldSupported, false)
 		return false, nil
 	}
-	n.obj = n.obj.set(fieldSupported, marshalList(kept))
+	n.obj = n.obj.Set(fieldSupported, marshalList(kept))
 	return true, nil
 }
 
@@ -218,7 +218,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 	}
 	if !hasPrimary {
 		if present {
-			n.obj = n.obj.set(fieldAdditional, marshalList(kept))
+			n.obj = n.obj.Set(fieldAdditional, marshalList(kept))
 		}
 		return len(kept) > 0, nil
 	}
@@ -239,7 +239,7 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 	if !found {
 		// Nothing of the v0.3 part is served: remove it (v1.0 clients read supportedInterfaces).
 		for _, f := range []string{fieldURL, fieldPreferred, fieldAdditional} {
-			n.obj = n.obj.without(f, false)
+			n.obj = n.obj.Without(f, false)
 		}
 		return false, nil
 	}
@@ -247,11 +247,11 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 		p := newPrimary
 		p.Source, p.Preferred = card.SourcePrimary, true
 		n.preferred = &p
-		n.obj = n.obj.set(fieldURL, jsonString(newPrimary.URL))
-		n.obj = n.obj.set(fieldPreferred, jsonString(string(newPrimary.Binding)))
+		n.obj = n.obj.Set(fieldURL, card.JSONString(newPrimary.URL))
+		n.obj = n.obj.Set(fieldPreferred, card.JSONString(string(newPrimary.Binding)))
 	}
 	if present { // a new primary comes from this list, so the list still names it
-		n.obj = n.obj.set(fieldAdditional, marshalList(kept))
+		n.obj = n.obj.Set(fieldAdditional, marshalList(kept))
 	}
 	return true, nil
 }
@@ -261,16 +261,16 @@ func (n *normalizer) v03(c *card.Card) (bool, error) {
 func (n *normalizer) dropSignatures() int {
 	count := 0
 	for _, m := range n.obj {
-		if strings.EqualFold(m.key, fieldSignatures) {
+		if strings.EqualFold(m.Key, fieldSignatures) {
 			var list []json.RawMessage
-			if json.Unmarshal(m.value, &list) == nil {
+			if json.Unmarshal(m.Value, &list) == nil {
 				count += len(list)
-			} else if string(m.value) != "null" {
+			} else if string(m.Value) != "null" {
 				count++
 			}
 		}
 	}
-	n.obj = n.obj.without(fieldSignatures, true)
+	n.obj = n.obj.Without(fieldSignatures, true)
 	return count
 }
 
@@ -300,7 +300,7 @@ func verify(doc []byte, served map[string]bool) error {
 func listInterfaces(is []card.Interface) string {
 	parts := make([]string, 0, len(is))
 	for _, i := range is {
-		parts = append(parts, i.String()+" ("+i.Source+")")
+		parts = append(parts, i.String()+" ("+i.Source.String()+")")
 	}
 	if len(parts) == 0 {
 		return "the card declares no interface"

@@ -146,13 +146,13 @@ func asksExtendedCard(body []byte) bool {
 		batch = []json.RawMessage{top}
 	}
 	for _, req := range batch {
-		members, err := decodeObject(req)
+		members, err := card.DecodeObject(req)
 		if err != nil {
 			continue
 		}
 		for _, m := range members {
 			var method string
-			if strings.EqualFold(m.key, "method") && json.Unmarshal(m.value, &method) == nil && extendedMethods[strings.ToLower(method)] {
+			if strings.EqualFold(m.Key, "method") && json.Unmarshal(m.Value, &method) == nil && extendedMethods[strings.ToLower(method)] {
 				return true
 			}
 		}

@@ -100,25 +100,12 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	s.Published, s.body, s.Normalized = true, nz.Document, &nz
 }
 
-// probe probes c where the mappings say (the card's own addresses otherwise) and
-// returns the results in card order, each naming the interface as the card declares it.
+// probe probes c where the mappings say (the card's own addresses otherwise,
+// probe.WithProbeVia) and returns the results in card order, each naming the interface
+// as the card declares it.
 func (g *Guard) probe(ctx context.Context, c *card.Card, pt time.Duration) []probe.Result {
-	local := &card.Card{Shape: c.Shape, Name: c.Name, Version: c.Version}
-	mapped := make([]string, len(c.Interfaces))
-	for i, iface := range c.Interfaces {
-		if u, ok := mapURL(iface.URL, g.o.via); ok {
-			iface.URL, mapped[i] = u, u
-		}
-		local.Interfaces = append(local.Interfaces, iface)
-	}
-	results := probe.Card(ctx, local, probe.WithTimeout(pt))
-	for i := range results {
-		results[i].Interface = c.Interfaces[i]
-		if mapped[i] != "" {
-			results[i].Detail = "probed via " + mapped[i] + ": " + results[i].Detail
-		}
-	}
-	return results
+	via := func(i card.Interface) (string, bool) { return mapURL(i.URL, g.o.via) }
+	return probe.Card(ctx, c, probe.WithTimeout(pt), probe.WithProbeVia(via))
 }
 
 func withheldReason(findings []card.Finding) string {
@@ -157,7 +144,7 @@ func (g *Guard) logChange(prev, next *snapshot) {
 	}
 	removed := make([]string, 0, len(nz.Removed))
 	for _, i := range nz.Removed {
-		removed = append(removed, i.String()+" ("+i.Source+")")
+		removed = append(removed, i.String()+" ("+i.Source.String()+")")
 	}
 	attrs = append(attrs, "removed", strings.Join(removed, ", "))
 	if nz.Preferred != nil {

@@ -18,9 +18,9 @@ func TestSendUseA2AGoVersionDrift(t *testing.T) {
 	out, _ := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
 	var p struct {
 		Interfaces []struct {
-			URL           string        `json:"url"`
+			URL           string       `json:"url"`
 			Outcome       wire.Outcome `json:"outcome"`
-			ActualBinding string        `json:"actualBinding"`
+			ActualBinding string       `json:"actualBinding"`
 		} `json:"interfaces"`
 	}
 	if err := json.Unmarshal(out, &p); err != nil || len(p.Interfaces) != 1 {
@@ -36,11 +36,11 @@ func TestSendUseA2AGoVersionDrift(t *testing.T) {
 	var s struct {
 		OK       bool `json:"ok"`
 		Attempts []struct {
-			URL             string        `json:"url"`
-			Binding         string        `json:"binding"`
-			ProtocolVersion string        `json:"protocolVersion"`
+			URL             string       `json:"url"`
+			Binding         string       `json:"binding"`
+			ProtocolVersion string       `json:"protocolVersion"`
 			Outcome         wire.Outcome `json:"outcome"`
-			Undeclared      bool          `json:"undeclared"`
+			Undeclared      bool         `json:"undeclared"`
 		} `json:"attempts"`
 		Result json.RawMessage `json:"result"`
 	}

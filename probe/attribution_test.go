@@ -24,7 +24,7 @@ func TestSwappedPaths(t *testing.T) {
 		iface(a.URL(lab.PathREST), jsonrpc, card.V1),
 		iface(a.URL(lab.PathJSONRPC), httpjson, card.V1),
 	}}
-	c.Interfaces[1].Source = "supportedInterfaces[1]"
+	c.Interfaces[1].Source = card.Supported(1)
 	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
 	got := []verdict{verdictOf(results[0]), verdictOf(results[1])}
 	want := []verdict{
@@ -46,7 +46,7 @@ func TestSwappedPaths(t *testing.T) {
 		}
 	}
 	for n, wantFix := range []string{"declare HTTP+JSON at this URL", "declare JSONRPC at this URL"} {
-		if fix := fixes[c.Interfaces[n].Source]; !strings.Contains(fix, wantFix) {
+		if fix := fixes[c.Interfaces[n].Source.String()]; !strings.Contains(fix, wantFix) {
 			t.Errorf("fix for %s = %q, want it to say %q", c.Interfaces[n], fix, wantFix)
 		}
 	}

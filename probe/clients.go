@@ -99,7 +99,7 @@ func newCardView(c *card.Card, results []Result) *cardView {
 	}
 	for _, i := range c.Declared() { // as the SDKs read the lists: repeats and case variants kept
 		switch {
-		case strings.HasPrefix(i.Source, "supportedInterfaces["):
+		case i.Source.List == card.ListSupported:
 			v.v1 = append(v.v1, i)
 		case i.Source == card.SourcePrimary:
 			p := i
@@ -394,8 +394,23 @@ func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
 		return NoInterface
 	case r.Lookup == wire.Ambiguous && r.Outcome != wire.Served && r.Outcome != wire.AuthRequired:
 		return wire.Ambiguous
+	case r.Outcome == wire.Served && !v.delegateMay(r):
+		// Served the other way round from what the delegate may use (plaintext gRPC at a
+		// bare host:port that is not loopback, without --grpc-plaintext): its TLS call fails.
+		return wire.TLSMismatch
 	}
 	return r.Outcome
+}
+
+// delegateMay reports whether the delegate, with its default options, may call a served
+// interface the way it answered (card.DialModes: TLS or plaintext).
+func (v *cardView) delegateMay(r Result) bool {
+	a, err := card.ParseAddress(r.Interface.URL, r.Interface.Binding)
+	if err != nil {
+		return true
+	}
+	useTLS, plain := card.DialModes(a, card.NamedOrigin(v.c), false)
+	return r.Way.TLS && useTLS || !r.Way.TLS && plain
 }
 
 // clientImpact runs every profile over the card and its results.

@@ -123,7 +123,7 @@ func TestProbePlaintextRetryWithoutCredentials(t *testing.T) {
 	agent := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC))
 	plain := labtest.StartOrigin(t, "127.0.0.1", labtest.Proxy(t, agent.BaseURL))
 	declared := "https://" + strings.TrimPrefix(plain.URL, "http://") + lab.PathJSONRPC
-	iface := card.Interface{URL: declared, Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: "supportedInterfaces[0]"}
+	iface := card.Interface{URL: declared, Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(0)}
 	r := probe.Interface(t.Context(), iface, credentials()...)
 	if r.Outcome != wire.TLSMismatch || len(plain.Requests()) == 0 {
 		t.Fatalf("outcome %s (%s), %d plaintext requests; want tls_mismatch found by a plaintext retry", r.Outcome, r.Detail, len(plain.Requests()))

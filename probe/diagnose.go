@@ -60,7 +60,7 @@ func Diagnose(c *card.Card, results []Result) Report {
 			Severity:  card.SeverityError,
 			Message:   fmt.Sprintf("%s is not served: %s (%s)", r.Interface, r.Outcome, cause(r)),
 			Fix:       fixFor(c, r),
-			Interface: r.Interface.Source,
+			Interface: r.Interface.Source.String(),
 		})
 	}
 	findings = append(findings, wireFixes(c, results, card.Lint(c))...) // wirefix.go
@@ -118,7 +118,7 @@ func preferredNotServed(pref card.Interface, r Result, results []Result, clients
 		}
 		fix += ", or " + fixFor(nil, r)
 	}
-	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source}
+	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source.String()}
 }
 
 // cause is a short reading of a result for a finding's message.

@@ -156,8 +156,9 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	if n := o.conn.Interfaces(); len(ifaces) > n {
 		ifaces = ifaces[:n]
 	}
+	local := localInterfaces(ifaces, o.via) // via.go
 	urls := make([]string, 0, len(ifaces))
-	for _, i := range ifaces {
+	for _, i := range local {
 		urls = append(urls, i.URL)
 	}
 	opts = append(append([]Option(nil), opts...), withSiblings(urls))
@@ -174,7 +175,7 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
-				results[n] = e.Interface(ctx, iface, opts...)
+				results[n] = declared(e.Interface(ctx, local[n], opts...), iface)
 			case <-ctx.Done():
 				results[n] = Result{Interface: iface, Outcome: wire.Timeout,
 					Detail: "not probed: " + context.Cause(ctx).Error()}

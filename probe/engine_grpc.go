@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // grpcKey names one pooled gRPC channel: an address, plaintext or TLS, and the TLS
@@ -126,7 +127,7 @@ func (p *grpcPool) dial(key grpcKey, o *options, refused *refusal) (*grpc.Client
 			}
 			return c, err
 		}),
-		grpc.WithStatsHandler(channelStats{}),
+		grpc.WithStatsHandler(wire.GRPCStats{}),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
 		grpc.WithMaxHeaderListSize(maxBody),

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/url"
 	"slices"
@@ -15,70 +14,6 @@ import (
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/wire"
 )
-
-// FuzzParseJSONRPCResponse feeds arbitrary bytes to the JSON-RPC response parser: it
-// must never panic, and what it accepts must be a result or an error with a code.
-func FuzzParseJSONRPCResponse(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":"x","error":{"code":-32001,"message":"task not found","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`,
-		`{"jsonrpc":"2.0","id":1,"result":{"id":"t-1","status":{"state":"TASK_STATE_COMPLETED"}}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"GetTask"}}}`,
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"Content type not supported"}}`,
-		`{"jsonrpc":"2.0","result":null}`,
-		`{"jsonrpc":"1.0","result":1}`,
-		`{"jsonrpc":"2.0","error":{"code":1e3}}`,
-		`{"jsonrpc":"2.0","error":{"code":-99999999999}}`,
-		`{"jsonrpc":"2.0","result":1,"error":{"code":-1}}`,
-		`{"error":{"code":404,"status":"NOT_FOUND","message":"x"}}`,
-		"404 page not found\n", "", "{", "\x00\x00\x06\x04", `[{"jsonrpc":"2.0"}]`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := parseJSONRPCResponse(b)
-		if err != nil {
-			if !errors.Is(err, errNotJSONRPC) {
-				t.Fatalf("parseJSONRPCResponse() error %v does not wrap errNotJSONRPC", err)
-			}
-			return
-		}
-		if r.Result == (r.Code != 0) {
-			t.Fatalf("parseJSONRPCResponse(%q) = %+v: want exactly one of a result and an error code", b, r)
-		}
-		_ = r.String()
-		o, _ := wire.Classify(wire.Evidence{Binding: a2a.TransportProtocolJSONRPC, HTTPStatus: 200, JSONRPCCode: r.Code, Reason: r.Reason, Framing: a2a.TransportProtocolJSONRPC})
-		if !slices.Contains(wire.Outcomes(), o) {
-			t.Fatalf("Classify() = %q, not an outcome", o)
-		}
-	})
-}
-
-// FuzzParseStatusBody feeds arbitrary bytes to the HTTP+JSON error body parser.
-func FuzzParseStatusBody(f *testing.F) {
-	for _, s := range []string{
-		`{"error":{"code":404,"status":"NOT_FOUND","message":"failed to get task: task not found","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"taskId":"x"}}]}}`,
-		`{"error":{"code":400,"status":"FAILED_PRECONDITION","details":[{"reason":"VERSION_NOT_SUPPORTED"}]}}`,
-		`{"error":{"code":"404"}}`, `{"error":{"code":4.5}}`, `{"error":null}`, `{"error":{"code":-1}}`,
-		`{"error":{"code":404,"details":{"reason":"X"}}}`, `{"error":{"code":404,"details":[1,"a",null]}}`,
-		`{"type":"about:blank","title":"Not Found","status":404}`, "", "null", "[]",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		s, ok := parseStatusBody(b)
-		if !ok {
-			if s != (statusBody{}) {
-				t.Fatalf("parseStatusBody(%q) rejected but returned %+v", b, s)
-			}
-			return
-		}
-		if s.Code < 0 || s.Code > 999 {
-			t.Fatalf("parseStatusBody(%q).Code = %d, not an HTTP status", b, s.Code)
-		}
-		_ = s.String()
-		_ = restVersion("application/problem+json", s)
-	})
-}
 
 // FuzzParseEndpoint feeds arbitrary interface URLs to the address parser: accepted ones
 // must give a dialable host:port and HTTP URLs that parse.
@@ -108,32 +43,6 @@ func FuzzParseEndpoint(f *testing.F) {
 		}
 		_ = ep.siblings([]string{s, "http://" + ep.hostport + "/x"})
 		_ = ep.notes(a2a.TransportProtocolGRPC)
-	})
-}
-
-// FuzzParseFlatError feeds arbitrary bytes to the parser of a2a-js's v0.3 REST error
-// body: it must never panic, and what it accepts carries a JSON-RPC-range code.
-func FuzzParseFlatError(f *testing.F) {
-	for _, s := range []string{
-		`{"code":-32001,"message":"Task not found: abc"}`,
-		`{"code":-32601,"message":"Method not found","data":{}}`,
-		`{"code":404,"message":"not found"}`,
-		`{"jsonrpc":"2.0","code":-32001,"message":"x"}`,
-		`{"error":{"code":-32001},"code":-32001,"message":"x"}`,
-		`{"code":-32001}`, `{"code":"-32001","message":"x"}`, `{"code":-3.2e4,"message":""}`,
-		`{"code":-99999999999999999999,"message":"x"}`, `[]`, `null`, "", "{",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		e, ok := parseFlatError(b)
-		if !ok {
-			return
-		}
-		if e.Code < -32768 || e.Code > -31000 {
-			t.Fatalf("parseFlatError(%q) = %+v: code out of range", b, e)
-		}
-		_ = e.String()
 	})
 }
 

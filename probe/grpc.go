@@ -4,18 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
-	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -112,13 +109,13 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
 	var p peer.Peer
-	ws := &wireStats{} // this call's, on a channel other calls share
-	ctx = context.WithValue(metadata.NewOutgoingContext(ctx, md), wireStatsKey{}, ws)
+	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
+	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)
 	err = ch.conn.Invoke(ctx, method, in, out, grpc.Peer(&p))
 	if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 		a.certExpiry = earliestExpiry(info.State.PeerCertificates)
 	}
-	if blocked := ch.refusal(); err != nil && blocked != nil && !ws.answered.Load() {
+	if blocked := ch.refusal(); err != nil && blocked != nil && !ws.Answered() {
 		// The dial policy refused the address it resolved to; grpc-go would only say
 		// UNAVAILABLE with the refusal in its text.
 		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: blocked}
@@ -126,62 +123,20 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		return a
 	}
 	st := status.Convert(err)
-	a.ev.GRPCCode, a.ev.GRPCMessage, a.message = st.Code(), st.Message(), st.Message()
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "" {
-			a.ev.Reason = info.GetReason()
-		}
-	}
-	a.ev.Sent, a.ev.Answered = ws.sent.Load(), ws.answered.Load()
+	a.ev.GRPCCode, a.ev.GRPCMessage, a.ev.Message = st.Code(), st.Message(), st.Message()
+	var info map[string]string
+	a.ev.Reason, info = wire.GRPCErrorInfo(st)
+	a.ev.ExpectedTenant = info["expectedTenant"]
+	a.ev.Sent, a.ev.Answered = ws.Sent(), ws.Answered()
 	// For the probe an answer is a status the server chose: response headers followed by
 	// our own deadline or a lost connection are no answer to read a binding from.
 	a.answered = a.ev.Answered && st.Code() != codes.DeadlineExceeded && st.Code() != codes.Canceled && st.Code() != codes.Unavailable
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
-	a.seen = fmt.Sprintf("%s %q", st.Code(), trim(st.Message(), 200))
+	a.seen = fmt.Sprintf("%s %q", st.Code(), clipText(st.Message(), 200))
 	if a.ev.Reason != "" {
 		a.seen += " " + a.ev.Reason
 	}
 	return a
 }
-
-// wireStats records, for one call, what Evidence needs from the gRPC transport: the
-// request headers went out on a live connection (Sent), and response headers or
-// trailers came back from a gRPC server (Answered; grpc-go emits neither for statuses
-// it makes up itself, nor for an HTTP answer that is not gRPC). delegate records the
-// same with the same events. A pooled channel's stats handler (channelStats) finds
-// each call's recorder in the call's context.
-type wireStats struct {
-	sent, answered atomic.Bool
-}
-
-// wireStatsKey is the context key of a call's *wireStats.
-type wireStatsKey struct{}
-
-// channelStats is the stats handler of the Engine's gRPC channels: it hands each event
-// to the recorder of the call it belongs to.
-type channelStats struct{}
-
-// TagRPC implements stats.Handler.
-func (channelStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-
-// HandleRPC implements stats.Handler.
-func (channelStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	w, ok := ctx.Value(wireStatsKey{}).(*wireStats)
-	if !ok {
-		return
-	}
-	switch s.(type) {
-	case *stats.OutHeader:
-		w.sent.Store(true)
-	case *stats.InHeader, *stats.InTrailer:
-		w.answered.Store(true)
-	}
-}
-
-// TagConn implements stats.Handler.
-func (channelStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-
-// HandleConn implements stats.Handler.
-func (channelStats) HandleConn(context.Context, stats.ConnStats) {}

@@ -82,24 +82,17 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 	if ans.status == 0 {
 		return a
 	}
-	if s, ok := parseStatusBody(ans.body); ok {
-		a.ev.Framing, a.ev.Reason = a2a.TransportProtocolHTTPJSON, s.Reason
-		a.ev.AnswerVersion = restVersion(ans.contentType, s)
-		a.message = s.Message
-		a.seen += ", " + s.String()
+	switch r := wire.ReadAnswer(ans.contentType, ans.body); {
+	case r.Framing == a2a.TransportProtocolHTTPJSON:
+		// A google.rpc.Status, or the v0.3 REST error shape of a2a-js (the A2A error
+		// code, no envelope).
+		r.Fill(&a.ev)
+		a.seen += ", " + r.String()
 		if a.ev.AnswerVersion != "" {
 			a.seen += fmt.Sprintf(" (a %s-shaped answer)", a.ev.AnswerVersion)
 		}
 		return a
-	}
-	if e, ok := parseFlatError(ans.body); ok {
-		// The v0.3 REST error shape of a2a-js: the A2A error code, no envelope.
-		a.ev.Framing, a.ev.JSONRPCCode, a.ev.AnswerVersion = a2a.TransportProtocolHTTPJSON, e.Code, card.V03
-		a.message = e.Message
-		a.seen += ", " + e.String() + " (a 0.3-shaped answer)"
-		return a
-	}
-	if r, err := parseJSONRPCResponse(ans.body); err == nil {
+	case r.Framing == a2a.TransportProtocolJSONRPC:
 		a.ev.Framing = a2a.TransportProtocolJSONRPC
 		a.seen += ", " + r.String() + " (a JSON-RPC endpoint)"
 		return a
@@ -112,19 +105,6 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 	a.ev.Framing = wire.Unrecognised
 	a.seen += ", " + quote(ans.body)
 	return a
-}
-
-// restVersion tells the protocol version from the shape of an HTTP+JSON error answer:
-// a2a-go's v0.3 handler answers application/problem+json; a google.rpc.Status with an
-// A2A ErrorInfo in (a2a+)json is the v1.0 shape. Empty when it cannot tell.
-func restVersion(contentType string, s statusBody) string {
-	switch {
-	case contentType == "application/problem+json":
-		return card.V03
-	case s.Reason != "" && (contentType == "application/json" || contentType == "application/a2a+json"):
-		return card.V1
-	}
-	return ""
 }
 
 // looksLikeTask reports whether a 2xx body is a task object for id (a server that

@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -158,113 +157,6 @@ func quote(b []byte) string {
 	return strconv.Quote(s)
 }
 
-// errorInfoType is the @type of google.rpc.ErrorInfo in ProtoJSON.
-const errorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
-
-// reasonFrom extracts an ErrorInfo reason from a JSON-RPC error's data or a
-// google.rpc.Status's details: an array of typed objects (v1.0) or, leniently, a
-// single object with a reason field.
-func reasonFrom(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var list []map[string]any
-	if json.Unmarshal(raw, &list) != nil {
-		var one map[string]any
-		if json.Unmarshal(raw, &one) != nil {
-			return ""
-		}
-		list = []map[string]any{one}
-	}
-	for _, d := range list {
-		t, _ := d["@type"].(string)
-		r, _ := d["reason"].(string)
-		if r != "" && (t == errorInfoType || t == "") {
-			return r
-		}
-	}
-	return ""
-}
-
-// statusBody is the HTTP+JSON error body (google.rpc.Status under "error").
-type statusBody struct {
-	Code    int
-	Status  string
-	Message string
-	Reason  string
-}
-
-// parseStatusBody reads an HTTP+JSON error body: {"error":{"code","status","message",
-// "details":[ErrorInfo...]}}. ok is false for anything else.
-func parseStatusBody(b []byte) (statusBody, bool) {
-	var doc struct {
-		Error *struct {
-			Code    *json.Number    `json:"code"`
-			Status  string          `json:"status"`
-			Message string          `json:"message"`
-			Details json.RawMessage `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil {
-		return statusBody{}, false
-	}
-	code, err := doc.Error.Code.Int64()
-	if err != nil || code < 0 || code > 999 {
-		return statusBody{}, false
-	}
-	return statusBody{Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message,
-		Reason: reasonFrom(doc.Error.Details)}, true
-}
-
-// flatError is the HTTP+JSON error body of v0.3 servers that answer the A2A error code
-// itself (@a2a-js/sdk's v0.3 REST: {"code":-32001,"message":"Task not found: ..."}).
-type flatError struct {
-	Code    int
-	Message string
-}
-
-// parseFlatError reads a flat v0.3 REST error body: a JSON object with an integer code
-// in the JSON-RPC error range (-32768 to -31000, which holds A2A's and a2a-go's codes)
-// and a string message, and no JSON-RPC envelope. ok is false for anything else.
-func parseFlatError(b []byte) (flatError, bool) {
-	var doc struct {
-		JSONRPC *json.RawMessage `json:"jsonrpc"`
-		Error   *json.RawMessage `json:"error"`
-		Code    *json.Number     `json:"code"`
-		Message *string          `json:"message"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.JSONRPC != nil || doc.Error != nil || doc.Code == nil || doc.Message == nil {
-		return flatError{}, false
-	}
-	code, err := strconv.ParseInt(doc.Code.String(), 10, 32)
-	if err != nil || code < -32768 || code > -31000 {
-		return flatError{}, false
-	}
-	return flatError{Code: int(code), Message: *doc.Message}, true
-}
-
-func (e flatError) String() string {
-	return fmt.Sprintf("error %d %s", e.Code, strconv.Quote(trim(e.Message, 100)))
-}
-
-func (s statusBody) String() string {
-	out := fmt.Sprintf("error %d %s", s.Code, s.Status)
-	if s.Reason != "" {
-		out += " " + s.Reason
-	}
-	if s.Message != "" {
-		out += " " + strconv.Quote(trim(s.Message, 100))
-	}
-	return out
-}
-
-func trim(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
-
 // earliestExpiry is the earliest NotAfter among certs, zero when there are none.
 func earliestExpiry(certs []*x509.Certificate) time.Time {
 	var t time.Time
@@ -274,4 +166,12 @@ func earliestExpiry(certs []*x509.Certificate) time.Time {
 		}
 	}
 	return t
+}
+
+// clipText cuts s to n bytes for a detail.
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

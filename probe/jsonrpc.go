@@ -1,13 +1,10 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -48,83 +45,17 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 	if ans.status == 0 {
 		return a
 	}
-	if r, err := parseJSONRPCResponse(ans.body); err == nil {
-		a.ev.Framing = a2a.TransportProtocolJSONRPC
-		a.ev.JSONRPCCode, a.ev.Reason, a.message = r.Code, r.Reason, r.Message
-		a.seen += ", " + r.String()
-		return a
-	}
-	if s, ok := parseStatusBody(ans.body); ok {
-		a.ev.Framing, a.ev.Reason = a2a.TransportProtocolHTTPJSON, s.Reason
-		a.seen += ", HTTP+JSON " + s.String()
-		return a
-	}
-	a.ev.Framing = wire.Unrecognised
-	a.seen += ", " + quote(ans.body)
-	return a
-}
-
-// jsonrpcResponse is a parsed JSON-RPC 2.0 response.
-type jsonrpcResponse struct {
-	// Result reports a success response.
-	Result bool
-	// Code, Message and Reason describe an error response.
-	Code    int
-	Message string
-	Reason  string
-}
-
-func (r jsonrpcResponse) String() string {
-	if r.Result {
-		return "JSON-RPC result"
-	}
-	s := "JSON-RPC error " + strconv.Itoa(r.Code)
-	if r.Reason != "" {
-		s += " " + r.Reason
-	}
-	if r.Message != "" {
-		s += " " + strconv.Quote(trim(r.Message, 100))
-	}
-	return s
-}
-
-// errNotJSONRPC is returned by parseJSONRPCResponse for anything that is not a
-// JSON-RPC 2.0 response object.
-var errNotJSONRPC = errors.New("not a JSON-RPC 2.0 response")
-
-// parseJSONRPCResponse reads a JSON-RPC 2.0 response object: "jsonrpc":"2.0" and
-// exactly one of result or error (with an integer code). The reason comes from an
-// ErrorInfo in error.data (v1.0: an array of typed objects; v0.3: any value).
-func parseJSONRPCResponse(b []byte) (jsonrpcResponse, error) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return jsonrpcResponse{}, errNotJSONRPC
-	}
-	var doc struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Result  json.RawMessage `json:"result"`
-		Error   *struct {
-			Code    json.Number     `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return jsonrpcResponse{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
-	}
-	if doc.JSONRPC != "2.0" {
-		return jsonrpcResponse{}, fmt.Errorf("%w: jsonrpc is %q", errNotJSONRPC, doc.JSONRPC)
-	}
-	hasResult := len(doc.Result) > 0
+	r := wire.ReadAnswer(ans.contentType, ans.body)
 	switch {
-	case doc.Error != nil && !hasResult:
-		code, err := strconv.ParseInt(doc.Error.Code.String(), 10, 32)
-		if err != nil || code == 0 {
-			return jsonrpcResponse{}, fmt.Errorf("%w: error code %q", errNotJSONRPC, doc.Error.Code)
-		}
-		return jsonrpcResponse{Code: int(code), Message: doc.Error.Message, Reason: reasonFrom(doc.Error.Data)}, nil
-	case hasResult && doc.Error == nil:
-		return jsonrpcResponse{Result: true}, nil
+	case r.Framing == a2a.TransportProtocolJSONRPC:
+		r.Fill(&a.ev)
+		a.seen += ", " + r.String()
+	case r.Framing == a2a.TransportProtocolHTTPJSON && !r.Flat:
+		a.ev.Framing, a.ev.Reason, a.ev.Message = r.Framing, r.Reason, r.Message
+		a.seen += ", HTTP+JSON " + r.String()
+	default:
+		a.ev.Framing = wire.Unrecognised
+		a.seen += ", " + quote(ans.body)
 	}
-	return jsonrpcResponse{}, fmt.Errorf("%w: needs exactly one of result and error", errNotJSONRPC)
+	return a
 }

@@ -16,9 +16,10 @@ type Option func(*options)
 type options struct {
 	conn     card.Conn // headers, TLS, dial policy, credential hosts, interface bound
 	timeout  time.Duration
-	siblings []string               // other URLs the card declares: a binding found there is noted, not attributed
-	creds    *card.CredentialPolicy // nil until run: Card sets the card's, Interface the address's
-	engine   *Engine                // whose connections and caps the requests use
+	siblings []string                            // other URLs the card declares: a binding found there is noted, not attributed
+	creds    *card.CredentialPolicy              // nil until run: Card sets the card's, Interface the address's
+	engine   *Engine                             // whose connections and caps the requests use
+	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options

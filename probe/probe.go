@@ -365,7 +365,6 @@ type attempt struct {
 	extra      []string  // notes from the prober (TLS attempts of a bare host:port, ...)
 	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
-	message    string    // the A2A error message of the answer, if any
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
 }
 
@@ -387,10 +386,7 @@ func (a attempt) tlsMode() tlsMode {
 }
 
 // certificate reports whether a TLS failure is about the certificate, not the mode.
-func (a attempt) certificate() bool {
-	s := strings.ToLower(a.why + " " + a.seen)
-	return strings.Contains(s, "x509") || strings.Contains(s, "certificate")
-}
+func (a attempt) certificate() bool { return a.ev.CertificateFailure() }
 
 // answeredBinding is the binding the answer's framing showed, if any.
 func (a attempt) answeredBinding() a2a.TransportProtocol {

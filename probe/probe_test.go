@@ -34,7 +34,7 @@ func startListener(t *testing.T, b lab.Behaviour) *lab.Listener {
 }
 
 func iface(url string, b a2a.TransportProtocol, v string) card.Interface {
-	return card.Interface{URL: url, Binding: b, ProtocolVersion: v, Source: "supportedInterfaces[0]"}
+	return card.Interface{URL: url, Binding: b, ProtocolVersion: v, Source: card.Supported(0)}
 }
 
 // verdict is the part of a Result a test checks exactly.

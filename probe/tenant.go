@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"google.golang.org/grpc/codes"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -18,16 +17,11 @@ import (
 const probeTenant = "a2abind-probe-tenant"
 
 // tenantRefused reports whether an A2A error answer to the lookup is the agent refusing
-// the tenant it carried (the card's declared tenant, or none): an InvalidParams answer
-// (JSON-RPC -32602, gRPC INVALID_ARGUMENT, HTTP 400 or ErrorInfo INVALID_PARAMS) whose
-// message speaks of a tenant. Such an interface is not `served` for the card's clients:
+// the tenant it carried (the card's declared tenant, or none): wire.Evidence.TenantRefused. Such an interface is not `served` for the card's clients:
 // they send the same tenant (A2A §8.3.2 rule 4) and get the same refusal. The note says
 // which tenant was sent. Other InvalidParams answers still prove a handler is there.
 func tenantRefused(a attempt, tenant string) (string, bool) {
-	invalid := a.ev.JSONRPCCode == -32602 || a.ev.Reason == "INVALID_PARAMS" ||
-		(a.ev.GRPC && a.ev.GRPCCode == codes.InvalidArgument) ||
-		(!a.ev.GRPC && a.ev.JSONRPCCode == 0 && a.ev.HTTPStatus == 400)
-	if !invalid || !strings.Contains(strings.ToLower(a.message), "tenant") {
+	if !a.ev.TenantRefused() {
 		return "", false
 	}
 	if tenant == "" {
@@ -55,7 +49,7 @@ func tenantPrefixNote(ctx context.Context, req request, base, id string) []strin
 		"Accept":            {"application/a2a+json, application/json"},
 		a2a.SvcParamVersion: {card.V1},
 	})
-	if b.ev.Framing != a2a.TransportProtocolHTTPJSON || b.ev.Reason != "TASK_NOT_FOUND" {
+	if b.ev.Framing != a2a.TransportProtocolHTTPJSON || b.ev.Reason != a2a.ErrorReason(a2a.ErrTaskNotFound) {
 		return nil
 	}
 	return []string{fmt.Sprintf("with a tenant path prefix HTTP+JSON 1.0 answers (%s -> %s): the agent routes tenants by path and the card declares no tenant for this interface", b.sent, b.seen)}

@@ -99,7 +99,7 @@ func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
 	c := &card.Card{Shape: card.ShapeV1, Name: "x"}
 	for i, iface := range srv.Interfaces() {
 		iface.Tenant = "globex"
-		iface.Source = "supportedInterfaces[" + string(rune('0'+i)) + "]"
+		iface.Source = card.Supported(i)
 		iface.Preferred = i == 0
 		c.Interfaces = append(c.Interfaces, iface)
 	}

@@ -20,8 +20,8 @@ import (
 func wireFixes(c *card.Card, results []Result, findings []card.Finding) []card.Finding {
 	bySource := map[string]card.Interface{}
 	for _, i := range c.Interfaces {
-		if i.Source != "" {
-			bySource[i.Source] = i
+		if i.Source != (card.Source{}) {
+			bySource[i.Source.String()] = i // Finding.Interface is the Source's text
 		}
 	}
 	out := make([]card.Finding, 0, len(findings))

@@ -44,7 +44,7 @@ func TestFixesFollowTheWire(t *testing.T) {
 			}
 			bySource := map[string]card.Interface{}
 			for _, i := range c.Interfaces {
-				bySource[i.Source] = i
+				bySource[i.Source.String()] = i
 			}
 			seen := map[string]bool{}
 			for _, f := range report.Findings {
@@ -126,6 +126,26 @@ func TestNamesAnAddress(t *testing.T) {
 	} {
 		if got := names(tt.text, tt.addr); got != tt.want {
 			t.Errorf("names(%q, %q) = %v, want %v", tt.text, tt.addr, got, tt.want)
+		}
+	}
+}
+
+// TestDelegatePredictionKnowsPlaintext: where plaintext gRPC is served at a bare
+// host:port that is not loopback, the a2abind-delegate prediction is tls_mismatch (the
+// delegate, without --grpc-plaintext, dials TLS there), as the delegate's own
+// TestPlaintextGRPCOffLoopback shows on the wire; served over TLS, it succeeds.
+func TestDelegatePredictionKnowsPlaintext(t *testing.T) {
+	iface := card.Interface{URL: "agent.example:50051", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1, Source: card.Supported(0)}
+	c := &card.Card{Name: "remote", Location: "https://agent.example/.well-known/agent-card.json", Interfaces: []card.Interface{iface}}
+	for _, tt := range []struct {
+		way  Way
+		want wire.Outcome
+	}{{Way{TLS: false}, wire.TLSMismatch}, {Way{TLS: true}, wire.Served}} {
+		r := Result{Interface: iface, Outcome: wire.Served, Lookup: wire.Served, ActualBinding: iface.Binding, ActualVersion: card.V1, Way: tt.way}
+		for _, ci := range Diagnose(c, []Result{r}).Clients {
+			if ci.Profile == "a2abind-delegate" && ci.Outcome != tt.want {
+				t.Errorf("way %+v: a2abind-delegate gets %s (%s), want %s", tt.way, ci.Outcome, ci.Note, tt.want)
+			}
 		}
 	}
 }

@@ -46,18 +46,31 @@ func (srv *Server) buildCard() error {
 		}
 		return err
 	}
-	check := &card.Card{Shape: c.Shape, Name: c.Name, Version: c.Version}
+	local := map[string]card.Interface{}
 	for i, iface := range c.Interfaces {
-		iface.URL = matched[i].local
-		check.Interfaces = append(check.Interfaces, iface)
+		l := iface
+		l.URL = matched[i].local
+		local[localKey(iface)] = l
 	}
 	if raw, err = srv.signCard(raw); err != nil { // sign.go
 		return err
 	}
-	srv.cardJSON, srv.card, srv.checkCard = raw, c, check
+	srv.cardJSON, srv.card, srv.local = raw, c, local
 	srv.etag = card.ETagOf(raw)
 	srv.lastModified = time.Now().UTC().Truncate(time.Second)
 	return nil
+}
+
+// localKey names a declared interface in srv.local.
+func localKey(i card.Interface) string {
+	return i.URL + "\x00" + string(i.Binding) + "\x00" + i.ProtocolVersion
+}
+
+// localOf is where the self-check probes a declared interface: the listener that serves
+// it (probe.WithProbeVia, as guard --probe-via).
+func (srv *Server) localOf(i card.Interface) (string, bool) {
+	l, ok := srv.local[localKey(i)]
+	return l.URL, ok
 }
 
 func (srv *Server) deriveCard() ([]byte, error) {

@@ -12,32 +12,33 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // maxPeek bounds how much of a refused JSON-RPC body is read to find its id.
 const maxPeek = 1 << 20
 
-// a2aDomain is the google.rpc.ErrorInfo domain of A2A errors.
-const a2aDomain = "a2a-protocol.org"
-
-// JSON-RPC error codes the gate answers with (A2A specification §9.5).
-const (
-	codeContentTypeNotSupported = -32005
-	codeVersionNotSupported     = -32009
+// The A2A errors the gate answers with; their codes on each binding, reasons and
+// ErrorInfo come from wire's one A2A error table.
+var (
+	errContentType = mustA2AError(a2a.ErrUnsupportedContentType)
+	errVersion     = mustA2AError(a2a.ErrVersionNotSupported)
 )
 
-// Error reasons (google.rpc.ErrorInfo) the gate answers with.
-const (
-	reasonVersionNotSupported     = "VERSION_NOT_SUPPORTED"
-	reasonContentTypeNotSupported = "CONTENT_TYPE_NOT_SUPPORTED"
-)
+func mustA2AError(err error) wire.A2AError {
+	e, ok := wire.ErrorFor(err)
+	if !ok {
+		panic(fmt.Sprintf("server: %v is not in wire's A2A error table", err))
+	}
+	return e
+}
 
 // requestedVersion is the A2A-Version a request asks for: the header, else the
 // A2A-Version query parameter (specification §3.6.1), else "0.3" (a missing value
@@ -82,12 +83,12 @@ func (srv *Server) gateJSONRPC(rt route, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && !isJSON(r.Header.Get("Content-Type")) {
 			msg := fmt.Sprintf("content type %q is not JSON-RPC: send application/json; %s", r.Header.Get("Content-Type"), srv.whereText())
-			writeJSONRPCError(w, peekID(r), codeContentTypeNotSupported, msg, reasonContentTypeNotSupported, nil)
+			writeJSONRPCError(w, peekID(r), errContentType, msg, nil)
 			return
 		}
 		if v := requestedVersion(r); v != rt.version {
 			msg := srv.versionText(rt, v)
-			writeJSONRPCError(w, peekID(r), codeVersionNotSupported, msg, reasonVersionNotSupported,
+			writeJSONRPCError(w, peekID(r), errVersion, msg,
 				map[string]string{"requestedVersion": v, "supportedVersion": rt.version})
 			return
 		}
@@ -101,7 +102,7 @@ func (srv *Server) gateJSONRPC(rt route, next http.Handler) http.Handler {
 func (srv *Server) gateREST(rt route, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := requestedVersion(r); v != rt.version {
-			writeRESTError(w, http.StatusBadRequest, "FAILED_PRECONDITION", srv.versionText(rt, v), reasonVersionNotSupported,
+			writeRESTError(w, errVersion, srv.versionText(rt, v),
 				map[string]string{"requestedVersion": v, "supportedVersion": rt.version})
 			return
 		}
@@ -151,9 +152,7 @@ func (srv *Server) grpcElsewhere(w http.ResponseWriter, r *http.Request) {
 	}
 	msg += "; " + srv.whereText()
 	if r.ProtoMajor == 2 {
-		st, err := status.New(codes.Unimplemented, msg).WithDetails(&errdetails.ErrorInfo{
-			Reason: reasonContentTypeNotSupported, Domain: a2aDomain,
-		})
+		st, err := status.New(codes.Unimplemented, msg).WithDetails(errContentType.ErrorInfoProto(nil))
 		if err == nil {
 			if b, err := proto.Marshal(st.Proto()); err == nil {
 				w.Header().Set("Grpc-Status-Details-Bin", base64.RawStdEncoding.EncodeToString(b))
@@ -197,18 +196,9 @@ func peekID(r *http.Request) json.RawMessage {
 	return env.ID
 }
 
-type errorInfo struct {
-	Type     string            `json:"@type"`
-	Reason   string            `json:"reason"`
-	Domain   string            `json:"domain"`
-	Metadata map[string]string `json:"metadata,omitempty"`
-}
-
-func newErrorInfo(reason string, md map[string]string) errorInfo {
-	return errorInfo{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: reason, Domain: a2aDomain, Metadata: md}
-}
-
-func writeJSONRPCError(w http.ResponseWriter, id json.RawMessage, code int, msg, reason string, md map[string]string) {
+// writeJSONRPCError answers the A2A error e in a JSON-RPC error object (HTTP 200), its
+// ErrorInfo in data.
+func writeJSONRPCError(w http.ResponseWriter, id json.RawMessage, e wire.A2AError, msg string, md map[string]string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
@@ -216,31 +206,33 @@ func writeJSONRPCError(w http.ResponseWriter, id json.RawMessage, code int, msg,
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   struct {
-			Code    int         `json:"code"`
-			Message string      `json:"message"`
-			Data    []errorInfo `json:"data"`
+			Code    int                   `json:"code"`
+			Message string                `json:"message"`
+			Data    []*errordetails.Typed `json:"data"`
 		} `json:"error"`
 	}{JSONRPC: "2.0", ID: id}
-	resp.Error.Code, resp.Error.Message = code, msg
-	resp.Error.Data = []errorInfo{newErrorInfo(reason, md)}
+	resp.Error.Code, resp.Error.Message = e.JSONRPC, msg
+	resp.Error.Data = []*errordetails.Typed{e.ErrorInfo(md)}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
-func writeRESTError(w http.ResponseWriter, httpStatus int, grpcStatus, msg, reason string, md map[string]string) {
+// writeRESTError answers the A2A error e as HTTP+JSON: its HTTP status and a
+// google.rpc.Status body with its ErrorInfo in details.
+func writeRESTError(w http.ResponseWriter, e wire.A2AError, msg string, md map[string]string) {
 	body := struct {
 		Error struct {
-			Code    int         `json:"code"`
-			Status  string      `json:"status"`
-			Message string      `json:"message"`
-			Details []errorInfo `json:"details"`
+			Code    int                   `json:"code"`
+			Status  string                `json:"status"`
+			Message string                `json:"message"`
+			Details []*errordetails.Typed `json:"details"`
 		} `json:"error"`
 	}{}
-	body.Error.Code, body.Error.Status, body.Error.Message = httpStatus, grpcStatus, msg
-	body.Error.Details = []errorInfo{newErrorInfo(reason, md)}
+	body.Error.Code, body.Error.Status, body.Error.Message = e.HTTP, e.GRPCName(), msg
+	body.Error.Details = []*errordetails.Typed{e.ErrorInfo(md)}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(httpStatus)
+	w.WriteHeader(e.HTTP)
 	_ = json.NewEncoder(w).Encode(body)
 }
 
@@ -272,12 +264,10 @@ func (srv *Server) grpcVersionCheck(ctx context.Context, fullMethod string) erro
 		return nil
 	}
 	rt := route{binding: a2a.TransportProtocolGRPC, version: want}
-	st, err := status.New(codes.FailedPrecondition, srv.versionText(rt, v)).WithDetails(&errdetails.ErrorInfo{
-		Reason: reasonVersionNotSupported, Domain: a2aDomain,
-		Metadata: map[string]string{"requestedVersion": v, "supportedVersion": want},
-	})
+	st, err := status.New(errVersion.GRPC, srv.versionText(rt, v)).WithDetails(
+		errVersion.ErrorInfoProto(map[string]string{"requestedVersion": v, "supportedVersion": want}))
 	if err != nil {
-		return status.Error(codes.FailedPrecondition, srv.versionText(rt, v))
+		return status.Error(errVersion.GRPC, srv.versionText(rt, v))
 	}
 	return st.Err()
 }

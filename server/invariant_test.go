@@ -73,8 +73,8 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 		name       string
 		opts       []Option
 		card       func(a addrs) any
-		wantSource string   // the interface named by the first *BindingError
-		wantMsg    []string // fragments of the joined error message
+		wantSource card.Source // the interface named by the first *BindingError
+		wantMsg    []string    // fragments of the joined error message
 	}{
 		{
 			name: "seed v0.3: preferredTransport GRPC at the HTTP url",
@@ -101,7 +101,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 				return lab.V1Card("seed", decl{URL: a.base, Binding: grpcB, Version: card.V1},
 					decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V1}, decl{URL: a.grpc, Binding: grpcB, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"supportedInterfaces[0] (the preferred entry) declares GRPC 1.0 at http://", "GRPC 1.0 is served at 127.0.0.1:"},
 		},
 		{
@@ -109,7 +109,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.http, Binding: grpcB, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"GRPC 1.0 is not served at that address", "served there: JSONRPC 1.0 at http://"},
 		},
 		{
@@ -126,7 +126,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V1}, decl{URL: a.closed, Binding: grpcB, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[1]",
+			wantSource: card.Supported(1),
 			wantMsg:    []string{"no listener of this server is at " + "127.0.0.1:", "nothing of this server is served there"},
 		},
 		{
@@ -134,7 +134,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V03})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"JSONRPC 0.3 is not served at that address", "served there: JSONRPC 1.0"},
 		},
 		{
@@ -143,7 +143,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPCV03), Binding: jsonrpc, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"JSONRPC 1.0 is not served at that address", "JSONRPC 1.0 is served at http://"},
 		},
 		{
@@ -151,7 +151,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"no protocolVersion"},
 		},
 		{
@@ -159,7 +159,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: "2.0"})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{`protocolVersion "2.0"`},
 		},
 		{
@@ -167,7 +167,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V1}, decl{URL: a.grpc, Binding: "grpc", Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[1]",
+			wantSource: card.Supported(1),
 			wantMsg:    []string{`binding "grpc" must be spelled "GRPC"`},
 		},
 		{
@@ -175,7 +175,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: httpjson, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"HTTP+JSON 1.0 is not served at that address", "HTTP+JSON 1.0 is served at http://"},
 		},
 		{
@@ -185,7 +185,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 				c["supportedInterfaces"].([]map[string]any)[0]["tenant"] = "acme"
 				return c
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{`tenant "acme" is declared, but this server routes no tenant`},
 		},
 		{
@@ -193,7 +193,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: "http://" + a.grpc, Binding: grpcB, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"a gRPC address must be a bare host:port"},
 		},
 		{
@@ -201,7 +201,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: "https://" + a.http + PathJSONRPC, Binding: jsonrpc, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"scheme https://, but that listener serves http://"},
 		},
 		{
@@ -209,7 +209,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.http, Binding: jsonrpc, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"JSONRPC needs an absolute http(s):// URL"},
 		},
 		{
@@ -217,7 +217,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: "https://example.com/bindings/ws", Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"is not one this server serves"},
 		},
 		{
@@ -226,7 +226,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 				_, port, _ := net.SplitHostPort(a.http)
 				return lab.V1Card("x", decl{URL: "http://10.9.8.7:" + port + PathJSONRPC, Binding: jsonrpc, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"no listener of this server is at 10.9.8.7:"},
 		},
 		{
@@ -235,7 +235,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[0]",
+			wantSource: card.Supported(0),
 			wantMsg:    []string{"no listener of this server is at 127.0.0.1:", "listeners: HTTP agent.example.com:443"},
 		},
 		{
@@ -243,7 +243,7 @@ func TestNewRefusesInconsistentCards(t *testing.T) {
 			card: func(a addrs) any {
 				return lab.V1Card("x", decl{URL: a.grpc, Binding: grpcB, Version: card.V1}, decl{URL: a.http, Binding: grpcB, Version: card.V1})
 			},
-			wantSource: "supportedInterfaces[1]",
+			wantSource: card.Supported(1),
 			wantMsg:    []string{"GRPC 1.0 is not served at that address", "GRPC 1.0 is served at 127.0.0.1:"},
 		},
 	}

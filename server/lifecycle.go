@@ -136,26 +136,19 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	opts := []probe.Option{probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second))}
-	for k, vs := range srv.o.selfCheckHeader {
-		for _, v := range vs {
-			opts = append(opts, probe.WithHeader(k, v))
-		}
-	}
+	// The self-check proves the bindings over TLS on the local socket (Insecure): whether
+	// the certificate is trusted under the public name is the deployment's concern.
+	conn := card.Conn{Header: srv.o.selfCheckHeader, Insecure: srv.tlsCfg != nil}
+	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second)), probe.WithProbeVia(srv.localOf)}
 	if len(srv.o.selfCheckHeader) > 0 {
 		// Every interface of the check card is one of this server's own listeners: the
 		// credential goes to each of them (the HTTP and the gRPC port are two origins).
 		opts = append(opts, probe.WithCredentialPolicy(card.NewCredentialPolicy(card.Origin{}, srv.checkHosts()...)))
 	}
-	if srv.tlsCfg != nil {
-		// The self-check proves the bindings over TLS on the local socket; whether the
-		// certificate is trusted under the public name is the deployment's concern.
-		opts = append(opts, probe.WithInsecureSkipVerify())
-	}
 	backoff := 20 * time.Millisecond
 	var prev []probe.Result
 	for round := 1; ; round++ {
-		results := probe.Card(ctx, srv.checkCard, opts...)
+		results := probe.Card(ctx, srv.card, opts...)
 		if ctx.Err() != nil && prev != nil {
 			// The deadline cut this round short: keep what the previous, complete round
 			// found for the interfaces that only timed out now.
@@ -174,7 +167,7 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 				level = slog.LevelWarn
 			}
 			srv.log.Log(ctx, level, "self-check", "round", round, "binding", string(r.Interface.Binding),
-				"version", r.Interface.ProtocolVersion, "local", r.Interface.URL, "outcome", string(r.Outcome),
+				"version", r.Interface.ProtocolVersion, "url", r.Interface.URL, "outcome", string(r.Outcome),
 				"latency", r.Latency, "detail", r.Detail)
 		}
 		if ok {
@@ -362,10 +355,10 @@ func (srv *Server) Wait() error {
 // Done is closed when Shutdown has finished.
 func (srv *Server) Done() <-chan struct{} { return srv.done }
 
-// checkHosts are the host:port of every interface of the check card.
+// checkHosts are the host:port of every interface's local address.
 func (srv *Server) checkHosts() []string {
 	var out []string
-	for _, i := range srv.checkCard.Interfaces {
+	for _, i := range srv.local {
 		if a, err := card.ParseAddress(i.URL, i.Binding); err == nil && a.HostPort() != "" {
 			out = append(out, a.HostPort())
 		}

@@ -82,7 +82,7 @@ func TestMountedOnOwnServers(t *testing.T) {
 	// The version check travels with the services to the agent's gRPC server.
 	ctx := metadata.AppendToOutgoingContext(t.Context(), "a2a-version", "0.3")
 	_, err := a2apb.NewA2AServiceClient(grpcConn(t, srv.GRPCAddr())).GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"})
-	if st := status.Convert(err); st.Code() != codes.FailedPrecondition || errorInfoReason(st) != reasonVersionNotSupported {
+	if st := status.Convert(err); st.Code() != codes.FailedPrecondition || errorInfoReason(st) != errVersion.Reason() {
 		t.Errorf("v1.0 service asked for 0.3 = %v, want FAILED_PRECONDITION VERSION_NOT_SUPPORTED", err)
 	}
 	if err := srv.Shutdown(t.Context()); err != nil {

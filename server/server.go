@@ -50,7 +50,7 @@ type Server struct {
 
 	cardJSON     []byte
 	card         *card.Card
-	checkCard    *card.Card // the published card with each URL replaced by the local address
+	local        map[string]card.Interface // each declared interface at its local address (localOf)
 	etag         string
 	lastModified time.Time
 	cacheCtrl    string

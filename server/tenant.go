@@ -25,8 +25,9 @@ import (
 // maxTenantLen bounds the tenant name.
 const maxTenantLen = 256
 
-// reasonInvalidParams is the ErrorInfo reason of A2A InvalidParams (a2a-go's name).
-const reasonInvalidParams = "INVALID_PARAMS"
+// errTenant is the A2A error a request for another tenant gets (InvalidParams), from
+// wire's A2A error table.
+var errTenant = mustA2AError(a2a.ErrInvalidParams)
 
 // validateTenant checks a tenant name given to WithTenant: it is sent as a request field
 // and as one or more HTTP path segments, so it must be usable as both.
@@ -108,7 +109,7 @@ func (srv *Server) tenantREST(handler a2asrv.RequestHandler) http.Handler {
 		if len(segs) > n && !isRESTRoute(segs[0]) {
 			got = strings.Join(segs[:n], "/")
 		}
-		writeRESTError(w, http.StatusBadRequest, "INVALID_ARGUMENT", tenantText(want, got), reasonInvalidParams,
+		writeRESTError(w, errTenant, tenantText(want, got),
 			map[string]string{"expectedTenant": want, "tenant": got})
 	})
 }

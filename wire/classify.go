@@ -21,76 +21,6 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-// Evidence is what one request saw on the wire. Probes fill it from raw HTTP statuses,
-// JSON-RPC error objects and gRPC status codes; delegate fills it from the same layers
-// under a2a-go's transports. Classify turns it into an Outcome, so one table decides
-// what a failure means everywhere.
-type Evidence struct {
-	// Binding is the binding the request spoke.
-	Binding a2a.TransportProtocol
-	// Err is a transport failure (dial, TLS, read, deadline); nil when an answer arrived.
-	Err error
-	// Sent reports that the request was fully written (httptrace WroteRequest; for gRPC,
-	// the request headers handed to a live connection). Once it was, only an answer that
-	// proves it reached no handler keeps a "never reached" outcome (see Classify).
-	Sent bool
-	// HTTPStatus is the HTTP status of the answer, 0 if none.
-	HTTPStatus int
-	// ContentType is the answer's media type.
-	ContentType string
-	// JSONRPCCode is the JSON-RPC error code of the answer, 0 if none; for HTTP+JSON,
-	// the A2A error code of a v0.3 error body that carries one (a2a-js answers
-	// {"code":-32001,"message":...}).
-	JSONRPCCode int
-	// Reason is the google.rpc.ErrorInfo reason of an A2A error, if the answer carried one.
-	Reason string
-	// Answered reports that the server itself answered at the protocol level: for gRPC,
-	// response headers or trailers arrived (grpc-go also makes statuses up client-side,
-	// for dial, TLS and preface failures: those are not answers). An HTTP status is
-	// always an answer. Once the server answered, the text of its status message is
-	// never read as a connection failure.
-	Answered bool
-	// GRPC reports that a gRPC status was received; GRPCCode and GRPCMessage hold it.
-	GRPC        bool
-	GRPCCode    codes.Code
-	GRPCMessage string
-	// Version is the protocol version the request spoke ("1.0", "0.3"), if known.
-	Version string
-	// AnswerVersion is the protocol version the answer's shape belongs to, when the
-	// caller could tell (e.g. a2a-go's v0.3 HTTP+JSON errors are application/problem+json).
-	AnswerVersion string
-	// Framing is the binding whose framing the answer's body has, when the caller parsed
-	// it: the request's own binding, another one (the answer proves another binding is
-	// served there), or Unrecognised. Empty means the body was not inspected.
-	Framing a2a.TransportProtocol
-	// Body is the start of the answer's body, for answers recognised by their text
-	// (a TLS server's plaintext rejection, for example).
-	Body string
-}
-
-// Unrecognised is the Framing of an answer that fits no binding.
-const Unrecognised a2a.TransportProtocol = "unrecognised"
-
-// jsonrpcOutcomes maps JSON-RPC error codes (standard and A2A) to outcomes.
-var jsonrpcOutcomes = map[int]Outcome{
-	-32700: Malformed,       // parse error: the server could not read our JSON
-	-32600: AgentError,      // invalid request
-	-32601: HandlerMissing,  // method not found: refined to VersionMismatch by a cross-version probe
-	-32602: AgentError,      // invalid params
-	-32603: AgentError,      // internal error
-	-32001: Served,          // TaskNotFound: the probe's random id is unknown, so the handler is there
-	-32002: AgentError,      // TaskNotCancelable
-	-32003: AgentError,      // PushNotificationNotSupported
-	-32004: AgentError,      // UnsupportedOperation
-	-32005: WrongBinding,    // ContentTypeNotSupported
-	-32006: AgentError,      // InvalidAgentResponse
-	-32007: AgentError,      // ExtendedAgentCardNotConfigured
-	-32008: AgentError,      // ExtensionSupportRequired
-	-32009: VersionMismatch, // VersionNotSupported
-	-31401: AuthRequired,    // a2a-go's Unauthenticated
-	-31403: AuthRequired,    // a2a-go's Unauthorized
-}
-
 // grpcOutcomes maps gRPC status codes to outcomes.
 var grpcOutcomes = map[codes.Code]Outcome{
 	codes.OK:                 Served,
@@ -108,17 +38,6 @@ var grpcOutcomes = map[codes.Code]Outcome{
 	codes.Canceled:           Ambiguous,
 	codes.DeadlineExceeded:   Timeout,
 	codes.Unavailable:        Refused, // refined from the message: HTTP/1 preface, TLS, refused
-}
-
-// reasonOutcomes maps google.rpc.ErrorInfo reasons that decide the outcome on their own.
-var reasonOutcomes = map[string]Outcome{
-	"TASK_NOT_FOUND":             Served,
-	"VERSION_NOT_SUPPORTED":      VersionMismatch,
-	"METHOD_NOT_FOUND":           HandlerMissing,
-	"CONTENT_TYPE_NOT_SUPPORTED": WrongBinding,
-	"UNAUTHENTICATED":            AuthRequired,
-	"UNAUTHORIZED":               AuthRequired,
-	"PERMISSION_DENIED":          AuthRequired,
 }
 
 // Classify decides the outcome of one request from its evidence, with a one-line reason.
@@ -207,7 +126,7 @@ func classify(ev Evidence) verdict {
 		return seen(WrongBinding, why)
 	}
 	if ev.Reason != "" {
-		if o, ok := reasonOutcomes[ev.Reason]; ok {
+		if o, ok := reasonOutcome(ev.Reason); ok {
 			return by(answerKind(o), o, "A2A error "+ev.Reason)
 		}
 	}
@@ -215,8 +134,8 @@ func classify(ev Evidence) verdict {
 	case ev.GRPC:
 		return classifyGRPC(ev)
 	case ev.JSONRPCCode != 0:
-		if o, ok := jsonrpcOutcomes[ev.JSONRPCCode]; ok {
-			return by(answerKind(o), o, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
+		if e, ok := byJSONRPC[ev.JSONRPCCode]; ok {
+			return by(answerKind(e.Outcome), e.Outcome, fmt.Sprintf("JSON-RPC error %d", ev.JSONRPCCode))
 		}
 		if ev.JSONRPCCode <= -32000 && ev.JSONRPCCode >= -32099 {
 			return by(kindAnswer, AgentError, fmt.Sprintf("JSON-RPC A2A error %d", ev.JSONRPCCode))

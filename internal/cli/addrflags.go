@@ -41,12 +41,17 @@ func (c *connFlags) registerHeaders(fl *pflag.FlagSet, usage string) {
 	fl.StringArrayVarP(&c.Headers, "header", "H", nil, usage)
 }
 
+// registerTLS registers --insecure and --cacert alone (lint fetches a card, no more).
+func (c *connFlags) registerTLS(fl *pflag.FlagSet) {
+	fl.BoolVar(&c.Insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
+	fl.StringVar(&c.CAFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+}
+
 // register registers the whole group; headerUsage is the command's -H help.
 func (c *connFlags) register(fl *pflag.FlagSet, headerUsage string) {
 	c.registerHeaders(fl, headerUsage)
 	fl.StringArrayVar(&c.CredentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
-	fl.BoolVar(&c.Insecure, "insecure", false, "accept any TLS certificate (self-signed, wrong host)")
-	fl.StringVar(&c.CAFile, "cacert", "", "PEM file of CA certificates to trust instead of the system roots")
+	c.registerTLS(fl)
 	fl.StringArrayVar(&c.Allow, "allow-address", nil, "dial this refused host, IP or CIDR anyway, e.g. 169.254.10.1 or 0.0.0.0 (repeatable; see above)")
 	fl.IntVar(&c.MaxInterfaces, "max-interfaces", card.DefaultMaxInterfaces, "use at most this many of a card's interfaces (0: the default)")
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 )
@@ -77,6 +79,85 @@ func TestAddressFlagsUsage(t *testing.T) {
 		code, _, stderr := runCLI(t, "", args...)
 		if code != ExitUsage || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q; want %d with a message", args, code, stderr, ExitUsage)
+		}
+	}
+}
+
+// TestConnFlagsParseOnce: the connection flag group turns the flags of every command
+// that has it into one card.Conn, with no agent involved: headers, CA file, insecure,
+// credential hosts, allowed addresses and the interface bound; bad values are errors
+// naming the flag.
+func TestConnFlagsParseOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"probe", "send"} {
+		var f connFlags
+		fl := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+		f.register(fl, "header")
+		err := fl.Parse([]string{"-H", "Authorization: Bearer x", "--header", "X-A: 1", "--insecure",
+			"--credential-host", "h.example", "--allow-address", "169.254.0.0/16", "--max-interfaces", "5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := f.conn()
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", cmd, err)
+		case c.Header.Get("Authorization") != "Bearer x" || c.Header.Get("X-A") != "1" || !c.Insecure ||
+			len(c.CredentialHosts) != 1 || c.Interfaces() != 5:
+			t.Errorf("%s: conn = %+v", cmd, c)
+		case c.Dial.CheckHost("169.254.169.254") != nil || c.Dial.CheckHost("fe80::1") == nil:
+			t.Errorf("%s: --allow-address 169.254.0.0/16 not in the dial policy", cmd)
+		}
+	}
+	for _, bad := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"-H", "no colon"}, "--header"},
+		{[]string{"-H", ": v"}, "--header"},
+		{[]string{"--cacert", filepath.Join(dir, "missing.pem")}, "--cacert"},
+		{[]string{"--cacert", notPEM}, "--cacert"},
+		{[]string{"--allow-address", "http://h/"}, "--allow-address"},
+		{[]string{"--max-interfaces", "-1"}, "--max-interfaces"},
+	} {
+		var f connFlags
+		fl := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		f.register(fl, "header")
+		if err := fl.Parse(bad.args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.conn(); err == nil || !strings.Contains(err.Error(), bad.flag) {
+			t.Errorf("%v: error %v, want one naming %s", bad.args, err, bad.flag)
+		}
+	}
+}
+
+// TestConnFlagsHaveOneHome: -H, --cacert, --insecure and --credential-host are
+// registered and parsed in addrflags.go only; a command takes the group, never its own
+// copy.
+func TestConnFlagsHaveOneHome(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "addrflags.go" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, flag := range []string{`"header", "H"`, `"cacert"`, `"insecure"`, `"credential-host"`, `"allow-address"`, `"max-interfaces"`, "AppendCertsFromPEM"} {
+			if strings.Contains(string(src), flag) {
+				t.Errorf("%s registers or parses %s itself; use connFlags (addrflags.go)", f, flag)
+			}
 		}
 	}
 }

@@ -26,9 +26,9 @@ func parseBinding(name string) (a2a.TransportProtocol, error) {
 	return b, nil
 }
 
-// useSource is the Source of an interface given with send --use: the card does not
-// declare it, and the output says so.
-const useSource = "--use"
+// undeclared reports whether an interface is one the card does not declare (send
+// --use): it has no Source in the document, and the output says so.
+func undeclared(i card.Interface) bool { return i.Source == (card.Source{}) }
 
 // parseUse reads a send --use value, BINDING@VERSION=URL (JSONRPC@0.3=http://host/,
 // rest@1.0=http://host, GRPC@1.0=host:port), into an interface the card does not declare.
@@ -49,5 +49,5 @@ func parseUse(v string) (card.Interface, error) {
 	if _, err := card.ParseAddress(url, b); err != nil {
 		return card.Interface{}, fmt.Errorf("--use %q: %w", v, err)
 	}
-	return card.Interface{URL: url, Binding: b, ProtocolVersion: version, Source: useSource}, nil
+	return card.Interface{URL: url, Binding: b, ProtocolVersion: version}, nil // no Source: undeclared
 }

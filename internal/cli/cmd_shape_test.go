@@ -195,3 +195,21 @@ func TestCommandsRegisterInGhShape(t *testing.T) {
 		t.Errorf("%d commands in the tree, %d registered with register(newCmdX)", n, registered)
 	}
 }
+
+func TestNewCmdKey(t *testing.T) {
+	var got *keyOptions
+	code, stderr := runCmdF(t, newCmdKey, func(o *keyOptions) error { got = o; return nil }, "generate", "--type", "rsa", "--bits", "4096", "k.pem")
+	if code != ExitOK || got == nil {
+		t.Fatalf("key generate = %d, %s", code, stderr)
+	}
+	if diff := cmp.Diff(keyOptions{Sub: "generate", Files: []string{"k.pem"}, Type: "rsa", Bits: 4096}, *got, cmpopts.IgnoreUnexported(keyOptions{})); diff != "" {
+		t.Errorf("generate flags (-want +got):\n%s", diff)
+	}
+	got = nil
+	if code, _ := runCmdF(t, newCmdKey, func(o *keyOptions) error { got = o; return nil }, "jwks", "a.pem", "b.pem"); code != ExitOK || got == nil || got.Sub != "jwks" || len(got.Files) != 2 {
+		t.Errorf("key jwks = %d, %+v", code, got)
+	}
+	if code, _ := runCmdF(t, newCmdKey, func(*keyOptions) error { t.Error("ran"); return nil }, "generate"); code != ExitUsage {
+		t.Errorf("key generate without FILE = %d, want 2", code)
+	}
+}

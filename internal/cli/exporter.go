@@ -92,6 +92,10 @@ func exporterRun(parent context.Context, opts *exporterOptions) error {
 // serveExporter serves the exporter on listen with cfg until parent ends.
 func serveExporter(parent context.Context, g *globals, listen string, cfg *exporter.Config) error {
 	logger := serveLogger(g)
+	// Signals are caught before the port opens: a SIGTERM as soon as it answers is a
+	// clean stop, not the default kill.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fail(ExitUsage, fmt.Errorf("--listen %s: %w", listen, err))
@@ -104,8 +108,6 @@ func serveExporter(parent context.Context, g *globals, listen string, cfg *expor
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	logger.Info("exporter listening", "addr", l.Addr().String())

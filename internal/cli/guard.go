@@ -145,13 +145,14 @@ func guardRun(parent context.Context, g *globals, f *guardOptions) error {
 	if key != nil {
 		opts = append(opts, guard.WithCardSigning(key, f.sign.JKU))
 	}
+	// guard runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
+	// The signals are caught before the listener opens, so an early SIGTERM is a clean stop.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	gd, err := guard.New(f.upstream, opts...)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	// guard runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	logger.Info("guard listening", "url", gd.URL(), "upstream", f.upstream, "normalize", f.normalize, "interval", f.interval.String())
 	if err := gd.Start(ctx); err != nil {
 		_ = gd.Shutdown(context.Background())

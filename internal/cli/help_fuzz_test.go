@@ -43,7 +43,7 @@ func FuzzParseUse(f *testing.F) {
 			}
 			return
 		}
-		if iface.Source != useSource || iface.URL == "" || (iface.ProtocolVersion != "1.0" && iface.ProtocolVersion != "0.3") {
+		if !undeclared(iface) || iface.URL == "" || (iface.ProtocolVersion != "1.0" && iface.ProtocolVersion != "0.3") {
 			t.Fatalf("parseUse(%q) = %+v", v, iface)
 		}
 	})

@@ -78,7 +78,7 @@ func hintFor(err error, hc hintContext) string {
 	case plaintextServed(err) != "":
 		return fmt.Sprintf("%s serves plaintext gRPC, and send speaks plaintext to a host that is not "+
 			"loopback only when asked: pass --grpc-plaintext if the network path to it is trusted", plaintextServed(err))
-	case untrustedCert(err) || lastOutcome(err) == wire.TLSMismatch && strings.Contains(err.Error(), "certificate"):
+	case untrustedCert(err) || lastEvidence(err).CertificateFailure():
 		if hc.tlsFlags {
 			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
 		}
@@ -139,6 +139,17 @@ func attemptTimedOut(err error) bool {
 	}
 	a, ok := de.Last()
 	return ok && a.AttemptTimedOut
+}
+
+// lastEvidence is the wire evidence of a failed delegation's last attempt, empty for
+// other errors.
+func lastEvidence(err error) wire.Evidence {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return wire.Evidence{}
+	}
+	a, _ := de.Last()
+	return a.Evidence
 }
 
 // lastOutcome is the outcome of a failed delegation's last attempt, "" for other errors.

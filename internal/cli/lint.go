@@ -20,7 +20,7 @@ type lintOptions struct {
 	Target string
 	// Rules is --rules: list the rules and exit.
 	Rules bool
-	// Conn (its headers) and Sig are the connection and signature flag groups.
+	// Conn (headers and TLS) and Sig are the connection and signature flag groups.
 	Conn connFlags
 	Sig  signatureFlags
 	// TimeoutSet says --timeout was given (else the card fetch keeps its own 10 s bound).
@@ -44,23 +44,29 @@ func newCmdLint(g *globals, runF func(*lintOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint CARD",
 		Short: "Check an AgentCard document for inconsistencies (no network beyond fetching it)",
-		Long: `Lint reads an AgentCard and reports what the document itself gets wrong, before any
-socket is touched: binding names, gRPC URLs, protocol versions, duplicate or conflicting
-interfaces, a v0.3 preferredTransport that points clients at the wrong socket, missing
-REQUIRED fields. It also checks the card's signatures (A2A 1.0 §8.4) when the card is
-signed or a signature flag is given: with the public keys of --jwks, or the JWKS a
-signature's jku names when --jku-origin allows its https origin (the only other request
-lint makes). Every finding has a stable code, a severity and a one-line fix; the rules
-are listed by --rules and documented in docs/lint-rules.md.
+		Long: `Lint reads an AgentCard and reports what the document itself gets wrong, before
+any socket is touched: binding names, gRPC URLs, protocol versions, duplicate or
+conflicting interfaces, a v0.3 preferredTransport that points clients at the
+wrong socket, missing REQUIRED fields. It also checks the card's signatures (A2A
+1.0 §8.4) when the card is signed or a signature flag is given: with the public
+keys of --jwks, or the JWKS a signature's jku names when --jku-origin allows its
+https origin (the only other request lint makes). Every finding has a stable
+code, a severity and a one-line fix; the rules are listed by --rules and
+documented in docs/lint-rules.md.
 
-CARD is a card file, "-" for standard input, an agent base URL (the card is fetched from
-/.well-known/agent-card.json under it) or the full URL of a card document. v1.0, v0.3 and
-union cards are read alike; a list or object written as null is read as empty (with a
-field-null warning). Fetching the card is bounded to 10 s (--timeout, when given,
-instead), 1 MiB and 3 redirects.
+CARD is a card file, "-" for standard input, an agent base URL (the card is
+fetched from /.well-known/agent-card.json under it) or the full URL of a card
+document. v1.0, v0.3 and union cards are read alike; a list or object written as
+null is read as empty (with a field-null warning). Fetching the card is bounded
+to 10 s (--timeout, when given, instead), 1 MiB and 3 redirects.
 
-Exit status: 0 when there is no error finding (warnings do not fail), 1 when there is
-at least one, 2 when the card cannot be obtained or read.`,
+Member names are matched exactly, as protojson, a2a-js and a2a-python do: a
+member named like a field but not exactly ("URL") is not read and is an error,
+and so is a member name repeated in one object. --cacert and --insecure set how
+the card fetch trusts TLS certificates, as for probe.
+
+Exit status: 0 when there is no error finding (warnings do not fail), 1 when
+there is at least one, 2 when the card cannot be obtained or read.`,
 		Example: `  # the seed incident's card: prints the inconsistency and exits 1
   a2abind lint testdata/cards/seed-v03.json
 
@@ -71,9 +77,10 @@ at least one, 2 when the card cannot be obtained or read.`,
   a2abind lint https://agent.example.com -H "Authorization: Bearer $TOKEN"
 
   # from a pipe, machine-readable
-  curl -s https://agent.example.com/.well-known/agent-card.json | a2abind lint - -o json
+  curl -s https://agent.example.com/.well-known/agent-card.json |
+    a2abind lint - -o json
 
-  # check the card's signatures with the signer's public keys; fail unless one verifies
+  # check the signatures with the signer's keys; fail unless one verifies
   a2abind lint https://agent.example.com --jwks keys.json --require-signature
 
   # every rule with its code and severity
@@ -98,8 +105,9 @@ at least one, 2 when the card cannot be obtained or read.`,
 			return lintRun(cmd.Context(), opts)
 		},
 	}
-	opts.Conn.registerHeaders(cmd.Flags(), `request header for fetching the card, "Name: value" (repeatable)`)
-	cmd.Flags().BoolVar(&opts.Rules, "rules", false, "list every lint rule (code, severity, what it detects) and exit")
+	opts.Conn.registerHeaders(cmd.Flags(), `card fetch header, "Name: value" (repeatable)`)
+	opts.Conn.registerTLS(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.Rules, "rules", false, "list every lint rule and exit")
 	opts.Sig.register(cmd.Flags())
 	return cmd
 }
@@ -115,17 +123,21 @@ func lintRun(parent context.Context, opts *lintOptions) error {
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
+	cardOpts := []card.Option{card.WithConn(cc)}
+	if cc.RootCAs == nil && !cc.Insecure {
+		// Without TLS flags lint fetches the card the user named as it always has: the
+		// default client, no dial policy.
+		cardOpts = append(cardOpts, card.WithHTTPClient(http.DefaultClient))
+	}
 	ctx, cancel := g.context(parent)
 	defer cancel()
 	target := opts.Target
 	c, err := loadCard(ctx, g, cardLoad{
 		hint:       hintContext{command: "lint", target: target, headers: len(opts.Conn.Headers) > 0},
 		timeoutSet: opts.TimeoutSet,
-		// Only the headers: lint fetches the card the user named as it always has, with
-		// no dial policy or TLS flags (it has none).
-		opts:      []card.Option{card.WithConn(cc), card.WithHTTPClient(http.DefaultClient)},
-		failed:    func(err error) any { return lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()} },
-		ambiguous: func(x card.Finding) error { return lintFailed(g, target, x) }, // a repeated member name: readers disagree
+		opts:       cardOpts,
+		failed:     func(err error) any { return lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()} },
+		ambiguous:  func(x card.Finding) error { return lintFailed(g, target, x) }, // a repeated member name: readers disagree
 	})
 	if err != nil {
 		return err
@@ -186,7 +198,7 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 			if v == "" {
 				v = "?"
 			}
-			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source})
+			rows = append(rows, []string{mark, string(i.Binding), v, i.URL, i.Source.String()})
 		}
 		st.table(w, 2, rows, func(_, col int, cell string) string {
 			if col == 4 {

@@ -75,9 +75,15 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	if err := opts.Sig.check(ctx, c); err != nil {
 		return fail(ExitUsage, err)
 	}
-	results := e.Card(ctx, c, probeOpts...)
-	if n := probe.Skipped(c, probeOpts...); n > 0 {
-		fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+	var results []probe.Result
+	if opts.Sig.require && !c.Verification().Verified() {
+		// no signature vouches for where the card points: dial nothing
+		fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
+	} else {
+		results = e.Card(ctx, c, probeOpts...)
+		if n := probe.Skipped(c, probeOpts...); n > 0 {
+			fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+		}
 	}
 	rep := probe.Diagnose(c, results)
 	if opts.Sig.require {
@@ -114,7 +120,7 @@ func probeJSON(target string, results []probe.Result, rep probe.Report) probeOut
 	for _, r := range results {
 		out.Interfaces = append(out.Interfaces, probeInterface{
 			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
-			Source: r.Interface.Source, Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
+			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
 			LatencyMs: millis(r.Latency),
 		})
 	}

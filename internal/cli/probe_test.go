@@ -3,9 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"encoding/pem"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,17 +231,7 @@ func TestProbeCmd_Flags(t *testing.T) {
 	auth := labtest.Start(t, append(lab.Healthy(), lab.WithAuth("s3cret"))...)
 	tlsAgent := labtest.Start(t, append(lab.Healthy(), lab.WithTLS())...)
 
-	// The agent's certificate, as a PEM file.
-	conn, err := tls.Dial("tcp", tlsAgent.HTTPAddr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // fetching the test cert
-	if err != nil {
-		t.Fatal(err)
-	}
-	der := conn.ConnectionState().PeerCertificates[0].Raw
-	_ = conn.Close()
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	caFile := peerCertFile(t, tlsAgent.HTTPAddr) // the agent's certificate, as a PEM file
 
 	tests := []struct {
 		name        string

@@ -26,7 +26,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		if v == "" {
 			v = "?"
 		}
-		rows = append(rows, []string{r.Interface.Source, fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
+		rows = append(rows, []string{r.Interface.Source.String(), fmt.Sprintf("%s %s at %s", r.Interface.Binding, v, r.Interface.URL),
 			string(r.Outcome), really(r), latency(r.Latency)})
 	}
 	st.table(w, 2, rows, func(row, col int, cell string) string {

@@ -75,10 +75,17 @@ from the agent. After an ambiguous failure (timeout or reset after the message w
 5xx) the message is not resent, unless --resend allows resending the same messageId.
 A stream falls back only before its first event.
 
-The interface that answered is remembered across runs, on disk under the user cache
-directory (--cache-dir to choose another, --no-cache for none), per card URL and card
-version/ETag, for 10 minutes; an interface that failed is tried last for 30 seconds. So
-a misdeclared card costs one failed attempt, not one per run.
+What probe calls served, send can use: v0.3 HTTP+JSON routes under {url}/v1
+(as @a2a-js/sdk 0.3 serves them) and plaintext gRPC at a bare loopback
+host:port are found by a side-effect-free lookup before the first message.
+Off loopback a bare host:port gets TLS unless --grpc-plaintext says so; when
+plaintext is served there, the hint says so.
+
+The interface that answered, and how (route, TLS or plaintext), is remembered
+across runs, on disk under the user cache directory (--cache-dir to choose
+another, --no-cache for none), per card URL and card version/ETag, for 10
+minutes; an interface that failed is tried last for 30 seconds. So a
+misdeclared card costs one failed attempt, not one per run.
 
 Credentials given with --header go only to interfaces on the card's own origin (the
 scheme, host and port of TARGET as given, before any redirect; for a card file, its
@@ -138,7 +145,7 @@ cannot be obtained or used, or the command line is wrong.`,
 	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: "+bindingNames+" (repeatable; the order given is the order tried)")
 	fl.StringArrayVar(&f.use, "use", nil, "also call this interface the card does not declare, first: BINDING@VERSION=URL, e.g. JSONRPC@0.3=http://127.0.0.1:8080/ (repeatable)")
 	f.conn.register(fl, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
-	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: plaintext only when the card came over http://)")
+	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: TLS, except on loopback, where a lookup decides, or when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
 	fl.DurationVar(&f.attemptTimeout, "attempt-timeout", delegate.DefaultAttemptTimeout, "bound each attempt, so that a silent interface leaves time for the next")
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the on-disk memory of which interface answered")
@@ -332,7 +339,7 @@ func sendAttempts(attempts []delegate.Attempt) []sendAttempt {
 	for _, a := range attempts {
 		out = append(out, sendAttempt{
 			URL: a.Interface.URL, Binding: a.Interface.Binding, ProtocolVersion: a.Interface.ProtocolVersion,
-			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency), Undeclared: a.Interface.Source == useSource,
+			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency), Undeclared: undeclared(a.Interface),
 		})
 	}
 	return out
@@ -347,7 +354,7 @@ func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 		}
 		outcome := string(a.Outcome)
 		iface := a.Interface.String()
-		if a.Interface.Source == useSource {
+		if undeclared(a.Interface) {
 			iface += " (--use, not declared by the card)"
 		}
 		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, iface, outcome, a.Detail, latency(a.Latency))

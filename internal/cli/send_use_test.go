@@ -26,7 +26,7 @@ func TestParseBindingAndUse(t *testing.T) {
 		t.Errorf("parseBinding(soap) = %v, want an error naming the accepted words", err)
 	}
 	got, err := parseUse("rest@0.3.0=http://127.0.0.1:9/a2a")
-	want := card.Interface{URL: "http://127.0.0.1:9/a2a", Binding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "0.3", Source: useSource}
+	want := card.Interface{URL: "http://127.0.0.1:9/a2a", Binding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "0.3"}
 	if err != nil || got != want {
 		t.Errorf("parseUse = %+v, %v; want %+v", got, err, want)
 	}

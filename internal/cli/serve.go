@@ -185,6 +185,11 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	if key != nil {
 		opts = append(opts, server.WithCardSigning(key, f.sign.JKU))
 	}
+	// serve runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
+	// The signals are caught before New opens the listeners, so a SIGTERM as soon as the
+	// port answers is a clean stop, not the default kill.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) || errors.Is(err, card.ErrAmbiguous) {
@@ -192,9 +197,6 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 		}
 		return fail(ExitUsage, err)
 	}
-	// serve runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := srv.Start(ctx); err != nil {
 		if ctx.Err() != nil { // stopped by a signal (or the caller) before the card was published
 			logger.Info("stopped before the card was published", "err", err)

@@ -50,8 +50,10 @@ values the specification keeps), their clients will reject the signature: sign
 says so on standard error and names the fields to drop.
 
 CARD is a file, "-" for standard input, or a URL, as for lint.`,
-		Example: `  a2abind sign card.json --key signer.pem > card.signed.json
-  a2abind sign card.json --key signer.jwk --kid 2026-12 --jku https://agent.example.com/.well-known/jwks.json
+		Example: `  a2abind key generate signer.pem && a2abind key jwks signer.pem > jwks.json
+  a2abind sign card.json --key signer.pem > card.signed.json
+  a2abind sign card.json --key signer.jwk --kid 2026-12 \
+    --jku https://agent.example.com/.well-known/jwks.json
   a2abind lint card.signed.json --jwks jwks.json --require-signature`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -72,10 +74,10 @@ CARD is a file, "-" for standard input, or a URL, as for lint.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.KeyFile, "key", "", "private key file: PEM (PKCS#8, EC, RSA) or a private JWK")
-	fl.StringVar(&opts.Kid, "kid", "", "key ID for the protected header (default: the JWK's kid, else the RFC 7638 thumbprint)")
-	fl.StringVar(&opts.JKU, "jku", "", "https URL of the JWKS that holds the public key, written in the protected header")
-	fl.StringVar(&opts.Alg, "alg", "", "JWS algorithm: "+strings.Join([]string{"ES256", "RS256", "PS256", "EdDSA"}, ", ")+" (default: the key's)")
-	fl.BoolVar(&opts.Replace, "replace", false, "drop the signatures the card already carries instead of adding to them")
+	fl.StringVar(&opts.Kid, "kid", "", "key ID to write (default: the kid a2abind key jwks prints)")
+	fl.StringVar(&opts.JKU, "jku", "", "https URL of the JWKS holding the public key (header jku)")
+	fl.StringVar(&opts.Alg, "alg", "", "JWS algorithm: "+strings.Join([]string{"ES256", "RS256", "PS256", "EdDSA"}, ", "))
+	fl.BoolVar(&opts.Replace, "replace", false, "drop the card's signatures instead of adding to them")
 	return cmd
 }
 

@@ -18,9 +18,9 @@ type signatureFlags struct {
 }
 
 func (f *signatureFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file or https URL of public keys trusted to have signed the card (repeatable)")
-	fl.StringArrayVar(&f.jkuOrigins, "jku-origin", nil, "follow a signature's jku when it is an https URL on this origin, e.g. https://keys.example.com (repeatable)")
-	fl.BoolVar(&f.require, "require-signature", false, "fail unless at least one card signature verifies")
+	fl.StringArrayVar(&f.jwks, "jwks", nil, "JWKS file or URL of signer keys")
+	fl.StringArrayVar(&f.jkuOrigins, "jku-origin", nil, "follow a jku on this https origin")
+	fl.BoolVar(&f.require, "require-signature", false, "fail unless a card signature verifies")
 }
 
 // asked reports whether the user asked about signatures at all.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 )
@@ -75,8 +77,10 @@ func signSpecForm(t *testing.T, doc []byte) []byte {
 
 // TestTamperedSignedCardsReachNoAttacker (issue 17): signed cards tampered in each way
 // the issue names point clients at an attacker on 127.0.0.2. lint fails them, send
-// --require-signature refuses them before anything is sent (exit 2), and no connection
-// reaches the attacker; the untampered card still delivers.
+// --require-signature refuses them before anything is sent (exit 2), probe
+// --require-signature dials nothing, guard withholds the cards no two readers read alike
+// (--normalize publishes one without its stray member), and no connection reaches the
+// attacker; the untampered card still delivers.
 func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 	key, err := card.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
 	if err != nil {
@@ -166,12 +170,42 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 			if strings.Contains(out, `"signature-valid"`) && tc.lintCode != "" && tc.lintCode != card.CodeFieldNameCase {
 				t.Errorf("lint reports a tampered card's signature valid:\n%s", out)
 			}
+			code, out, _ = runCLI(t, "", "probe", agent.BaseURL, "--jwks", keyPath("corpus-jwks.json"), "--require-signature", "-o", "json")
+			if tc.delivered != (code == ExitOK) && tc.lintCode != card.CodeFieldNameCase {
+				t.Errorf("probe --require-signature: exit %d\n%s", code, out)
+			}
 			code, out, stderr := runCLI(t, "", "send", agent.BaseURL, "ping", "--jwks", keyPath("corpus-jwks.json"), "--require-signature")
 			if tc.delivered != (code == ExitOK) || !tc.delivered && code != ExitUsage {
 				t.Errorf("send: exit %d (delivered %v)\nstdout %s\nstderr %s", code, tc.delivered, out, stderr)
 			}
 			if tc.delivered != (calls.Load() > 0) {
 				t.Errorf("%d calls reached the honest agent, want delivered=%v", calls.Load(), tc.delivered)
+			}
+			if tc.lintCode == card.CodeFieldNameCase || tc.lintCode == card.CodeMemberDuplicate {
+				// guard reads the card as the others do: strict withholds both; --normalize
+				// publishes the stray-member card without the stray member.
+				for _, normalize := range []bool{false, true} {
+					opts := []guard.Option{guard.WithListenAddr("127.0.0.1:0")}
+					if normalize {
+						opts = append(opts, guard.WithNormalize())
+					}
+					gd, err := guard.New(agent.BaseURL, opts...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := gd.Start(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					st := gd.State()
+					_ = gd.Shutdown(context.Background())
+					wantPublished := normalize && tc.lintCode == card.CodeFieldNameCase
+					if st.Published != wantPublished {
+						t.Errorf("guard (normalize %v): published %v, reason %q", normalize, st.Published, st.Reason)
+					}
+					if wantPublished && (st.Normalized == nil || strings.Join(st.Normalized.StrayMembers, ",") != "supportedInterfaces[0].URL") {
+						t.Errorf("guard --normalize: %+v, want the stray URL dropped", st.Normalized)
+					}
+				}
 			}
 			if n := conns.Load() - before; n != 0 {
 				t.Fatalf("%d connections reached the attacker", n)

@@ -154,7 +154,7 @@ func seedAgentStep(seed *lab.Agent, c *card.Card) Step {
 		fmt.Sprintf("card %s (v0.3 shape): url %s, preferredTransport GRPC", card.CardURL(seed.BaseURL), seed.BaseURL),
 		fmt.Sprintf("the HTTP port %s serves JSON-RPC 0.3 only; the gRPC port %s accepts connections with no A2A service", seed.HTTPAddr, seed.GRPCAddr))
 	for _, i := range c.Interfaces {
-		s.Notes = append(s.Notes, "declares "+i.String()+" ("+i.Source+")")
+		s.Notes = append(s.Notes, "declares "+i.String()+" ("+i.Source.String()+")")
 	}
 	return s
 }
@@ -358,9 +358,7 @@ func refuseStep() Step {
 	var be *server.BindingError
 	s.OK = errors.Is(err, server.ErrCardMismatch) && errors.As(err, &be) &&
 		be.Interface.Binding == a2a.TransportProtocolGRPC && be.Interface.URL == url
-	for _, line := range strings.Split(err.Error(), "\n") {
-		s.Notes = append(s.Notes, line)
-	}
+	s.Notes = append(s.Notes, strings.Split(err.Error(), "\n")...)
 	return s
 }
 

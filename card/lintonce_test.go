@@ -1,0 +1,52 @@
+package card
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestLintRunsOncePerCard (issue 19 item 5): the rules run once per parsed card, callers
+// get copies of that one result, and VerifySignatures (which changes what is known of the
+// signatures) makes the next Lint run them again.
+func TestLintRunsOncePerCard(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "testdata", "cards", "signed-a2a-js.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := Lint(c)
+	memo := c.lintMemo.findings
+	second := Lint(c)
+	if !slices.Equal(first, second) || len(first) == 0 {
+		t.Fatalf("Lint differs between calls: %v / %v", first, second)
+	}
+	if &c.lintMemo.findings[0] != &memo[0] {
+		t.Fatal("the second Lint ran the rules again")
+	}
+	second[0].Code = "changed"
+	if Lint(c)[0].Code == "changed" {
+		t.Fatal("Lint handed out its memo instead of a copy")
+	}
+	hasCode := func(fs []Finding, code string) bool {
+		return slices.ContainsFunc(fs, func(f Finding) bool { return f.Code == code })
+	}
+	if !hasCode(first, CodeSignatureUnverified) {
+		t.Fatalf("before verification: %v, want signature-unverified", first)
+	}
+	keys, err := LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySignatures(context.Background(), c, WithKeySet(keys)); err != nil {
+		t.Fatal(err)
+	}
+	if after := Lint(c); !hasCode(after, CodeSignatureValid) || hasCode(after, CodeSignatureUnverified) {
+		t.Fatalf("after verification: %v, want signature-valid", after)
+	}
+}

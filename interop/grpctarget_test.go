@@ -1,0 +1,63 @@
+package interop
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// TestGRPCTargetPredictionMatchesA2AGo: a card declares one GRPC interface at a lab
+// agent's gRPC socket, spelled in each target form (scheme case included). probe's
+// a2a-go-grpc prediction (card.GoGRPCTarget, the one scheme rule) must agree with the
+// real a2a-go v2 client built from that card: a lookup of an unknown task reaches the
+// handler (DNS:///, passthrough:///, bare host:port) or it fails before any call
+// (grpc://, http://, https://). Issue 18 item 4: "DNS:///host:443" is accepted by
+// grpc-go, and the prediction says so.
+func TestGRPCTargetPredictionMatchesA2AGo(t *testing.T) {
+	t.Parallel()
+	forms := []struct {
+		prefix string
+		ok     bool
+	}{
+		{"", true},
+		{"dns:///", true},
+		{"DNS:///", true},
+		{"Passthrough:///", true},
+		{"grpc://", false},
+		{"GRPC://", false},
+		{"http://", false},
+	}
+	for _, f := range forms {
+		t.Run(f.prefix, func(t *testing.T) {
+			t.Parallel()
+			a := labtest.Start(t, lab.WithGRPC(lab.GRPCV1), lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("target-"+f.prefix, lab.Decl{URL: f.prefix + a.GRPCAddr, Binding: lab.GRPC, Version: card.V1})
+			}))
+			c, err := card.Parse(a.CardJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), probeBudget)
+			defer cancel()
+			report := probe.Diagnose(c, probe.Card(ctx, c, probe.WithTimeout(5*time.Second)))
+			pred, ok := impactFor(report, "a2a-go-grpc")
+			if !ok {
+				t.Fatalf("Diagnose has no a2a-go-grpc profile (profiles: %v)", profileNames(report))
+			}
+			_, callErr := callA2AGo(ctx, a.CardJSON, goProfiles[1].opts()) // a2a-go-grpc
+			real := errors.Is(callErr, a2a.ErrTaskNotFound)
+			if pred.OK != f.ok || real != f.ok {
+				t.Errorf("GRPC at %q: predicted ok = %v (%s: %s), real a2a-go client ok = %v (%v); want %v",
+					f.prefix+"host:port", pred.OK, pred.Outcome, pred.Note, real, callErr, f.ok)
+			}
+		})
+	}
+}

@@ -1,0 +1,36 @@
+package probe
+
+import "github.com/a2abind/a2abind/card"
+
+// WithProbeVia probes each declared interface at the address via returns for it (when
+// ok) instead of its declared URL: a sidecar (guard --probe-via) or a server checking
+// its own listeners reaches the sockets a card declares at local addresses. Each Result
+// still names the interface as the card declares it, and its Detail starts with
+// "probed via ADDRESS". Without it every interface is probed where it is declared.
+func WithProbeVia(via func(card.Interface) (string, bool)) Option {
+	return func(o *options) { o.via = via }
+}
+
+// localInterfaces are ifaces with each URL replaced where via maps it.
+func localInterfaces(ifaces []card.Interface, via func(card.Interface) (string, bool)) []card.Interface {
+	out := append([]card.Interface(nil), ifaces...)
+	if via == nil {
+		return out
+	}
+	for i := range out {
+		if u, ok := via(out[i]); ok {
+			out[i].URL = u
+		}
+	}
+	return out
+}
+
+// declared is r, the result of probing a local address, told of the interface as the
+// card declares it.
+func declared(r Result, iface card.Interface) Result {
+	if r.Interface.URL != iface.URL {
+		r.Detail = "probed via " + r.Interface.URL + ": " + r.Detail
+	}
+	r.Interface = iface
+	return r
+}

@@ -1,0 +1,265 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Answer is what the body of an answer says: THE reading of A2A answer bodies, for
+// probe's lookups and the delegate's calls alike (ReadAnswer).
+type Answer struct {
+	// Framing is the binding whose framing the body has (JSONRPC for a JSON-RPC 2.0
+	// response, HTTPJSON for a google.rpc.Status or a v0.3 flat error), Unrecognised
+	// for a body that fits none, "" for an empty body.
+	Framing a2a.TransportProtocol
+	// Result reports a JSON-RPC success response.
+	Result bool
+	// Code is the JSON-RPC error code, the A2A code of a v0.3 flat error, or the "code"
+	// of a google.rpc.Status (an HTTP status there).
+	Code int
+	// Status is the google.rpc.Status "status" ("NOT_FOUND").
+	Status string
+	// Message is the error's message.
+	Message string
+	// Reason and Metadata are the google.rpc.ErrorInfo's, read with a2a-go's errordetails.
+	Reason   string
+	Metadata map[string]string
+	// Flat reports a v0.3 flat error body ({"code":-32001,"message":...}, a2a-js).
+	Flat bool
+	// Version is the protocol version the shape belongs to, when it tells: a v0.3 flat
+	// error or application/problem+json (a2a-go's v0.3 REST) is 0.3; a google.rpc.Status
+	// with an A2A ErrorInfo in (a2a+)json is 1.0.
+	Version string
+}
+
+// ReadAnswer reads an answer body of media type contentType: a JSON-RPC 2.0 response,
+// an HTTP+JSON google.rpc.Status error, a v0.3 flat error; for text/event-stream, the
+// first event's data.
+func ReadAnswer(contentType string, body []byte) Answer {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt == "text/event-stream" {
+		for line := range bytes.Lines(body) {
+			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
+				body = d
+				break
+			}
+		}
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return Answer{}
+	}
+	if a, err := ParseJSONRPC(body); err == nil {
+		return a
+	}
+	if a, ok := ParseStatus(body); ok {
+		switch {
+		case mt == "application/problem+json":
+			a.Version = card.V03
+		case a.Reason != "" && (mt == "application/json" || mt == "application/a2a+json"):
+			a.Version = card.V1
+		}
+		return a
+	}
+	if a, ok := ParseFlatError(body); ok {
+		return a
+	}
+	return Answer{Framing: Unrecognised}
+}
+
+// Fill records the answer in ev.
+func (a Answer) Fill(ev *Evidence) {
+	ev.Framing = a.Framing
+	if a.Framing == a2a.TransportProtocolJSONRPC || a.Flat {
+		ev.JSONRPCCode = a.Code
+	}
+	if a.Reason != "" {
+		ev.Reason = a.Reason
+	}
+	ev.Message, ev.ExpectedTenant = a.Message, a.Metadata["expectedTenant"]
+	if a.Version != "" {
+		ev.AnswerVersion = a.Version
+	}
+}
+
+// errNotJSONRPC is ParseJSONRPC's error for anything that is not a JSON-RPC 2.0 response.
+var errNotJSONRPC = errors.New("not a JSON-RPC 2.0 response")
+
+// ParseJSONRPC reads a JSON-RPC 2.0 response object: "jsonrpc":"2.0" and exactly one of
+// result or error (with a non-zero integer code). The ErrorInfo comes from error.data
+// (v1.0: an array of typed objects; v0.3: any value).
+func ParseJSONRPC(b []byte) (Answer, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return Answer{}, errNotJSONRPC
+	}
+	var doc struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code    json.Number     `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return Answer{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
+	}
+	if doc.JSONRPC != "2.0" {
+		return Answer{}, fmt.Errorf("%w: jsonrpc is %q", errNotJSONRPC, doc.JSONRPC)
+	}
+	hasResult := len(doc.Result) > 0
+	switch {
+	case doc.Error != nil && !hasResult:
+		code, err := strconv.ParseInt(doc.Error.Code.String(), 10, 32)
+		if err != nil || code == 0 {
+			return Answer{}, fmt.Errorf("%w: error code %q", errNotJSONRPC, doc.Error.Code)
+		}
+		a := Answer{Framing: a2a.TransportProtocolJSONRPC, Code: int(code), Message: doc.Error.Message}
+		a.Reason, a.Metadata = errorInfo(doc.Error.Data)
+		return a, nil
+	case hasResult && doc.Error == nil:
+		return Answer{Framing: a2a.TransportProtocolJSONRPC, Result: true}, nil
+	}
+	return Answer{}, fmt.Errorf("%w: needs exactly one of result and error", errNotJSONRPC)
+}
+
+// ParseStatus reads an HTTP+JSON error body: {"error":{"code","status","message",
+// "details":[ErrorInfo...]}} with an HTTP status code. ok is false for anything else.
+func ParseStatus(b []byte) (Answer, bool) {
+	var doc struct {
+		Error *struct {
+			Code    *json.Number    `json:"code"`
+			Status  string          `json:"status"`
+			Message string          `json:"message"`
+			Details json.RawMessage `json:"details"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil {
+		return Answer{}, false
+	}
+	code, err := doc.Error.Code.Int64()
+	if err != nil || code < 0 || code > 999 {
+		return Answer{}, false
+	}
+	a := Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message}
+	a.Reason, a.Metadata = errorInfo(doc.Error.Details)
+	return a, true
+}
+
+// ParseFlatError reads a flat v0.3 REST error body (@a2a-js/sdk's v0.3 REST): a JSON
+// object with an integer code in the JSON-RPC error range (-32768 to -31000, which holds
+// A2A's and a2a-go's codes) and a string message, and no JSON-RPC envelope. ok is false
+// for anything else.
+func ParseFlatError(b []byte) (Answer, bool) {
+	var doc struct {
+		JSONRPC *json.RawMessage `json:"jsonrpc"`
+		Error   *json.RawMessage `json:"error"`
+		Code    *json.Number     `json:"code"`
+		Message *string          `json:"message"`
+	}
+	if json.Unmarshal(b, &doc) != nil || doc.JSONRPC != nil || doc.Error != nil || doc.Code == nil || doc.Message == nil {
+		return Answer{}, false
+	}
+	code, err := strconv.ParseInt(doc.Code.String(), 10, 32)
+	if err != nil || code < -32768 || code > -31000 {
+		return Answer{}, false
+	}
+	return Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Message: *doc.Message, Flat: true, Version: card.V03}, true
+}
+
+// errorInfo reads the google.rpc.ErrorInfo among a JSON-RPC error's data or a
+// google.rpc.Status's details, with a2a-go's errordetails: an array of typed objects
+// (v1.0) or, leniently, a single object with a reason.
+func errorInfo(raw json.RawMessage) (string, map[string]string) {
+	if len(raw) == 0 {
+		return "", nil
+	}
+	var list []*errordetails.Typed
+	if json.Unmarshal(raw, &list) != nil {
+		var one errordetails.Typed
+		if json.Unmarshal(raw, &one) != nil {
+			return "", nil
+		}
+		list = []*errordetails.Typed{&one}
+	}
+	for _, d := range list {
+		if d == nil {
+			continue
+		}
+		r, _ := d.Value["reason"].(string)
+		// A detail without @type is read as a Struct by errordetails: lenient, as before.
+		if r == "" || d.TypeURL != errordetails.ErrorInfoType && d.TypeURL != errordetails.StructType {
+			continue
+		}
+		var md map[string]string
+		if m, ok := d.Value["metadata"].(map[string]any); ok {
+			md = make(map[string]string, len(m))
+			for k, v := range m {
+				if s, ok := v.(string); ok {
+					md[k] = s
+				}
+			}
+		}
+		return r, md
+	}
+	return "", nil
+}
+
+// String renders the answer for a detail line.
+func (a Answer) String() string {
+	switch {
+	case a.Framing == a2a.TransportProtocolJSONRPC && a.Result:
+		return "JSON-RPC result"
+	case a.Framing == a2a.TransportProtocolJSONRPC:
+		s := "JSON-RPC error " + strconv.Itoa(a.Code)
+		if a.Reason != "" {
+			s += " " + a.Reason
+		}
+		if a.Message != "" {
+			s += " " + strconv.Quote(trim(a.Message, 100))
+		}
+		return s
+	case a.Flat:
+		return fmt.Sprintf("error %d %s", a.Code, strconv.Quote(trim(a.Message, 100)))
+	case a.Framing == a2a.TransportProtocolHTTPJSON:
+		out := fmt.Sprintf("error %d %s", a.Code, a.Status)
+		if a.Reason != "" {
+			out += " " + a.Reason
+		}
+		if a.Message != "" {
+			out += " " + strconv.Quote(trim(a.Message, 100))
+		}
+		return out
+	}
+	return ""
+}
+
+func trim(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// GRPCErrorInfo reads the google.rpc.ErrorInfo (reason and metadata) among a gRPC
+// status's details.
+func GRPCErrorInfo(st *status.Status) (string, map[string]string) {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "" {
+			return info.GetReason(), info.GetMetadata()
+		}
+	}
+	return "", nil
+}
