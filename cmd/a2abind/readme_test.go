@@ -3,11 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -152,24 +148,6 @@ func readmeFixtures(t *testing.T, dir string) (env []string, rewrite func(string
 		t.Fatalf("card of the TLS agent: %v %v", res.Status, err)
 	}
 	write("card.json", cardJSON)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write("signer.pem", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	sk, err := card.LoadSigningKey(filepath.Join(dir, "signer.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	jwks, err := sk.PublicJWKS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	write("jwks.json", jwks)
 	write("agents.txt", []byte("# two agents\n"+healthy.BaseURL+"\n"+secure2.BaseURL+"\n"))
 	if err := os.Symlink(filepath.Join(repoRoot(t), "testdata"), filepath.Join(dir, "testdata")); err != nil {
 		t.Fatal(err)
