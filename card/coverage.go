@@ -1,8 +1,10 @@
 package card
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // What a signature must cover: every member a2abind uses to decide where and how to
@@ -84,4 +86,26 @@ func usedEntries(list []any) (entries [][]any, at []int) {
 		}
 	}
 	return entries, at
+}
+
+// ErrNotVerified: no signature of the card verifies and covers every member used to
+// connect (Verification.Require). Errors from Require wrap it.
+var ErrNotVerified = errors.New("no card signature verifies and covers what is dialled")
+
+// Require is the rule of every --require-signature (send, probe, guard): nil when a
+// signature verified (valid or variant, so it covers every member used to connect),
+// otherwise an error wrapping ErrNotVerified that says, per signature, its status and
+// why. A nil Verification (VerifySignatures not called) is refused too.
+func (v *Verification) Require() error {
+	if v.Verified() {
+		return nil
+	}
+	if !v.Signed() {
+		return fmt.Errorf("%w: the card carries no signature", ErrNotVerified)
+	}
+	why := make([]string, 0, len(v.Signatures))
+	for _, s := range v.Signatures {
+		why = append(why, fmt.Sprintf("signatures[%d] %s: %s", s.Index, s.Status, s.Reason))
+	}
+	return fmt.Errorf("%w: %s", ErrNotVerified, strings.Join(why, "; "))
 }

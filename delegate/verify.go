@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -32,17 +31,7 @@ func RequireSignature(opts ...card.VerifyOption) CardVerifier {
 		if err != nil {
 			return err
 		}
-		if v.Verified() {
-			return nil
-		}
-		if !v.Signed() {
-			return errors.New("the card carries no signature")
-		}
-		var why []string
-		for _, s := range v.Signatures {
-			why = append(why, fmt.Sprintf("signatures[%d] %s: %s", s.Index, s.Status, s.Reason))
-		}
-		return fmt.Errorf("no signature verifies: %s", strings.Join(why, "; "))
+		return v.Require()
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Defaults for the options.
@@ -33,6 +35,8 @@ type options struct {
 	logger          *slog.Logger
 	accessLog       *slog.Logger
 	signing         *signing
+	requireSig      bool
+	verify          []card.VerifyOption
 }
 
 // WithListenAddr is where the guard listens (card, /healthz, /readyz and the proxy).
@@ -74,6 +78,19 @@ func WithMaxProxied(n int) Option { return func(o *options) { o.maxProxied = n }
 // (accesslog: binding, A2A method, status or A2A error, duration, bytes; never bodies
 // or credentials). Off by default.
 func WithAccessLog(l *slog.Logger) Option { return func(o *options) { o.accessLog = l } }
+
+// WithRequireSignature makes every round verify the upstream card's signatures first
+// (card.VerifySignatures with opts: card.WithKeySet, card.WithJKUOrigins, ...) and
+// withhold a card none of whose signatures verifies and covers every member used to
+// connect (Verification.Require: unsigned, invalid, unverified and partial are refused),
+// before any interface is probed: the guard never dials an address a required
+// signature does not cover. With WithNormalize the same holds: the normalizer only
+// removes interfaces from a verified card, and WithCardSigning never re-signs a card
+// whose own signature did not cover it. Off by default (each jku fetch is bounded by the
+// probe timeout unless opts say otherwise).
+func WithRequireSignature(opts ...card.VerifyOption) Option {
+	return func(o *options) { o.requireSig, o.verify = true, append(o.verify, opts...) }
+}
 
 // WithLogger sets the structured logger. The default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }

@@ -54,6 +54,11 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		s.Reason = s.public + ": " + err.Error()
 		return
 	}
+	if err := g.requireSignature(ctx, c, pt); err != nil {
+		s.public = "no card signature verifies and covers the interfaces"
+		s.Reason = err.Error()
+		return // nothing dialled: the card's addresses are not vouched for
+	}
 	if f := ambiguous(c); len(f) > 0 && !g.o.normalize { // --normalize drops the stray members
 		s.public = "the card's field names are spelt in another case (" + codeFieldNameCase + "): clients read it differently"
 		s.Reason, s.Findings = s.public+": "+f[0].Message, f
@@ -98,6 +103,20 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		nz.Document, s.Resigned = signed, g.o.signing.key.KeyID
 	}
 	s.Published, s.body, s.Normalized = true, nz.Document, &nz
+}
+
+// requireSignature verifies c's signatures with WithRequireSignature (card's one
+// verification path); nil without it, or when a signature verifies and covers every
+// member used to connect.
+func (g *Guard) requireSignature(ctx context.Context, c *card.Card, pt time.Duration) error {
+	if !g.o.requireSig {
+		return nil
+	}
+	v, err := card.VerifySignatures(ctx, c, append([]card.VerifyOption{card.WithJKUTimeout(pt)}, g.o.verify...)...)
+	if err != nil {
+		return err
+	}
+	return v.Require()
 }
 
 // probe probes c where the mappings say (the card's own addresses otherwise,

@@ -29,6 +29,7 @@ type guardOptions struct {
 	maxProxied      int
 	accessLog       bool
 	sign            signingFlags
+	sig             signatureFlags
 }
 
 // newCmdGuard builds the guard command; runF, when not nil, replaces guardRun (tests
@@ -61,6 +62,13 @@ A2abind-Signatures-Dropped header and the log say so; with --sign-key the rewrit
 signed again with the operator's key, as the registry that rewrote it (A2A 1.0 §8.4; --jku
 names the key's JWKS, which the guard serves at that URL's path). Nothing served: 503.
 
+--require-signature (with --jwks or --jku-origin for the keys): each round verifies the
+upstream card's signatures first and dials nothing unless one verifies and covers every
+member used to connect (docs/signatures.md). An unsigned card, or one whose signatures
+are all invalid, unverified or partial, is withheld (503, /readyz and the log say why),
+with or without --normalize: the normalizer only drops interfaces of a verified card,
+and --sign-key never re-signs a card its own signature did not cover.
+
 When the card names public addresses the guard cannot reach, --probe-via PUBLIC=LOCAL
 sends the probes of PUBLIC to LOCAL (both origins, or both host:port; repeatable). The
 card served keeps the public addresses.
@@ -79,6 +87,10 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
   # normalize and re-sign what had to change, as the registry that rewrote it
   a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 --normalize \
     --sign-key guard-key.pem --jku https://agent.example.com/.well-known/jwks.json
+
+  # publish only a card signed by a key in signers.json, covering its addresses
+  a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 \
+    --require-signature --jwks signers.json
 
   # the card names public addresses: probe them on loopback
   a2abind guard --upstream http://127.0.0.1:8080 --listen :8443 \
@@ -102,6 +114,7 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", guard.DefaultShutdownTimeout, "bound on draining proxied requests at shutdown")
 	fl.BoolVar(&f.accessLog, "access-log", true, "log one line per request (method, status, bytes; no bodies)")
 	fl.IntVar(&f.maxProxied, "max-proxied", guard.DefaultMaxProxied, "requests proxied at once, streams included; then 503")
+	f.sig.register(fl)
 	f.sign.register(fl, "with --normalize: re-sign the rewritten card", "its path serves the JWKS")
 	return cmd
 }
@@ -144,6 +157,16 @@ func guardRun(parent context.Context, g *globals, f *guardOptions) error {
 	}
 	if key != nil {
 		opts = append(opts, guard.WithCardSigning(key, f.sign.JKU))
+	}
+	if f.sig.asked() {
+		if !f.sig.require {
+			return fail(ExitUsage, errors.New("--jwks and --jku-origin need --require-signature (guard withholds a card whose signature does not verify)"))
+		}
+		vopts, err := f.sig.options(parent) // a JWKS URL is fetched once, before the guard starts
+		if err != nil {
+			return fail(ExitUsage, err)
+		}
+		opts = append(opts, guard.WithRequireSignature(vopts...))
 	}
 	// guard runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
 	// The signals are caught before the listener opens, so an early SIGTERM is a clean stop.

@@ -136,6 +136,8 @@ func TestGuardCmd_UsageErrors(t *testing.T) {
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--sign-key", "k.pem"}, "add --normalize"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--jku", "https://x/j"}, "need --sign-key"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--normalize", "--sign-key", "/nonexistent.pem"}, "--sign-key"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--jwks", "k.json"}, "need --require-signature"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--require-signature", "--jwks", "/nonexistent.json"}, "--jwks"},
 	} {
 		code, _, stderr := probeCLI(t, "", tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -79,8 +80,11 @@ func signSpecForm(t *testing.T, doc []byte) []byte {
 // the issue names point clients at an attacker on 127.0.0.2. lint fails them, send
 // --require-signature refuses them before anything is sent (exit 2), probe
 // --require-signature dials nothing, guard withholds the cards no two readers read alike
-// (--normalize publishes one without its stray member), and no connection reaches the
-// attacker; the untampered card still delivers.
+// (--normalize publishes one without its stray member), guard --require-signature
+// withholds every tampered card whose signature does not verify and cover it (strict,
+// --normalize and --normalize --sign-key alike) and probes nothing of it, and no
+// connection reaches the attacker; the untampered card is still published by the guard
+// and a request through it reaches the agent.
 func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 	key, err := card.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
 	if err != nil {
@@ -207,9 +211,65 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 					}
 				}
 			}
+			guardRequiringSignature(t, agent.BaseURL, tc.lintCode, &calls)
 			if n := conns.Load() - before; n != 0 {
 				t.Fatalf("%d connections reached the attacker", n)
 			}
 		})
 	}
+}
+
+// guardRequiringSignature runs `a2abind guard --require-signature` in front of upstream
+// in each mode. A card whose signature does not verify and cover what is dialled
+// (lintCode signature-invalid or -partial) is withheld before any probe (/readyz says
+// why), a card no two readers read alike too (repeated member; a stray member in strict
+// mode only); the untampered card is published and a JSON-RPC request through the guard
+// reaches the agent (calls).
+func guardRequiringSignature(t *testing.T, upstream, lintCode string, calls *atomic.Int32) {
+	t.Helper()
+	for _, mode := range [][]string{nil, {"--normalize"}, {"--normalize", "--sign-key", keyPath("corpus-es256.private.jwk")}} {
+		args := append([]string{"--upstream", upstream, "--require-signature", "--jwks", keyPath("corpus-jwks.json"),
+			"--interval", "1h", "--access-log=false"}, mode...)
+		base, logs, stop := guardInBackground(t, args...)
+		sigRefused := lintCode == card.CodeSignatureInvalid || lintCode == card.CodeSignaturePartial
+		want := lintCode == "" || lintCode == card.CodeFieldNameCase && len(mode) > 0
+		status, body := httpGet(t, base+card.WellKnownPath)
+		if (status == http.StatusOK) != want {
+			t.Errorf("guard %v: card %d, want published %v\n%s\nlogs:\n%s", mode, status, want, body, logs)
+		}
+		status, body = httpGet(t, base+"/readyz")
+		if sigRefused && (status != http.StatusServiceUnavailable || !strings.Contains(body, "signature")) {
+			t.Errorf("guard %v: /readyz %d %q, want 503 naming the signature", mode, status, body)
+		}
+		if sigRefused && (!strings.Contains(logs.String(), card.ErrNotVerified.Error()) || strings.Contains(logs.String(), `"not served"`)) {
+			t.Errorf("guard %v: the log does not say the signature was refused before any probe:\n%s", mode, logs)
+		}
+		if lintCode == "" {
+			before := calls.Load()
+			resp, err := http.Post(base+lab.PathJSONRPC, "application/json",
+				strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"none"}}`))
+			if err != nil {
+				t.Fatalf("guard %v: proxy: %v", mode, err)
+			}
+			_ = resp.Body.Close()
+			if calls.Load() == before {
+				t.Errorf("guard %v: the request through the guard (%d) did not reach the agent", mode, resp.StatusCode)
+			}
+		}
+		if code := stop(); code != ExitOK {
+			t.Errorf("guard %v exit %d\n%s", mode, code, logs)
+		}
+	}
+}
+
+// httpGet returns url's status and (at most 64 KiB of) body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, string(b)
 }
