@@ -53,14 +53,16 @@ func TestNewCmdGuard(t *testing.T) {
 	var got *guardOptions
 	code, stderr := runCmdF(t, newCmdGuard, func(o *guardOptions) error { got = o; return nil },
 		"--upstream", "http://127.0.0.1:8080", "--listen", ":8443", "--normalize", "--interval", "5s",
-		"--probe-via", "https://a.example=http://127.0.0.1:8080", "--sign-key", "k.pem", "--jku", "https://a.example/jwks.json")
+		"--probe-via", "https://a.example=http://127.0.0.1:8080", "--sign-key", "k.pem", "--jku", "https://a.example/jwks.json",
+		"--require-signature", "--jwks", "signers.json", "--jku-origin", "https://keys.example")
 	if code != ExitOK || got == nil {
 		t.Fatalf("guard = %d, %s", code, stderr)
 	}
 	want := guardOptions{upstream: "http://127.0.0.1:8080", listen: ":8443", normalize: true, interval: 5 * time.Second,
 		probeTimeout: guard.DefaultProbeTimeout, probeVia: []string{"https://a.example=http://127.0.0.1:8080"},
-		shutdownTimeout: guard.DefaultShutdownTimeout, accessLog: true, maxProxied: guard.DefaultMaxProxied, sign: signingFlags{Key: "k.pem", JKU: "https://a.example/jwks.json"}}
-	if diff := cmp.Diff(want, *got, cmp.AllowUnexported(guardOptions{})); diff != "" {
+		shutdownTimeout: guard.DefaultShutdownTimeout, accessLog: true, maxProxied: guard.DefaultMaxProxied, sign: signingFlags{Key: "k.pem", JKU: "https://a.example/jwks.json"},
+		sig: signatureFlags{jwks: []string{"signers.json"}, jkuOrigins: []string{"https://keys.example"}, require: true}}
+	if diff := cmp.Diff(want, *got, cmp.AllowUnexported(guardOptions{}, signatureFlags{})); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
 }
