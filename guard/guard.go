@@ -76,6 +76,13 @@ func newGuard(upstream string, o options) (*Guard, error) {
 			return nil, err
 		}
 	}
+	if o.requireSig {
+		// checks the options (a jku origin that is not https://host[:port]) before anything
+		// listens: a card built by hand has no signatures to verify
+		if _, err := card.VerifySignatures(context.Background(), &card.Card{}, o.verify...); err != nil {
+			return nil, fmt.Errorf("guard: WithRequireSignature: %w", err)
+		}
+	}
 	lis := o.listener
 	if lis == nil {
 		if lis, err = net.Listen("tcp", o.listenAddr); err != nil {

@@ -138,6 +138,7 @@ func TestGuardCmd_UsageErrors(t *testing.T) {
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--normalize", "--sign-key", "/nonexistent.pem"}, "--sign-key"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--jwks", "k.json"}, "need --require-signature"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--require-signature", "--jwks", "/nonexistent.json"}, "--jwks"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--require-signature", "--jku-origin", "http://keys.example"}, "WithRequireSignature"},
 	} {
 		code, _, stderr := probeCLI(t, "", tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
