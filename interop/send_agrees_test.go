@@ -64,8 +64,7 @@ func agreementPeers(t *testing.T) []agreementPeer {
 		s := startJSServer(t, mode)
 		peers = append(peers, load("a2a-js "+s.SDKVersion+" "+mode, s.BaseURL))
 	}
-	releases := a2aGoReleases(t)
-	bin := buildA2AGoCLI(t, releases[len(releases)-1]) // the module's own release
+	bin := moduleA2AGoCLI(t)
 	for _, m := range a2aGoModes {
 		protocol := "latest"
 		if m.version == card.V03 {

@@ -14,7 +14,7 @@ import (
 // undeclared interface on the wire and gets the echo, the attempt marked undeclared.
 func TestSendUseA2AGoVersionDrift(t *testing.T) {
 	t.Parallel()
-	base := startA2AGoEcho(t, buildA2AGoCLI(t), "--protocol", "0.3")
+	base := startA2AGoEcho(t, moduleA2AGoCLI(t), "--protocol", "0.3")
 	out, _ := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
 	var p struct {
 		Interfaces []struct {
