@@ -67,6 +67,11 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 		{"rewritten after signing", signedWith(key, func(s string) string { return strings.Replace(s, `"signed"`, `"forged"`, 1) }), "does not verify"},
 		{"signed by an unknown key", signedWith(strangerKey, same), "no key with kid"},
 		{"unsigned", signedWith(nil, same), "no signature"},
+		// v0.3 members added to a signed v1.0 card: the spec form still verifies, but it
+		// does not cover url, so the signature is partial and the card refused (issue 17)
+		{"v0.3 url added after signing", signedWith(key, func(s string) string {
+			return strings.Replace(s, "{", `{"url": "http://127.0.0.2:1/a2a", "preferredTransport": "JSONRPC", `, 1)
+		}), "partial: it verifies over the spec canonical form, which does not cover url"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
