@@ -107,3 +107,68 @@ func TestBindingsDispatchedFromTables(t *testing.T) {
 		}
 	})
 }
+
+// exampleFile is the name an example file has: <topic>_example_test.go.
+var exampleFile = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*_example_test\.go$`)
+
+// noExampleAllowed lists the public packages that need no example, each with the reason.
+var noExampleAllowed = map[string]string{
+	"interop": "the interoperability tests against real peers: no API, only doc.go",
+}
+
+// TestExamplePerPublicPackage fails when a public package (not under internal or cmd)
+// has no example in a file named <topic>_example_test.go, or keeps an example in a file
+// named otherwise (example_test.go, example_x_test.go).
+func TestExamplePerPublicPackage(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]bool{} // dir -> has an example in a well-named file
+	moduleGoFiles(t, func(rel string, _ []byte) {
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		if dir == "." || dir == "internal" || strings.HasPrefix(dir, "internal/") || dir == "cmd" || strings.HasPrefix(dir, "cmd/") {
+			return
+		}
+		pkgs[dir] = false
+	})
+	isExample := regexp.MustCompile(`(?m)^func Example`)
+	for dir := range pkgs {
+		entries, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(root, dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hasExample := isExample.Match(src)
+			switch {
+			case hasExample && exampleFile.MatchString(name):
+				pkgs[dir] = true
+			case hasExample:
+				t.Errorf("%s/%s holds examples: name it <topic>_example_test.go", dir, name)
+			case exampleFile.MatchString(name):
+				t.Errorf("%s/%s is named as an example file and holds no example", dir, name)
+			}
+		}
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("found %d public packages; the module has more", len(pkgs))
+	}
+	for dir, ok := range pkgs {
+		_, allowed := noExampleAllowed[dir]
+		switch {
+		case !ok && !allowed:
+			t.Errorf("package %s has no example: add one in %s/<topic>_example_test.go", dir, dir)
+		case ok && allowed:
+			t.Errorf("noExampleAllowed lists %s, which has an example now: remove the entry", dir)
+		}
+	}
+}
