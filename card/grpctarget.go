@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // goGRPCResolvers are the target schemes grpc-go registers by default (resolver.Get
@@ -49,7 +50,10 @@ func dnsEndpoint(endpoint, target string) error {
 	if _, err := netip.ParseAddr(endpoint); err == nil {
 		return nil
 	}
-	if _, port, err := net.SplitHostPort(endpoint); err == nil {
+	if host, port, err := net.SplitHostPort(endpoint); err == nil {
+		if strings.ContainsFunc(host, unicode.IsSpace) {
+			return fmt.Errorf("grpc-go (Go's gRPC client) rejects %q: its DNS resolver reads host %q, which no lookup finds", target, host)
+		}
 		if !dialPort(port) {
 			// "grpc://agent" reads as host "grpc", port "//agent": the resolver takes it,
 			// and every dial fails.
@@ -76,5 +80,6 @@ func dialPort(p string) bool {
 }
 
 // GoGRPCAccepts reports whether Go's gRPC client accepts the address as a dial
-// target, as written (GoGRPCTarget).
-func (a Address) GoGRPCAccepts() bool { return GoGRPCTarget(strings.TrimSpace(a.Raw)) == nil }
+// target exactly as written (GoGRPCTarget): surrounding spaces, which ParseAddress
+// trims, are part of the target grpc-go reads.
+func (a Address) GoGRPCAccepts() bool { return GoGRPCTarget(a.Raw) == nil }

@@ -54,6 +54,8 @@ func TestGoGRPCTargetAgreesWithGRPCGo(t *testing.T) {
 		{"dns:///", false},
 		{"grpc://127.0.0.1", false}, // host "grpc", port "//127.0.0.1"
 		{"http://localhost", false},
+		{" " + hp, false}, // host " 127.0.0.1"
+		{hp + " ", false}, // port "N "
 	} {
 		got := card.GoGRPCTarget(tt.target)
 		if (got == nil) != tt.accept {

@@ -160,7 +160,7 @@ func (l *linter) grpcScheme() []hit {
 			continue
 		}
 		a, err := ParseAddress(i.URL, i.Binding)
-		if err != nil || a.Local() || a.GoGRPCAccepts() {
+		if err != nil || a.Local() || GoGRPCTarget(strings.TrimSpace(i.URL)) == nil { // the scheme is this rule's concern
 			continue
 		}
 		why := "Go gRPC clients have no %s:// resolver and fail to dial it, while other SDKs strip the scheme"

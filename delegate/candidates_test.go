@@ -106,7 +106,7 @@ func TestCandidates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, skipped := candidates(mustCard(t, tt.doc), tt.bindings)
+			got, skipped := candidates(mustCard(t, tt.doc), tt.bindings, nil)
 			var names []string
 			for _, i := range got {
 				names = append(names, i.String())

@@ -132,7 +132,7 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	if o.httpClient == nil {
 		c.ownHTTP, _ = base.(*http.Transport)
 	}
-	c.cands, c.skipped = c.admit(candidates(cd, o.bindings))
+	c.cands, c.skipped = c.admit(candidates(cd, o.bindings, o.extra))
 	if len(c.cands) == 0 {
 		closeIdle(base, o)
 		var notes []string

@@ -23,6 +23,7 @@ type options struct {
 	plaintextGRPC  bool
 	verifier       CardVerifier            // verify.go
 	loopback       func(card.Address) bool // tests: which addresses count as loopback (way.go)
+	extra          []card.Interface        // WithInterfaces
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial
@@ -100,3 +101,13 @@ func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.
 // By default they get TLS unless the card itself was fetched over plain http:// (a
 // grpc:// or http:// scheme asks for plaintext, grpcs:// or https:// for TLS).
 func WithPlaintextGRPC() Option { return func(o *options) { o.plaintextGRPC = true } }
+
+// WithInterfaces calls these interfaces, which the card does not declare, before the
+// card's own, in the order given: an address and version a probe proved served (an
+// a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Made
+// by hand, they have the zero card.Source, so attempts show them as undeclared; each is
+// checked like a declared interface (address, dial policy, credential scope,
+// WithMaxInterfaces). WithBindings does not filter them.
+func WithInterfaces(ifaces ...card.Interface) Option {
+	return func(o *options) { o.extra = append(o.extra, ifaces...) }
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -226,8 +225,7 @@ func (s *restV03Stream) RecvMsg(m any) error {
 }
 
 func (s *restV03Stream) decode(data []byte, m proto.Message) error {
-	var e restv03.ErrorBody
-	if json.Unmarshal(data, &e) == nil && e.Code != 0 {
+	if e, ok := wire.ParseFlatError(data); ok {
 		s.resp.Body.Close()
 		return a2aError(e)
 	}
@@ -237,8 +235,7 @@ func (s *restV03Stream) decode(data []byte, m proto.Message) error {
 // answerError is the error of a non-2xx answer: the A2A error its body names, else the
 // HTTP status.
 func answerError(code int, body []byte) error {
-	var e restv03.ErrorBody
-	if json.Unmarshal(body, &e) == nil && e.Code != 0 {
+	if e, ok := wire.ParseFlatError(body); ok {
 		return fmt.Errorf("HTTP %d: %w", code, a2aError(e))
 	}
 	return fmt.Errorf("HTTP %d %s", code, http.StatusText(code))
@@ -246,7 +243,7 @@ func answerError(code int, body []byte) error {
 
 // a2aError is the a2a-go error of a v0.3 HTTP+JSON error body: the sentinel of its
 // A2A error code (wire's A2A error table), InternalError for a code it does not name.
-func a2aError(e restv03.ErrorBody) error {
+func a2aError(e wire.Answer) error {
 	base := a2a.ErrInternalError
 	if row, ok := wire.ErrorForJSONRPC(e.Code); ok {
 		base = row.Err

@@ -2,6 +2,7 @@ package delegate
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -116,6 +117,13 @@ func TestSendUsesTheWayProbeFound(t *testing.T) {
 		task, err := cl.GetTask(ctx, &a2a.GetTaskRequest{ID: st.TaskID})
 		if err != nil || task.ID != st.TaskID {
 			t.Errorf("GetTask(%s) = %v, %v", st.TaskID, task, err)
+		}
+		// An A2A error in the v0.3 REST body ({"code":-32001}) is the agent's answer, read
+		// as probe reads it: TaskNotFound, agent_error, not a missing route.
+		var tr Trace
+		_, err = cl.GetTask(WithTrace(ctx, &tr), &a2a.GetTaskRequest{ID: "no-such-task"})
+		if !errors.Is(err, a2a.ErrTaskNotFound) || !errors.Is(err, ErrAgent) || len(tr.Attempts()) != 1 || tr.Attempts()[0].Outcome != wire.AgentError {
+			t.Errorf("GetTask(unknown) = %v (attempts %v), want TaskNotFound from the agent in one agent_error attempt", err, outcomes(tr.Attempts()))
 		}
 	})
 }

@@ -9,12 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/a2abind/a2abind/exporter"
 	"github.com/a2abind/a2abind/lab"
 )
 
 // docBlocks returns the YAML blocks of docs/exporter.md in order: the exporter config,
-// the scrape config, the alerting rules, the prometheus-operator Probe.
+// the scrape config, the prometheus-operator Probe. The alerting rules are a file,
+// deploy/prometheus/a2abind-rules.yml.
 func docBlocks(t *testing.T) []string {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "exporter.md"))
@@ -25,8 +28,8 @@ func docBlocks(t *testing.T) []string {
 	for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
 		blocks = append(blocks, m[1])
 	}
-	if len(blocks) != 4 {
-		t.Fatalf("docs/exporter.md has %d YAML blocks, want 4 (config, scrape config, rules, Probe)", len(blocks))
+	if len(blocks) != 3 {
+		t.Fatalf("docs/exporter.md has %d YAML blocks, want 3 (config, scrape config, Probe)", len(blocks))
 	}
 	return blocks
 }
@@ -62,23 +65,76 @@ func TestDocsConfigParses(t *testing.T) {
 	}
 }
 
+// rulesFile is the alerting rules file operators load.
+var rulesFile = filepath.Join("..", "deploy", "prometheus", "a2abind-rules.yml")
+
 // TestDocsPrometheusFiles: promtool (Debian's prometheus package, which the Prometheus
-// test installs) accepts the documented scrape config and alerting rules.
+// test installs) accepts the documented scrape config and the alerting rules file.
 func TestDocsPrometheusFiles(t *testing.T) {
 	prometheusBinary(t) // installs the package, promtool included, when missing
-	blocks := docBlocks(t)
-	dir := t.TempDir()
-	for _, tc := range []struct{ what, file, block string }{
-		{"config", "prometheus.yml", blocks[1]},
-		{"rules", "rules.yml", blocks[2]},
-	} {
-		path := filepath.Join(dir, tc.file)
-		if err := os.WriteFile(path, []byte(tc.block), 0o600); err != nil {
+	if _, err := exec.LookPath("promtool"); err != nil {
+		t.Fatal("promtool is not on PATH: install Debian's prometheus package (sudo apt-get install -y prometheus), which provides it")
+	}
+	config := filepath.Join(t.TempDir(), "prometheus.yml")
+	if err := os.WriteFile(config, []byte(docBlocks(t)[1]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ what, path string }{{"config", config}, {"rules", rulesFile}} {
+		out, err := exec.CommandContext(t.Context(), "promtool", "check", tc.what, tc.path).CombinedOutput()
+		if err != nil {
+			t.Errorf("promtool check %s %s: %v\n%s", tc.what, tc.path, err, out)
+		}
+	}
+}
+
+// TestRulesNameExportedMetrics: every a2abind_* and probe_* metric the alerting rules
+// name is one the exporter exports (a misspelt name is an alert that never fires, and
+// promtool cannot tell), and docs/exporter.md names every alert of the file.
+func TestRulesNameExportedMetrics(t *testing.T) {
+	rules, err := os.ReadFile(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Groups []struct {
+			Rules []struct{ Alert, Expr string }
+		}
+	}
+	if err := yaml.Unmarshal(rules, &file); err != nil {
+		t.Fatalf("%s: %v", rulesFile, err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "exporter.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var source strings.Builder
+	for _, name := range []string{"metrics.go", "exporter.go"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.CommandContext(t.Context(), "promtool", "check", tc.what, path).CombinedOutput()
-		if err != nil {
-			t.Errorf("promtool check %s on the documented %s: %v\n%s", tc.what, tc.file, err, out)
+		source.Write(b)
+	}
+	metric := regexp.MustCompile(`\b(?:a2abind|probe)_[a-z_]+\b`)
+	alerts := 0
+	for _, g := range file.Groups {
+		for _, r := range g.Rules {
+			alerts++
+			if !strings.Contains(string(doc), "`"+r.Alert+"`") {
+				t.Errorf("docs/exporter.md does not name the alert %s", r.Alert)
+			}
+			names := metric.FindAllString(r.Expr, -1)
+			if len(names) == 0 {
+				t.Errorf("alert %s: no a2abind metric in %q", r.Alert, r.Expr)
+			}
+			for _, m := range names {
+				if !strings.Contains(source.String(), `"`+m+`"`) {
+					t.Errorf("alert %s names %s, which the exporter does not export", r.Alert, m)
+				}
+			}
 		}
+	}
+	if alerts < 5 {
+		t.Errorf("%d alerts in %s, want 5", alerts, rulesFile)
 	}
 }

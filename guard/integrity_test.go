@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,7 +58,7 @@ func behindGuard(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	g := startGuard(t, "http://"+srv.HTTPAddr(), guard.WithListener(lis))
+	g := startGuard(t, "http://"+srv.HTTPAddr(), guard.WithListener(lis), guard.WithLogger(slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if s := g.State(); !s.Published {
 		t.Fatalf("card withheld: %s %+v", s.Reason, s.Findings)
 	}
@@ -243,3 +244,9 @@ func TestProxyIsFullDuplex(t *testing.T) {
 		}
 	}
 }
+
+// tWriter logs the guard's warnings (a proxied request that failed, and why) through
+// t, shown when the test fails.
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }

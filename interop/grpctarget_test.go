@@ -26,20 +26,22 @@ func TestGRPCTargetPredictionMatchesA2AGo(t *testing.T) {
 	forms := []struct {
 		prefix string
 		ok     bool
+		suffix string
 	}{
-		{"", true},
-		{"dns:///", true},
-		{"DNS:///", true},
-		{"Passthrough:///", true},
-		{"grpc://", false},
-		{"GRPC://", false},
-		{"http://", false},
+		{"", true, ""},
+		{"dns:///", true, ""},
+		{"DNS:///", true, ""},
+		{"Passthrough:///", true, ""},
+		{"grpc://", false, ""},
+		{"GRPC://", false, ""},
+		{"http://", false, ""},
+		{"", false, " "}, // "host:port ": the port grpc-go reads has a space
 	}
 	for _, f := range forms {
-		t.Run(f.prefix, func(t *testing.T) {
+		t.Run(f.prefix+"host:port"+f.suffix, func(t *testing.T) {
 			t.Parallel()
 			a := labtest.Start(t, lab.WithGRPC(lab.GRPCV1), lab.WithCard(func(a *lab.Agent) any {
-				return lab.V1Card("target-"+f.prefix, lab.Decl{URL: f.prefix + a.GRPCAddr, Binding: lab.GRPC, Version: card.V1})
+				return lab.V1Card("target-"+f.prefix, lab.Decl{URL: f.prefix + a.GRPCAddr + f.suffix, Binding: lab.GRPC, Version: card.V1})
 			}))
 			c, err := card.Parse(a.CardJSON)
 			if err != nil {
@@ -56,7 +58,7 @@ func TestGRPCTargetPredictionMatchesA2AGo(t *testing.T) {
 			real := errors.Is(callErr, a2a.ErrTaskNotFound)
 			if pred.OK != f.ok || real != f.ok {
 				t.Errorf("GRPC at %q: predicted ok = %v (%s: %s), real a2a-go client ok = %v (%v); want %v",
-					f.prefix+"host:port", pred.OK, pred.Outcome, pred.Note, real, callErr, f.ok)
+					f.prefix+"host:port"+f.suffix, pred.OK, pred.Outcome, pred.Note, real, callErr, f.ok)
 			}
 		})
 	}

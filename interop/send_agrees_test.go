@@ -56,7 +56,7 @@ func agreementPeers(t *testing.T) []agreementPeer {
 	}
 	var peers []agreementPeer
 	for name, opts := range map[string][]lab.Option{
-		"lab healthy": lab.Healthy(), "lab healthy v0.3": lab.HealthyV03(), "lab seed": lab.Seed(), "lab seed v1": lab.SeedV1(),
+		"lab healthy": lab.Healthy(), "lab healthy v0.3": lab.HealthyV03(), "lab union": lab.Union(), "lab seed": lab.Seed(), "lab seed v1": lab.SeedV1(),
 	} {
 		peers = append(peers, load(name, labtest.Start(t, opts...).BaseURL))
 	}
@@ -64,7 +64,7 @@ func agreementPeers(t *testing.T) []agreementPeer {
 		s := startJSServer(t, mode)
 		peers = append(peers, load("a2a-js "+s.SDKVersion+" "+mode, s.BaseURL))
 	}
-	bin := buildA2AGoCLI(t)
+	bin := moduleA2AGoCLI(t)
 	for _, m := range a2aGoModes {
 		protocol := "latest"
 		if m.version == card.V03 {

@@ -79,7 +79,9 @@ func WithJSONRPC(version, path string) Option {
 	return func(c *config) { c.mounts = append(c.mounts, mount{a2a.TransportProtocolJSONRPC, version, path}) }
 }
 
-// WithREST mounts the HTTP+JSON binding of the given protocol version at path.
+// WithREST mounts the HTTP+JSON binding of the given protocol version at path: 1.0
+// routes at {path}/..., 0.3 routes at {path}/v1/... (a2a-go v2.4.0's v0.3 handler, the
+// v0.3 specification's layout), so both versions may share one path.
 func WithREST(version, path string) Option {
 	return func(c *config) { c.mounts = append(c.mounts, mount{a2a.TransportProtocolHTTPJSON, version, path}) }
 }

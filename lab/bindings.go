@@ -2,6 +2,7 @@ package lab
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -32,7 +33,7 @@ var httpBindings = map[bindingVersion]httpBinding{
 	{a2a.TransportProtocolJSONRPC, card.V1}:   {a2asrv.NewJSONRPCHandler, routeExact},
 	{a2a.TransportProtocolJSONRPC, card.V03}:  {a2av0.NewJSONRPCHandler, routeExact},
 	{a2a.TransportProtocolHTTPJSON, card.V1}:  {a2asrv.NewRESTHandler, routeTree},
-	{a2a.TransportProtocolHTTPJSON, card.V03}: {a2av0.NewRESTHandler, routeTree},
+	{a2a.TransportProtocolHTTPJSON, card.V03}: {a2av0.NewRESTHandler, routeV03Tree},
 }
 
 // grpcServices is the A2A gRPC service of every protocol version WithGRPC registers: a
@@ -61,4 +62,12 @@ func routeTree(mux *http.ServeMux, path string, h http.Handler) {
 		return
 	}
 	mux.Handle(path+"/", http.StripPrefix(path, h))
+}
+
+// routeV03Tree serves h at the v0.3 HTTP+JSON routes under path: {path}/v1/... (a2a-go
+// v2.4.0, the v0.3 specification), so 1.0 and 0.3 may share one interface URL, as
+// a2a-js legacyCompat does.
+func routeV03Tree(mux *http.ServeMux, path string, h http.Handler) {
+	base := strings.TrimSuffix(path, "/")
+	mux.Handle(base+a2av0.RESTPathPrefix+"/", http.StripPrefix(base, h))
 }

@@ -58,7 +58,7 @@ func TestSwappedPaths(t *testing.T) {
 // {url} is served, and 1.0 too.
 func TestRESTv03UnderV1(t *testing.T) {
 	t.Parallel()
-	a := labtest.Start(t, lab.WithREST(card.V1, lab.PathREST), lab.WithREST(card.V03, lab.PathREST+"/v1"),
+	a := labtest.Start(t, lab.WithREST(card.V1, lab.PathREST), lab.WithREST(card.V03, lab.PathREST),
 		lab.WithCard(func(*lab.Agent) any { return []byte("{}") }))
 	for _, version := range []string{card.V03, card.V1} {
 		r := probe.Interface(t.Context(), iface(a.URL(lab.PathREST), httpjson, version), probe.WithTimeout(5*time.Second))

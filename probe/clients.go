@@ -52,14 +52,21 @@ func Profiles() []Profile { return slices.Clone(profiles) }
 
 var profiles = []Profile{
 	{Name: "a2a-go-default", HonoursHint: true,
-		Description: "a2a-go v2.3.1 a2aclient.NewFromCard, DefaultResolver, default transports (JSON-RPC and HTTP+JSON 1.x)",
+		Description: "a2a-go v2.4.0 (and v2.3.1) a2aclient.NewFromCard, DefaultResolver, default transports (JSON-RPC and HTTP+JSON 1.x)",
 		pick:        func(v *cardView) choice { return pickGo(v, v.v1, goV1, false) }},
 	{Name: "a2a-go-grpc", HonoursHint: true,
-		Description: "a2a-go v2.3.1 with a2agrpc.WithGRPCTransport (insecure credentials) added to the defaults",
+		Description: "a2a-go v2.4.0 (and v2.3.1) with a2agrpc.WithGRPCTransport (insecure credentials) added to the defaults",
 		pick:        func(v *cardView) choice { return pickGo(v, v.v1, goV1GRPC, false) }},
 	{Name: "a2a-go-v03-compat", HonoursHint: true,
-		Description: "a2a-go v2.3.1 reading cards with a2av0.NewAgentCardParser, every 1.0 and 0.3 transport registered (gRPC insecure)",
-		pick:        func(v *cardView) choice { return pickGo(v, v.goCompat(), goAll, true) }},
+		Description: "a2a-go v2.4.0 reading cards with a2av0.NewAgentCardParser, every 1.0 and 0.3 transport registered (gRPC insecure); v0.3 HTTP+JSON at {url}/v1",
+		pick: func(v *cardView) choice {
+			return goRESTV03Routes(v, pickGo(v, v.goCompat(), goAll, true), a2aGoCurrent)
+		}},
+	{Name: "a2a-go-v2.3.1-v03-compat", HonoursHint: true,
+		Description: "a2a-go v2.3.1, as agents in the field run it: a2a-go-v03-compat with v0.3 HTTP+JSON at {url} (no /v1)",
+		pick: func(v *cardView) choice {
+			return goRESTV03Routes(v, pickGo(v, v.goCompat(), goAll, true), a2aGoField)
+		}},
 	{Name: "a2a-js-default", HonoursHint: true,
 		Description: "@a2a-js/sdk 1.3.0 ClientFactory, default resolver and transports (JSON-RPC, HTTP+JSON), speaking 1.0",
 		pick:        func(v *cardView) choice { return pickJS(v, false) }},
@@ -228,7 +235,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	o, detail := v.outcomeFor(chosen, "")
 	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
 	if chosen.Binding == a2a.TransportProtocolGRPC {
-		if card.GoGRPCTarget(strings.TrimSpace(chosen.URL)) != nil {
+		if card.GoGRPCTarget(chosen.URL) != nil {
 			return choice{iface: &chosen, outcome: wire.Unreachable,
 				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
 		}

@@ -2,7 +2,6 @@ package probe_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -92,7 +91,7 @@ func TestDiagnose_Seed(t *testing.T) {
 				"url-conflicting-bindings@",
 			},
 			wantClients: map[string]bool{
-				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false,
+				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,
 				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-python-default": true,
 				"a2a-java-default": false, "v03-preferred-transport": false, "a2abind-delegate": true,
 			},
@@ -111,7 +110,7 @@ func TestDiagnose_Seed(t *testing.T) {
 				"interface-not-served@additionalInterfaces[1]",
 			},
 			wantClients: map[string]bool{
-				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false,
+				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,
 				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-python-default": true,
 				"a2a-java-default": false, "v03-preferred-transport": false, "a2abind-delegate": true,
 			},
@@ -130,7 +129,7 @@ func TestDiagnose_Seed(t *testing.T) {
 				"interface-not-served@supportedInterfaces[2]",
 			},
 			wantClients: map[string]bool{
-				"a2a-go-default": true, "a2a-go-grpc": false, "a2a-go-v03-compat": false,
+				"a2a-go-default": true, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,
 				"a2a-js-default": true, "a2a-js-grpc": false, "a2a-python-default": true,
 				"a2a-java-default": true, "v03-preferred-transport": false, "a2abind-delegate": true,
 			},
@@ -256,6 +255,12 @@ func TestClientImpact_AgainstA2AGo(t *testing.T) {
 					lab.Decl{URL: a.URL(lab.PathREST), Binding: lab.HTTPJSON, Version: card.V1})
 			}),
 		},
+		"HTTP+JSON 0.3 only, at {url}/v1 as a2a-go v2.4.0 serves it": {
+			lab.WithREST(card.V03, lab.PathRESTV03),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("rest-v03", lab.Decl{URL: a.URL(lab.PathRESTV03), Binding: lab.HTTPJSON, Version: card.V03})
+			}),
+		},
 		"needs credentials": append(lab.Healthy(), lab.WithAuth("s3cret")),
 		"the same interface in two binding spellings": {
 			lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
@@ -326,8 +331,10 @@ func (r *urlRecorder) Before(ctx context.Context, req *a2aclient.Request) (conte
 }
 
 // callWithA2AGo parses cardJSON like the profile's resolver, builds the a2a-go client and
-// looks up a task that does not exist: success is a2a.ErrTaskNotFound. url is the
-// interface the client called, "" when it could not even be built.
+// sends a message to the lab's echo executor: success is its answer (a task lookup's
+// TaskNotFound would not do: a2a-go v2.4.0's v0.3 HTTP+JSON client reads an error only
+// from application/json, and its own v0.3 server answers application/problem+json).
+// url is the interface the client called, "" when it could not even be built.
 func callWithA2AGo(ctx context.Context, cardJSON []byte, parse agentcard.Parser, opts []a2aclient.FactoryOption) (url string, ok bool, err error) {
 	ac, err := parse(cardJSON)
 	if err != nil {
@@ -341,8 +348,8 @@ func callWithA2AGo(ctx context.Context, cardJSON []byte, parse agentcard.Parser,
 	defer func() { _ = client.Destroy() }()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err = client.GetTask(ctx, &a2a.GetTaskRequest{ID: "a2abind-test-no-such-task"})
+	_, err = client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello"))})
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	return rec.url, errors.Is(err, a2a.ErrTaskNotFound), err
+	return rec.url, err == nil, err
 }

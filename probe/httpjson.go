@@ -66,7 +66,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	ob, _ := wire.Classify(b.ev)
 	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
 	if b.answered && (ob == wire.Served || ob == wire.AuthRequired || nothingFirst) {
-		b.extra = append(b.extra, "first tried "+a.sent+" -> "+a.seen)
+		b.firstTried = a.sent + " -> " + a.seen
 		return b
 	}
 	return a

@@ -19,9 +19,9 @@ package probe
 import (
 	"context"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,96 +70,6 @@ type Result struct {
 	// Way is how the declared binding and version answered, when Outcome is Served: a
 	// client calling the interface that way reaches what the probe reached.
 	Way Way
-}
-
-// Option configures Interface and Card.
-type Option func(*options)
-
-type options struct {
-	conn     card.Conn // headers, TLS, dial policy, credential hosts, interface bound
-	timeout  time.Duration
-	siblings []string                            // other URLs the card declares: a binding found there is noted, not attributed
-	creds    *card.CredentialPolicy              // nil until run: Card sets the card's, Interface the address's
-	engine   *Engine                             // whose connections and caps the requests use
-	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
-
-	concurrency int           // Engine.Targets: targets at once
-	cardOpts    []card.Option // Engine.Targets: card.Load options
-	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes
-}
-
-// WithConn sets the connection configuration (headers, TLS roots, insecure, dial
-// policy, credential hosts, interface bound: see card.Conn), replacing what earlier
-// options set; the options below each set one of its fields.
-func WithConn(c card.Conn) Option {
-	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
-}
-
-// WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
-// card order); n <= 0 means card.DefaultMaxInterfaces (a card is input from
-// the network: 13,500 declared interfaces must not become 13,500 probes).
-func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
-
-// WithDialPolicy sets which addresses the probe dials (see card.DialPolicy). The
-// default refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata
-// addresses; an interface there is reported Blocked and nothing is sent.
-func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
-
-// WithCredentialPolicy scopes the headers of WithHeader: they go only to the
-// interfaces p allows. Card uses, by default, card.CardCredentials: the card's origin and
-// the hosts of WithCredentialHosts; Interface, by default, card.AddressCredentials of
-// the address it is given (so a TLS address's headers never go out in plaintext).
-func WithCredentialPolicy(p card.CredentialPolicy) Option {
-	return func(o *options) { o.creds = &p }
-}
-
-// WithCredentialHosts allows the headers of WithHeader to go to interfaces on these
-// hosts too ("host" for any port, or "host:port"), besides the card's origin.
-func WithCredentialHosts(hosts ...string) Option {
-	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
-}
-
-// credentialsFor reports whether the caller's headers may go to ep, dialled over TLS
-// or not. Without a policy (a prober called outside run) nothing is sent.
-func (o *options) credentialsFor(ep endpoint, useTLS bool) bool {
-	return o.creds != nil && o.creds.Allows(ep.addr, useTLS)
-}
-
-// withheldNote is the detail of a request sent without the caller's headers.
-const withheldNote = "credentials withheld: not the card's origin (allow the host with --credential-host)"
-
-// WithHeader adds a header to the probe requests (HTTP header, gRPC metadata), for
-// credentials such as Authorization, where the credential policy allows it (see
-// WithCredentialPolicy). Repeatable; repeated keys add values.
-func WithHeader(key, value string) Option {
-	return func(o *options) { o.conn.AddHeader(key, value) }
-}
-
-// WithInsecureSkipVerify accepts any TLS certificate (self-signed, wrong host, expired).
-// Without it an untrusted certificate is the outcome TLSMismatch.
-func WithInsecureSkipVerify() Option { return func(o *options) { o.conn.Insecure = true } }
-
-// WithRootCAs verifies TLS certificates against pool instead of the system roots.
-func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.RootCAs = pool } }
-
-// WithTimeout sets the budget of one interface's probe, all its requests included. The
-// default is DefaultTimeout; the context bounds everything in any case.
-func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
-
-// withSiblings tells the probe which other URLs the card declares, so that a binding
-// mounted at one of them on the same host and port can be noted (a swapped or mistyped
-// path). "What is really there" always comes from the declared URL itself.
-func withSiblings(urls []string) Option { return func(o *options) { o.siblings = urls } }
-
-func newOptions(opts []Option) *options {
-	o := &options{timeout: DefaultTimeout}
-	for _, opt := range opts {
-		opt(o)
-	}
-	if o.timeout <= 0 {
-		o.timeout = DefaultTimeout
-	}
-	return o
 }
 
 // Skipped is how many of c's interfaces Card leaves unprobed under the bound.
@@ -330,7 +240,16 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 		}
 		return res
 	}
+	// The declared binding served for another version is version_mismatch (a v0.3
+	// HTTP+JSON agent serves its routes under {url}/v1, so nothing answers where 1.0 was
+	// asked); anything else is another binding.
+	if found.firstTried == first.sent+" -> "+first.seen {
+		found.firstTried = "" // the declared lookup, already in the detail
+	}
 	res.Outcome = wire.WrongBinding
+	if found.binding == r.binding {
+		res.Outcome = wire.VersionMismatch
+	}
 	res.ActualBinding, res.ActualVersion = found.binding, found.version
 	res.Detail += fmt.Sprintf("; the address serves %s: %s", found.label(), found.describe())
 	return res
@@ -452,12 +371,19 @@ type attempt struct {
 	prefix     string    // the path under the declared URL the routes answered at ("" or "/v1")
 	url        string    // the URL search probed, as declared
 	certExpiry time.Time // earliest NotAfter of the certificates of a TLS answer
+	// firstTried is the request and answer of a route tried before this one for the same
+	// lookup (v0.3 HTTP+JSON: {url}/tasks before {url}/v1/tasks), "" for none.
+	firstTried string
 }
 
 func (a attempt) describe() string {
 	s := a.sent + " -> " + a.seen
-	if len(a.extra) > 0 {
-		s += " [" + strings.Join(a.extra, "; ") + "]"
+	extra := a.extra
+	if a.firstTried != "" {
+		extra = append(slices.Clip(extra), "first tried "+a.firstTried)
+	}
+	if len(extra) > 0 {
+		s += " [" + strings.Join(extra, "; ") + "]"
 	}
 	return s
 }

@@ -32,6 +32,7 @@ func (c *connStates) track(conn net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateClosed, http.StateHijacked:
 		delete(c.conns, conn)
+		c.lastArrival = now // its client may be about to reconnect
 		return
 	case http.StateNew:
 		c.lastArrival = now
@@ -46,19 +47,43 @@ func (c *connStates) arrived() {
 	c.mu.Unlock()
 }
 
-// snapshot is how many connections are open, how many became idle less than recent ago
-// (a busy client is about to send its next request on them), and how long ago the last
-// connection or request arrived.
-func (c *connStates) snapshot(recent time.Duration) (open, recentlyIdle int, quiet time.Duration) {
+// connSnapshot is the HTTP listener's connections at one moment.
+type connSnapshot struct {
+	open         int           // connections open
+	fresh        int           // accepted, no request read yet
+	recentlyIdle int           // idle for less than the recent bound: a busy client is about to send on it
+	quiet        time.Duration // since the last connection or request arrived or a connection closed
+}
+
+// snapshot describes the connections now; recent bounds recentlyIdle.
+func (c *connStates) snapshot(recent time.Duration) connSnapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
+	s := connSnapshot{open: len(c.conns), quiet: now.Sub(c.lastArrival)}
 	for _, cs := range c.conns {
-		if cs.st == http.StateIdle && now.Sub(cs.since) < recent {
-			recentlyIdle++
+		switch {
+		case cs.st == http.StateNew:
+			s.fresh++
+		case cs.st == http.StateIdle && now.Sub(cs.since) < recent:
+			s.recentlyIdle++
 		}
 	}
-	return len(c.conns), recentlyIdle, now.Sub(c.lastArrival)
+	return s
+}
+
+// closeOnce is a listener whose Close closes it once; later calls return nil (Shutdown
+// closes the HTTP listener before http.Server.Shutdown does).
+type closeOnce struct {
+	net.Listener
+	once sync.Once
+	err  error
+}
+
+// Close closes the listener the first time.
+func (l *closeOnce) Close() error {
+	l.once.Do(func() { l.err = l.Listener.Close() })
+	return l.err
 }
 
 // connTracker is a listener that remembers the connections it accepted until they are

@@ -82,8 +82,7 @@ func isJSON(ct string) bool {
 func (srv *Server) gateJSONRPC(rt route, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && !isJSON(r.Header.Get("Content-Type")) {
-			msg := fmt.Sprintf("content type %q is not JSON-RPC: send application/json; %s", r.Header.Get("Content-Type"), srv.whereText())
-			writeJSONRPCError(w, peekID(r), errContentType, msg, nil)
+			writeJSONRPCError(w, peekID(r), errContentType, srv.mediaTypeText(r), nil)
 			return
 		}
 		if v := requestedVersion(r); v != rt.version {
@@ -96,13 +95,39 @@ func (srv *Server) gateJSONRPC(rt route, next http.Handler) http.Handler {
 	})
 }
 
-// gateREST wraps an HTTP+JSON handler of one protocol version: an unsupported
-// A2A-Version answers HTTP 400 with a google.rpc.Status body whose ErrorInfo reason is
-// VERSION_NOT_SUPPORTED.
+// acceptedMediaTypes are the request media types both HTTP bindings read (isJSON).
+const acceptedMediaTypes = "application/json or application/a2a+json (any +json type)"
+
+// mediaTypeText explains a refused request media type: the one rule of both HTTP
+// bindings, isJSON.
+func (srv *Server) mediaTypeText(r *http.Request) string {
+	return fmt.Sprintf("content type %q is not JSON: send %s; %s", r.Header.Get("Content-Type"), acceptedMediaTypes, srv.whereText())
+}
+
+// gateREST wraps an HTTP+JSON handler of one protocol version: a request body that is
+// not JSON (isJSON, as for JSON-RPC) answers HTTP 415 naming the accepted types, and an
+// unsupported A2A-Version HTTP 400, each with a google.rpc.Status body whose ErrorInfo
+// reason is CONTENT_TYPE_NOT_SUPPORTED or VERSION_NOT_SUPPORTED.
 func (srv *Server) gateREST(rt route, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuse := func(e wire.A2AError, msg string, md map[string]string) {
+			if rt.version == card.V03 { // with the A2A code at the top level too
+				ew := &v03ErrorWriter{ResponseWriter: w}
+				writeRESTError(ew, e, msg, md)
+				ew.finish()
+				return
+			}
+			writeRESTError(w, e, msg, md)
+		}
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody && !isJSON(r.Header.Get("Content-Type")) {
+			w.Header().Set("Accept-Post", "application/json, application/a2a+json")
+			e := errContentType
+			e.HTTP = http.StatusUnsupportedMediaType // the media-type refusal itself, not the A2A error's 400
+			refuse(e, srv.mediaTypeText(r), map[string]string{"contentType": r.Header.Get("Content-Type")})
+			return
+		}
 		if v := requestedVersion(r); v != rt.version {
-			writeRESTError(w, errVersion, srv.versionText(rt, v),
+			refuse(errVersion, srv.versionText(rt, v),
 				map[string]string{"requestedVersion": v, "supportedVersion": rt.version})
 			return
 		}

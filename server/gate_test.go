@@ -113,7 +113,7 @@ func TestJSONRPCGate(t *testing.T) {
 			rpcError{ID: 7.0, Code: -32009, Reason: "VERSION_NOT_SUPPORTED"}, []string{"JSONRPC 1.0 is served at " + base + PathJSONRPC}},
 		{"text/plain", PathJSONRPC, "text/plain", getTaskV1, []string{"A2A-Version", "1.0"},
 			rpcError{ID: 7.0, Code: -32005, Reason: "CONTENT_TYPE_NOT_SUPPORTED"},
-			[]string{`content type "text/plain" is not JSON-RPC`, "JSONRPC 1.0 at " + base + PathJSONRPC, "GRPC 1.0 at " + srv.GRPCAddr(), "HTTP+JSON 1.0 at " + base + PathREST}},
+			[]string{`content type "text/plain" is not JSON`, "application/json or application/a2a+json", "JSONRPC 1.0 at " + base + PathJSONRPC, "GRPC 1.0 at " + srv.GRPCAddr(), "HTTP+JSON 1.0 at " + base + PathREST}},
 		{"form-encoded with a body that is not JSON", PathJSONRPC, "application/x-www-form-urlencoded", "a=b", nil,
 			rpcError{ID: nil, Code: -32005, Reason: "CONTENT_TYPE_NOT_SUPPORTED"}, nil},
 		{"application/a2a+json is JSON", PathJSONRPC, "application/a2a+json", getTaskV1, []string{"A2A-Version", "1.0"},
@@ -136,6 +136,51 @@ func TestJSONRPCGate(t *testing.T) {
 				if !strings.Contains(msg, frag) {
 					t.Errorf("error message = %q, want it to contain %q", msg, frag)
 				}
+			}
+		})
+	}
+}
+
+// TestOneMediaTypeRule: HTTP+JSON refuses a request body that is not JSON by the rule
+// JSON-RPC refuses it with (isJSON): 415 naming the accepted types, ErrorInfo
+// CONTENT_TYPE_NOT_SUPPORTED, on both versions (0.3 with the A2A code -32005 too); JSON
+// bodies in either media type, and a bodiless POST without a content type, pass.
+func TestOneMediaTypeRule(t *testing.T) {
+	srv := startServer(t, WithV03())
+	base := srv.LocalBaseURL()
+	msg := `{"message":{"messageId":"m-mt","role":"ROLE_USER","parts":[{"text":"hi"}]}}`
+	msgV03 := `{"message":{"messageId":"m-mt","role":"ROLE_USER","content":[{"text":"hi"}]}}`
+	tests := []struct {
+		name, url, contentType, body, version string
+		wantStatus                            int
+	}{
+		{"1.0 text/plain", base + PathREST + "/message:send", "text/plain", msg, "1.0", 415},
+		{"1.0 form-encoded", base + PathREST + "/message:send", "application/x-www-form-urlencoded", "a=b", "1.0", 415},
+		{"0.3 text/plain", base + PathRESTV03 + "/v1/message:send", "text/plain", msgV03, "", 415},
+		{"1.0 application/json", base + PathREST + "/message:send", "application/json", msg, "1.0", 200},
+		{"1.0 application/a2a+json", base + PathREST + "/message:send", "application/a2a+json", msg, "1.0", 200},
+		{"0.3 application/json", base + PathRESTV03 + "/v1/message:send", "application/json", msgV03, "", 200},
+		{"1.0 no body, no content type", base + PathREST + "/tasks/none:cancel", "", "", "1.0", 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h []string
+			if tt.version != "" {
+				h = []string{"A2A-Version", tt.version}
+			}
+			code, hdr, body := post(t, tt.url, tt.contentType, tt.body, h...)
+			if code != tt.wantStatus {
+				t.Fatalf("POST %s (%s) = %d %s, want %d", tt.url, tt.contentType, code, body, tt.wantStatus)
+			}
+			if code != 415 {
+				return
+			}
+			if !strings.Contains(body, "CONTENT_TYPE_NOT_SUPPORTED") || !strings.Contains(body, "application/json or application/a2a+json") ||
+				!strings.Contains(hdr.Get("Accept-Post"), "application/a2a+json") {
+				t.Errorf("415 answer = %s (Accept-Post %q), want ErrorInfo CONTENT_TYPE_NOT_SUPPORTED naming the accepted types", body, hdr.Get("Accept-Post"))
+			}
+			if tt.version == "" && !strings.Contains(body, `"code":-32005`) {
+				t.Errorf("0.3 415 answer = %s, want the A2A code -32005 at the top level", body)
 			}
 		})
 	}

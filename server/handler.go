@@ -38,18 +38,18 @@ func (srv *Server) parts() []part {
 		case rt.binding == a2a.TransportProtocolJSONRPC:
 			var h http.Handler
 			if rt.version == card.V1 {
-				h = srv.gateJSONRPC(rt, a2asrv.NewJSONRPCHandler(srv.handler))
+				h = srv.gateJSONRPC(rt, firstEvent(true, a2asrv.NewJSONRPCHandler(srv.handler)))
 			} else {
-				h = srv.gateJSONRPC(rt, a2av0.NewJSONRPCHandler(srv.handler))
+				h = srv.gateJSONRPC(rt, firstEvent(true, a2av0.NewJSONRPCHandler(srv.handler)))
 			}
 			// At the URL and at URL + "/": clients join the interface URL with "/".
 			ps = append(ps, part{rt.path, h}, part{rt.path + "/{$}", h})
 		case rt.version == card.V1 && srv.o.tenant != "":
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, srv.tenantREST(srv.handler)))})
+			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, firstEvent(false, srv.tenantREST(srv.handler))))})
 		case rt.version == card.V1:
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, a2asrv.NewRESTHandler(srv.handler)))})
+			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, firstEvent(false, a2asrv.NewRESTHandler(srv.handler))))})
 		default:
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Routes(srv.handler, a2av0.NewRESTHandler(srv.handler))))})
+			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Routes(srv.handler)))})
 		}
 	}
 	limit := srv.o.maxRequestBytes
@@ -129,6 +129,9 @@ func (srv *Server) rootHandler() http.Handler {
 		}
 		srv.httpInFlight.Add(1)
 		defer srv.httpInFlight.Add(-1)
+		if r.ProtoMajor == 1 {
+			w = &drainingWriter{ResponseWriter: w, srv: srv}
+		}
 		if card.IsGRPCRequest(r) {
 			native := r.ProtoMajor == 2
 			if srv.o.grpcOnHTTP && native {

@@ -177,7 +177,7 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 	case canonical == "GRPC" && !d.bare() && !srv.grpcAt(d):
 		return fail("gRPC is not served at that address")
 	case canonical == "GRPC" && !d.GoGRPCAccepts():
-		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; %v", card.GoGRPCTarget(strings.TrimSpace(iface.URL))))
+		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; %v", card.GoGRPCTarget(iface.URL)))
 	case canonical != "GRPC" && d.bare():
 		return fail(fmt.Sprintf("%s needs an absolute http(s):// URL, not a bare host:port", canonical))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -239,27 +240,34 @@ func (srv *Server) drain(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// quiesceHTTP is the HTTP listener's first step of Shutdown. Requests already being
-// handled are answered; a request that arrives from now on, on a new connection or a
-// kept-alive one, is refused with 503 and Connection: close (refusedWhileDraining), so
-// that no client sends a request on a connection about to close. It returns, and the
-// listener closes (clients then get connection refused), once no request is in flight,
-// no connection became idle less than httpIdleGrace ago (a busy client's next request
-// on it gets the 503; closed now, it could be cut as the client writes), and none
-// arrived for httpQuietPeriod (a connection in the listener's accept queue would be
-// reset); or when ctx ends or httpQuiesceMax or half the shutdown timeout passed
-// (clients retrying at once cannot hold it). Connections idle for longer are closed by
-// http.Server.Shutdown.
+// quiesceHTTP is the HTTP listener's first step of Shutdown; it ends by closing the
+// listener. Requests already being handled are answered, with Connection: close
+// (drainingWriter). A request that arrives from now on, on a new connection or a
+// kept-alive one, is refused with 503, Retry-After and Connection: close
+// (refusedWhileDraining), its answer held until the listener is closed: its client,
+// reconnecting at once, then meets a closed port (connection refused, nothing written)
+// instead of a listener that might close with its new connection in the accept queue
+// (reset after the request was written). The listener closes once no request is in
+// flight, no connection waits for its first request or was idle less than
+// httpIdleGrace ago (a busy client's next request is coming), nothing waits in the
+// accept queue (Linux: TCP_INFO; elsewhere only the quiet period tells), and nothing
+// arrived or closed for httpQuietPeriod; or when ctx ends or httpQuiesceMax or half the
+// shutdown timeout passed. Connections idle for longer are closed by http.Server.Shutdown.
 func (srv *Server) quiesceHTTP(ctx context.Context) {
 	srv.draining.Store(true)
 	srv.conns.arrived()
+	defer srv.closeHTTPListener()
 	ctx, cancel := context.WithTimeout(ctx, min(srv.o.shutdownTimeout/2, httpQuiesceMax))
 	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		open, recentlyIdle, quiet := srv.conns.snapshot(httpIdleGrace)
-		if open == 0 || (srv.httpInFlight.Load() == 0 && recentlyIdle == 0 && quiet >= httpQuietPeriod) {
+		s := srv.conns.snapshot(httpIdleGrace)
+		queued, _ := acceptQueue(srv.rawHTTPListener())
+		if s.open == 0 && queued == 0 && s.quiet >= httpQuietPeriod {
+			return
+		}
+		if srv.httpInFlight.Load() == 0 && s.fresh == 0 && s.recentlyIdle == 0 && queued == 0 && s.quiet >= httpQuietPeriod {
 			return
 		}
 		select {
@@ -270,8 +278,28 @@ func (srv *Server) quiesceHTTP(ctx context.Context) {
 	}
 }
 
-// httpQuietPeriod is how long no HTTP connection or request may have arrived before
-// Shutdown closes the HTTP listener.
+// closeHTTPListener closes the HTTP listener and answers the held refusals.
+func (srv *Server) closeHTTPListener() {
+	if srv.httpLis != nil {
+		_ = srv.httpLis.Close()
+	}
+	select {
+	case <-srv.httpClosed:
+	default:
+		close(srv.httpClosed)
+	}
+}
+
+// rawHTTPListener is the HTTP listener as bound (for acceptQueue).
+func (srv *Server) rawHTTPListener() net.Listener {
+	if l, ok := srv.httpLis.(*closeOnce); ok {
+		return l.Listener
+	}
+	return srv.httpLis
+}
+
+// httpQuietPeriod is how long no HTTP connection or request may have arrived, and no
+// connection closed, before Shutdown closes the HTTP listener.
 const httpQuietPeriod = 50 * time.Millisecond
 
 // httpIdleGrace is how long a connection idle between requests is left to its client's
@@ -282,8 +310,9 @@ const httpIdleGrace = 250 * time.Millisecond
 const httpQuiesceMax = 2 * time.Second
 
 // refusedWhileDraining answers an HTTP/1.x request that arrived after Shutdown began:
-// 503 with Retry-After, and the connection closed after the answer. It reports whether
-// it answered. HTTP/2 requests are left to the HTTP/2 server's GOAWAY.
+// once the HTTP listener is closed (quiesceHTTP), 503 with Retry-After, and the
+// connection closed after the answer. It reports whether it answered. HTTP/2 requests
+// are left to the HTTP/2 server's GOAWAY.
 func (srv *Server) refusedWhileDraining(w http.ResponseWriter, r *http.Request) bool {
 	if !srv.draining.Load() {
 		return false
@@ -292,11 +321,55 @@ func (srv *Server) refusedWhileDraining(w http.ResponseWriter, r *http.Request) 
 	if r.ProtoMajor != 1 {
 		return false
 	}
+	select {
+	case <-srv.httpClosed:
+	case <-r.Context().Done():
+		return true
+	}
 	w.Header().Set("Connection", "close")
 	w.Header().Set("Retry-After", "1")
 	w.Header().Set("Cache-Control", "no-store")
 	http.Error(w, "a2abind: the agent is shutting down; the request was not processed", http.StatusServiceUnavailable)
 	return true
+}
+
+// drainingWriter adds Connection: close to an HTTP/1.x answer whose status is written
+// once Shutdown began, so that its client opens a new connection for the next request
+// rather than reusing one that is about to close.
+type drainingWriter struct {
+	http.ResponseWriter
+	srv   *Server
+	wrote bool
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *drainingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *drainingWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 {
+		w.wrote = true
+		if w.srv.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *drainingWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush passes a flush on (SSE streams).
+func (w *drainingWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // drainGRPC lets in-flight calls finish (GOAWAY; new calls go elsewhere) until ctx ends,

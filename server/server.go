@@ -54,11 +54,12 @@ type Server struct {
 	etag         string
 	lastModified time.Time
 	cacheCtrl    string
-	grpcReady    atomic.Bool  // the gRPC services are registered (gRPC on the HTTP port may be served)
-	ready        atomic.Bool  // the self-check passed and shutdown has not started
-	draining     atomic.Bool  // Shutdown began: new HTTP/1.x requests are refused (quiesceHTTP)
-	conns        connStates   // the HTTP listener's connections, by state
-	httpInFlight atomic.Int64 // HTTP requests being handled
+	grpcReady    atomic.Bool   // the gRPC services are registered (gRPC on the HTTP port may be served)
+	ready        atomic.Bool   // the self-check passed and shutdown has not started
+	draining     atomic.Bool   // Shutdown began: new HTTP/1.x requests are refused (quiesceHTTP)
+	httpClosed   chan struct{} // closed once Shutdown closed the HTTP listener: held refusals are answered
+	conns        connStates    // the HTTP listener's connections, by state
+	httpInFlight atomic.Int64  // HTTP requests being handled
 	started      atomic.Bool
 	stopping     atomic.Bool
 	stop         chan struct{} // closed when Shutdown starts
@@ -108,7 +109,7 @@ func New(executor a2asrv.AgentExecutor, opts ...Option) (*Server, error) {
 	if err := o.taskLimits.validate(); err != nil {
 		return nil, err
 	}
-	srv := &Server{o: o, log: o.logger, stop: make(chan struct{}), done: make(chan struct{})}
+	srv := &Server{o: o, log: o.logger, stop: make(chan struct{}), done: make(chan struct{}), httpClosed: make(chan struct{})}
 	if err := srv.init(executor); err != nil {
 		srv.closeListeners()
 		return nil, err
@@ -149,7 +150,7 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 		return err
 	}
 	srv.execs = newExecutions(executor)
-	srv.handler = a2asrv.NewHandler(srv.execs, srv.handlerOptions()...)
+	srv.handler = &conforming{RequestHandler: a2asrv.NewHandler(srv.execs, srv.handlerOptions()...), execs: srv.execs}
 	srv.root = srv.rootHandler()
 	if o.accessLog != nil {
 		srv.root = accesslog.HTTP(srv.root, o.accessLog)
@@ -229,6 +230,7 @@ func (srv *Server) listen() (httpAddr, grpcAddr net.Addr, err error) {
 		}
 		srv.grpcLis = l
 	}
+	srv.httpLis = &closeOnce{Listener: srv.httpLis}
 	srv.grpcLis = trackConns(srv.grpcLis)
 	httpAddr = srv.httpLis.Addr()
 	if srv.grpcLis != nil {

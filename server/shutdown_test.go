@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -236,6 +237,86 @@ func TestShutdownUnderKeepAliveLoad(t *testing.T) {
 		}
 		if r.refused.Load() == 0 {
 			t.Errorf("%s: no request was refused: the load did not outlive Shutdown (%s)", name, r)
+		}
+	}
+}
+
+// TestNoRequestResetAtShutdown: 16 keep-alive HTTP/1.1 clients send one request after
+// another and reconnect at once after every answer that closes the connection, through
+// Shutdown, over several rounds. No request is fully written and then answered by a
+// reset or a closed connection: each gets an answer (200 before Shutdown, then 200 or 503
+// with Connection: close), or its connection is refused before anything is written.
+func TestNoRequestResetAtShutdown(t *testing.T) {
+	const clients, rounds = 16, 4
+	for round := range rounds {
+		srv := startServer(t, WithShutdownTimeout(5*time.Second))
+		addr := strings.TrimPrefix(srv.LocalBaseURL(), "http://")
+		body := `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"none"}}`
+		req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: %d\r\n\r\n%s",
+			PathJSONRPC, addr, len(body), body)
+		var ok, refused503, written, resets atomic.Int64
+		var firstReset atomic.Value
+		var wg, warm sync.WaitGroup
+		for range clients {
+			wg.Add(1)
+			warm.Add(1)
+			go func() {
+				defer wg.Done()
+				warmed := false
+				defer func() {
+					if !warmed {
+						warm.Done()
+					}
+				}()
+				for {
+					conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+					if err != nil {
+						return // refused (the listener is closed) or timed out: nothing written
+					}
+					br := bufio.NewReader(conn)
+					for {
+						if _, err := io.WriteString(conn, req); err != nil {
+							break // not fully written
+						}
+						written.Add(1)
+						_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+						resp, err := http.ReadResponse(br, nil)
+						if err != nil {
+							resets.Add(1)
+							firstReset.CompareAndSwap(nil, err.Error())
+							break
+						}
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						switch resp.StatusCode {
+						case http.StatusOK:
+							ok.Add(1)
+							if !warmed {
+								warmed = true
+								warm.Done()
+							}
+						case http.StatusServiceUnavailable:
+							refused503.Add(1)
+						}
+						if resp.Close {
+							break // reconnect at once
+						}
+					}
+					conn.Close()
+				}
+			}()
+		}
+		warm.Wait()
+		if err := srv.Shutdown(context.Background()); err != nil {
+			t.Errorf("round %d: Shutdown() = %v", round, err)
+		}
+		wg.Wait()
+		t.Logf("round %d: %d requests written, %d answered 200, %d answered 503, %d reset", round, written.Load(), ok.Load(), refused503.Load(), resets.Load())
+		if resets.Load() > 0 {
+			t.Errorf("round %d: %d requests fully written and then reset (first: %v)", round, resets.Load(), firstReset.Load())
+		}
+		if refused503.Load() == 0 {
+			t.Errorf("round %d: no request was refused with 503: the load did not outlive the start of Shutdown", round)
 		}
 	}
 }

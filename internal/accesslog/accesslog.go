@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // peek bounds how much of a request or answer body is kept to read the JSON-RPC
@@ -205,9 +206,10 @@ func restMethod(verb, path string) string {
 	return ""
 }
 
-// answerError is the A2A error an answer carries: the gRPC status name, the JSON-RPC
-// error code (in the body, or in the first event of a stream), or the ErrorInfo reason
-// (else the status) of an HTTP+JSON error body. "" for a success.
+// answerError is the A2A error an answer carries: the gRPC status name; else, read by
+// wire.ReadAnswer (the body, or the first event of a stream), the ErrorInfo reason,
+// else the JSON-RPC (or v0.3 flat) error code, else the google.rpc status. "" for a
+// success.
 func answerError(binding string, w *recorder, h http.Header) string {
 	if binding == string(a2a.TransportProtocolGRPC) {
 		if s := h.Get("Grpc-Status"); s != "" && s != "0" {
@@ -219,32 +221,18 @@ func answerError(binding string, w *recorder, h http.Header) string {
 		}
 		return ""
 	}
-	body := w.head.Bytes()
-	if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
-		_, ev, _ := bytes.Cut(body, []byte("data:"))
-		body, _, _ = bytes.Cut(ev, []byte("\n"))
-	}
-	var env struct {
-		Error *struct {
-			Code    json.RawMessage `json:"code"`
-			Status  string          `json:"status"`
-			Details []struct {
-				Reason string `json:"reason"`
-			} `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &env) != nil || env.Error == nil {
+	a := wire.ReadAnswer(h.Get("Content-Type"), w.head.Bytes()) // the one reader of A2A answers
+	switch {
+	case a.Result || a.Framing == "" || a.Framing == wire.Unrecognised:
 		return ""
+	case a.Reason != "":
+		return a.Reason
+	case binding == string(a2a.TransportProtocolJSONRPC) || a.Flat:
+		return strconv.Itoa(a.Code)
+	case a.Status != "":
+		return a.Status
 	}
-	if binding == string(a2a.TransportProtocolJSONRPC) {
-		return string(env.Error.Code)
-	}
-	for _, d := range env.Error.Details {
-		if d.Reason != "" {
-			return d.Reason
-		}
-	}
-	return env.Error.Status
+	return ""
 }
 
 // GRPC is a stats.Handler (grpc.StatsHandler) logging one line per RPC on a gRPC

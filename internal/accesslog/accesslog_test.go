@@ -145,7 +145,7 @@ func TestAccessLogOfServeAndGuard(t *testing.T) {
 		return false
 	}
 	wants := []want{
-		{"JSONRPC", "SendMessage", ""}, {"JSONRPC", "GetTask", "-32001"},
+		{"JSONRPC", "SendMessage", ""}, {"JSONRPC", "GetTask", "TASK_NOT_FOUND"},
 		{"HTTP+JSON", "SendMessage", ""}, {"HTTP+JSON", "GetTask", "TASK_NOT_FOUND"},
 		{"GRPC", "SendMessage", ""}, {"GRPC", "GetTask", "NotFound"},
 	}

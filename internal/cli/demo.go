@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +13,12 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-func init() { commands = append(commands, newDemoCmd) }
+func init() { register(newCmdDemo) }
+
+// demoOptions are the options of `a2abind demo`: only the global ones.
+type demoOptions struct {
+	g *globals
+}
 
 // demoOutput is `a2abind demo -o json`.
 type demoOutput struct {
@@ -28,7 +34,9 @@ type demoStepJSON struct {
 	Attempts [][]sendAttempt `json:"attempts,omitempty"`
 }
 
-func newDemoCmd(g *globals) *cobra.Command {
+// newCmdDemo builds the demo command; runF, when not nil, replaces demoRun.
+func newCmdDemo(g *globals, runF func(*demoOptions) error) *cobra.Command {
+	opts := &demoOptions{g: g}
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "Replay the seed incident and its fix on loopback, in one process",
@@ -50,25 +58,34 @@ Exit 0 when every step behaved as the record says, 1 naming the step that did no
   a2abind demo -o json | jq '.steps[] | {name, ok}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := g.context(cmd.Context())
-			defer cancel()
-			rep, err := demo.Run(ctx)
-			if err != nil {
-				return fail(ExitFailed, fmt.Errorf("demo could not run: %w", err))
+			if runF != nil {
+				return runF(opts)
 			}
-			if g.json() {
-				if err := g.writeJSON(demoJSON(rep)); err != nil {
-					return err
-				}
-			} else {
-				writeDemo(g.stdout, rep)
-			}
-			if !rep.OK {
-				return fail(ExitFailed, fmt.Errorf("demo: step(s) %s did not behave as the seed record says", strings.Join(rep.Failed(), ", ")))
-			}
-			return nil
+			return demoRun(cmd.Context(), opts)
 		},
 	}
+}
+
+// demoRun plays the demo and prints its report.
+func demoRun(parent context.Context, opts *demoOptions) error {
+	g := opts.g
+	ctx, cancel := g.context(parent)
+	defer cancel()
+	rep, err := demo.Run(ctx)
+	if err != nil {
+		return fail(ExitFailed, fmt.Errorf("demo could not run: %w", err))
+	}
+	if g.json() {
+		if err := g.writeJSON(demoJSON(rep)); err != nil {
+			return err
+		}
+	} else {
+		writeDemo(g.stdout, rep)
+	}
+	if !rep.OK {
+		return fail(ExitFailed, fmt.Errorf("demo: step(s) %s did not behave as the seed record says", strings.Join(rep.Failed(), ", ")))
+	}
+	return nil
 }
 
 func demoJSON(rep *demo.Report) demoOutput {

@@ -16,13 +16,22 @@ import (
 	"github.com/a2abind/a2abind/exporter"
 )
 
-func init() { commands = append(commands, newExporterCmd) }
+func init() { register(newCmdExporter) }
+
+// exporterOptions are the options of `a2abind exporter`, from its flags.
+type exporterOptions struct {
+	g *globals
+	// Listen is --listen; Config is --config, "" for the default configuration.
+	Listen string
+	Config string
+}
 
 // exporterShutdown bounds how long in-flight scrapes get at shutdown.
 const exporterShutdown = 15 * time.Second
 
-func newExporterCmd(g *globals) *cobra.Command {
-	var listen, config string
+// newCmdExporter builds the exporter command; runF, when not nil, replaces exporterRun.
+func newCmdExporter(g *globals, runF func(*exporterOptions) error) *cobra.Command {
+	opts := &exporterOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "exporter --listen ADDR [--config FILE]",
 		Short: "Serve Prometheus metrics of what A2A agents' cards declare and their sockets serve",
@@ -43,8 +52,8 @@ and interface hosts. A module with headers must say where they may go
 (credential_hosts, or allowed_targets), else the config is refused. At most
 max_concurrent_probes (default 16) probes run at once; more get a quick 503. Only
 http(s) targets are probed; link-local and cloud metadata addresses are never dialled
-unless allow_link_local is set. See docs/exporter.md for the config, a Prometheus
-scrape config and alert rules.
+unless allow_link_local is set. See docs/exporter.md for the config and a
+Prometheus scrape config, and deploy/prometheus/a2abind-rules.yml for alerting rules.
 
 The exporter runs until SIGINT or SIGTERM: --timeout does not apply to it.`,
 		Example: `  a2abind exporter --listen 127.0.0.1:9115
@@ -53,26 +62,40 @@ The exporter runs until SIGINT or SIGTERM: --timeout does not apply to it.`,
   a2abind exporter --listen :9115 --config /etc/a2abind/exporter.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if listen == "" {
+			if opts.Listen == "" {
 				return fail(ExitUsage, errors.New("exporter needs --listen ADDR, for example --listen 127.0.0.1:9115"))
 			}
-			cfg := exporter.DefaultConfig()
-			if config != "" {
-				var err error
-				if cfg, err = exporter.LoadConfig(config); err != nil {
-					return fail(ExitUsage, err)
-				}
+			if runF != nil {
+				return runF(opts)
 			}
-			return runExporter(cmd.Context(), g, listen, cfg)
+			return exporterRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "", "address to serve /probe and /metrics on, e.g. 127.0.0.1:9115")
-	cmd.Flags().StringVar(&config, "config", "", "YAML file of modules and allowed targets (see docs/exporter.md)")
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "address to serve /probe and /metrics on, e.g. 127.0.0.1:9115")
+	cmd.Flags().StringVar(&opts.Config, "config", "", "YAML file of modules and allowed targets (see docs/exporter.md)")
 	return cmd
 }
 
-func runExporter(parent context.Context, g *globals, listen string, cfg *exporter.Config) error {
+// exporterRun loads the configuration and serves until the context ends (SIGINT or
+// SIGTERM).
+func exporterRun(parent context.Context, opts *exporterOptions) error {
+	cfg := exporter.DefaultConfig()
+	if opts.Config != "" {
+		var err error
+		if cfg, err = exporter.LoadConfig(opts.Config); err != nil {
+			return fail(ExitUsage, err)
+		}
+	}
+	return serveExporter(parent, opts.g, opts.Listen, cfg)
+}
+
+// serveExporter serves the exporter on listen with cfg until parent ends.
+func serveExporter(parent context.Context, g *globals, listen string, cfg *exporter.Config) error {
 	logger := serveLogger(g)
+	// Signals are caught before the port opens: a SIGTERM as soon as it answers is a
+	// clean stop, not the default kill.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fail(ExitUsage, fmt.Errorf("--listen %s: %w", listen, err))
@@ -85,8 +108,6 @@ func runExporter(parent context.Context, g *globals, listen string, cfg *exporte
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	logger.Info("exporter listening", "addr", l.Addr().String())

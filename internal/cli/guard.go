@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 )
 
-func init() { commands = append(commands, newGuardCmd) }
+func init() { register(newCmdGuard) }
 
-// guardFlags are the options of `a2abind guard`.
-type guardFlags struct {
+// guardOptions are the options of `a2abind guard`, from its flags; newCmdGuard fills
+// them, guardRun acts on them.
+type guardOptions struct {
 	upstream        string
 	listen          string
 	normalize       bool
@@ -28,13 +28,13 @@ type guardFlags struct {
 	shutdownTimeout time.Duration
 	maxProxied      int
 	accessLog       bool
-	signKey         string
-	signKid         string
-	jku             string
+	sign            signingFlags
 }
 
-func newGuardCmd(g *globals) *cobra.Command {
-	f := &guardFlags{}
+// newCmdGuard builds the guard command; runF, when not nil, replaces guardRun (tests
+// check the flags without starting a guard).
+func newCmdGuard(g *globals, runF func(*guardOptions) error) *cobra.Command {
+	f := &guardOptions{}
 	cmd := &cobra.Command{
 		Use:   "guard --upstream URL --listen ADDR",
 		Short: "Front an agent a2abind did not build: publish its card only while its sockets serve what it declares",
@@ -85,7 +85,12 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
     --probe-via https://agent.example.com=http://127.0.0.1:8080 \
     --probe-via agent.example.com:443=127.0.0.1:9090`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGuard(cmd.Context(), g, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(f)
+			}
+			return guardRun(cmd.Context(), g, f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.upstream, "upstream", "", "the agent's base URL (or card URL), e.g. http://127.0.0.1:8080 (required)")
@@ -97,13 +102,11 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", guard.DefaultShutdownTimeout, "bound on draining proxied requests at shutdown")
 	fl.BoolVar(&f.accessLog, "access-log", true, "log one line per request (method, status, bytes; no bodies)")
 	fl.IntVar(&f.maxProxied, "max-proxied", guard.DefaultMaxProxied, "requests proxied at once, streams included; then 503")
-	fl.StringVar(&f.signKey, "sign-key", "", "with --normalize: re-sign the rewritten card with this private key (PEM or private JWK)")
-	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
-	fl.StringVar(&f.jku, "jku", "", "https URL of the signing key's JWKS, written in the signature; its path serves the JWKS")
+	f.sign.register(fl, "with --normalize: re-sign the rewritten card", "its path serves the JWKS")
 	return cmd
 }
 
-func runGuard(parent context.Context, g *globals, f *guardFlags) error {
+func guardRun(parent context.Context, g *globals, f *guardOptions) error {
 	switch {
 	case f.upstream == "":
 		return fail(ExitUsage, errors.New("--upstream is required: the agent's base URL, e.g. --upstream http://127.0.0.1:8080"))
@@ -132,28 +135,24 @@ func runGuard(parent context.Context, g *globals, f *guardFlags) error {
 		}
 		opts = append(opts, guard.WithProbeVia(m))
 	}
-	switch {
-	case f.signKey != "" && !f.normalize:
+	if f.sign.Key != "" && !f.normalize {
 		return fail(ExitUsage, errors.New("--sign-key re-signs the card --normalize rewrites: add --normalize (strict mode serves the upstream card unchanged)"))
-	case f.signKey == "" && (f.jku != "" || f.signKid != ""):
-		return fail(ExitUsage, errors.New("--jku and --sign-kid need --sign-key"))
-	case f.signKey != "":
-		key, err := card.LoadSigningKey(f.signKey)
-		if err != nil {
-			return fail(ExitUsage, fmt.Errorf("--sign-key: %w", err))
-		}
-		if f.signKid != "" {
-			key.KeyID = f.signKid
-		}
-		opts = append(opts, guard.WithCardSigning(key, f.jku))
 	}
+	key, err := f.sign.key()
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	if key != nil {
+		opts = append(opts, guard.WithCardSigning(key, f.sign.JKU))
+	}
+	// guard runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
+	// The signals are caught before the listener opens, so an early SIGTERM is a clean stop.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	gd, err := guard.New(f.upstream, opts...)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	// guard runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	logger.Info("guard listening", "url", gd.URL(), "upstream", f.upstream, "normalize", f.normalize, "interval", f.interval.String())
 	if err := gd.Start(ctx); err != nil {
 		_ = gd.Shutdown(context.Background())

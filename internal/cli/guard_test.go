@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,7 @@ func TestGuardCmd_UsageErrors(t *testing.T) {
 		{[]string{"guard", "--upstream", "ftp://x", "--listen", "127.0.0.1:0"}, "http:// or https://"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--probe-via", "agent.example.com:443=http://127.0.0.1:1"}, "both sides"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--interval", "0s"}, "must be positive"},
+		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--max-proxied", "0"}, "--max-proxied must be positive"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "256.0.0.1:1"}, "listen"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--sign-key", "k.pem"}, "add --normalize"},
 		{[]string{"guard", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--jku", "https://x/j"}, "need --sign-key"},
@@ -138,6 +140,28 @@ func TestGuardCmd_UsageErrors(t *testing.T) {
 		code, _, stderr := probeCLI(t, "", tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v = %d %q, want 2 saying %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestGuardCmd_AccessLog: the guard logs one line per request by default and none with
+// --access-log=false.
+func TestGuardCmd_AccessLog(t *testing.T) {
+	t.Parallel()
+	a := labtest.Start(t, lab.Healthy()...)
+	for _, tt := range []struct {
+		args  []string
+		lines bool
+	}{{nil, true}, {[]string{"--access-log=false"}, false}} {
+		base, logs, stop := guardInBackground(t, append([]string{"--upstream", a.BaseURL}, tt.args...)...)
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		stop()
+		if got := strings.Contains(logs.String(), `"msg":"request","binding":"","method":"","http":"GET","path":"/healthz","status":200`); got != tt.lines {
+			t.Errorf("guard %v: access log line for /healthz = %v, want %v; logs:\n%s", tt.args, got, tt.lines, logs)
 		}
 	}
 }

@@ -13,9 +13,33 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-func init() { commands = append(commands, newKeyCmd) }
+func init() { register(newCmdKey) }
 
-func newKeyCmd(g *globals) *cobra.Command {
+// keyOptions are the options of `a2abind key generate` and `a2abind key jwks`.
+type keyOptions struct {
+	g *globals
+	// Sub is the subcommand: "generate" or "jwks".
+	Sub string
+	// Files are the arguments: the file generate writes, or the keys jwks reads.
+	Files []string
+	// Type and Bits are generate's --type and --bits.
+	Type string
+	Bits int
+}
+
+// newCmdKey builds the key command and its subcommands; runF, when not nil, replaces
+// keyGenerateRun and keyJWKSRun.
+func newCmdKey(g *globals, runF func(*keyOptions) error) *cobra.Command {
+	opts := &keyOptions{g: g}
+	run := func(sub string, xRun func(*keyOptions) error) func(*cobra.Command, []string) error {
+		return func(_ *cobra.Command, args []string) error {
+			opts.Sub, opts.Files = sub, args
+			if runF != nil {
+				return runF(opts)
+			}
+			return xRun(opts)
+		}
+	}
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Generate card-signing keys and print their public JWKS",
@@ -30,15 +54,11 @@ kid): key jwks prints it, and sign writes it unless --kid says otherwise.`,
   a2abind lint card.signed.json --jwks jwks.json --require-signature`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newKeyGenerateCmd(g), newKeyJWKSCmd(g))
+	cmd.AddCommand(newKeyGenerateCmd(opts, run("generate", keyGenerateRun)), newKeyJWKSCmd(run("jwks", keyJWKSRun)))
 	return cmd
 }
 
-func newKeyGenerateCmd(g *globals) *cobra.Command {
-	var (
-		kind string
-		bits int
-	)
+func newKeyGenerateCmd(opts *keyOptions, run func(*cobra.Command, []string) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "generate FILE",
 		Short: "Write a new private signing key (PKCS#8 PEM, mode 0600)",
@@ -55,44 +75,14 @@ EdDSA; rsa signs RS256 (3072 bits unless --bits says otherwise, 2048 at least).`
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := card.GenerateSigningKey(kind, bits)
-			if err != nil {
-				return fail(ExitUsage, fmt.Errorf("--type/--bits: %w", err))
-			}
-			pem, err := k.PrivatePEM()
-			if err != nil {
-				return fail(ExitUsage, err)
-			}
-			f, err := os.OpenFile(args[0], os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-			if errors.Is(err, fs.ErrExist) {
-				return fail(ExitUsage, fmt.Errorf("%s exists: key generate never overwrites a key; choose another FILE or remove it first", args[0]))
-			}
-			if err != nil {
-				return fail(ExitUsage, err)
-			}
-			if _, err := f.Write(pem); err != nil {
-				_ = f.Close()
-				_ = os.Remove(args[0])
-				return fail(ExitUsage, err)
-			}
-			if err := f.Close(); err != nil {
-				_ = os.Remove(args[0])
-				return fail(ExitUsage, err)
-			}
-			if g.json() {
-				return g.writeJSON(map[string]string{"file": args[0], "alg": k.Algorithm, "kid": k.KeyID})
-			}
-			fmt.Fprintf(g.stdout, "wrote %s: %s key, kid %s\n", args[0], k.Algorithm, k.KeyID)
-			return nil
-		},
+		RunE: run,
 	}
-	cmd.Flags().StringVar(&kind, "type", card.KeyEC, "key type: ec (P-256), ed25519 or rsa")
-	cmd.Flags().IntVar(&bits, "bits", 0, "RSA modulus size in bits (default 3072)")
+	cmd.Flags().StringVar(&opts.Type, "type", card.KeyEC, "key type: ec (P-256), ed25519 or rsa")
+	cmd.Flags().IntVar(&opts.Bits, "bits", 0, "RSA modulus size in bits (default 3072)")
 	return cmd
 }
 
-func newKeyJWKSCmd(g *globals) *cobra.Command {
+func newKeyJWKSCmd(run func(*cobra.Command, []string) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "jwks KEY...",
 		Short: "Print the public JWKS of private keys, each with its kid",
@@ -108,26 +98,64 @@ probe and send with --jwks.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			keys := make([]*card.SigningKey, 0, len(args))
-			for _, path := range args {
-				k, err := card.LoadSigningKey(path)
-				if err != nil {
-					return fail(ExitUsage, err)
-				}
-				keys = append(keys, k)
-			}
-			set, err := card.PublicJWKS(keys...)
-			if err != nil {
-				return fail(ExitUsage, err)
-			}
-			var out bytes.Buffer
-			if err := json.Indent(&out, set, "", "  "); err != nil {
-				return fail(ExitUsage, err)
-			}
-			out.WriteByte('\n')
-			_, err = g.stdout.Write(out.Bytes())
-			return err
-		},
+		RunE: run,
 	}
+}
+
+// keyGenerateRun writes a new private key to the file and prints its algorithm and kid.
+func keyGenerateRun(opts *keyOptions) error {
+	g, file := opts.g, opts.Files[0]
+	k, err := card.GenerateSigningKey(opts.Type, opts.Bits)
+	if err != nil {
+		return fail(ExitUsage, fmt.Errorf("--type/--bits: %w", err))
+	}
+	pem, err := k.PrivatePEM()
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fail(ExitUsage, fmt.Errorf("%s exists: key generate never overwrites a key; choose another FILE or remove it first", file))
+	}
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	if _, err := f.Write(pem); err != nil {
+		_ = f.Close()
+		_ = os.Remove(file)
+		return fail(ExitUsage, err)
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(file)
+		return fail(ExitUsage, err)
+	}
+	if g.json() {
+		return g.writeJSON(map[string]string{"file": file, "alg": k.Algorithm, "kid": k.KeyID})
+	}
+	fmt.Fprintf(g.stdout, "wrote %s: %s key, kid %s\n", file, k.Algorithm, k.KeyID)
+	return nil
+}
+
+// keyJWKSRun prints the public JWKS of the keys.
+func keyJWKSRun(opts *keyOptions) error {
+	g := opts.g
+	keys := make([]*card.SigningKey, 0, len(opts.Files))
+	for _, path := range opts.Files {
+		k, err := card.LoadSigningKey(path)
+		if err != nil {
+			return fail(ExitUsage, err)
+		}
+		keys = append(keys, k)
+	}
+	set, err := card.PublicJWKS(keys...)
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, set, "", "  "); err != nil {
+		return fail(ExitUsage, err)
+	}
+	out.WriteByte('\n')
+	_, err = g.stdout.Write(out.Bytes())
+	return err
 }

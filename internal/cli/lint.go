@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,7 +11,21 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-func init() { commands = append(commands, newLintCmd) }
+func init() { register(newCmdLint) }
+
+// lintOptions are the options of `a2abind lint`, from its flags and argument.
+type lintOptions struct {
+	g *globals
+	// Target is the CARD argument; "" with --rules.
+	Target string
+	// Rules is --rules: list the rules and exit.
+	Rules bool
+	// Conn (headers and TLS) and Sig are the connection and signature flag groups.
+	Conn connFlags
+	Sig  signatureFlags
+	// TimeoutSet says --timeout was given (else the card fetch keeps its own 10 s bound).
+	TimeoutSet bool
+}
 
 // lintOutput is the `lint -o json` document; its field names are a stable contract.
 type lintOutput struct {
@@ -23,12 +38,9 @@ type lintOutput struct {
 	Error      string             `json:"error,omitempty"`
 }
 
-func newLintCmd(g *globals) *cobra.Command {
-	var (
-		conn      connFlags
-		listRules bool
-		sig       signatureFlags
-	)
+// newCmdLint builds the lint command; runF, when not nil, replaces lintRun.
+func newCmdLint(g *globals, runF func(*lintOptions) error) *cobra.Command {
+	opts := &lintOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "lint CARD",
 		Short: "Check an AgentCard document for inconsistencies (no network beyond fetching it)",
@@ -74,7 +86,7 @@ there is at least one, 2 when the card cannot be obtained or read.`,
   # every rule with its code and severity
   a2abind lint --rules`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if listRules {
+			if opts.Rules {
 				return cobra.NoArgs(cmd, args)
 			}
 			if len(args) != 1 {
@@ -83,64 +95,72 @@ there is at least one, 2 when the card cannot be obtained or read.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if listRules {
-				return printRules(g)
+			if len(args) == 1 {
+				opts.Target = args[0]
 			}
-			opts := []card.Option{card.WithStdin(g.stdin)}
-			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
-				opts = append(opts, card.WithTimeout(g.timeout)) // else the card fetch's own 10 s bound
+			opts.TimeoutSet = cmd.Flags().Changed("timeout")
+			if runF != nil {
+				return runF(opts)
 			}
-			cc, err := conn.conn()
-			if err != nil {
-				return fail(ExitUsage, err)
-			}
-			opts = append(opts, card.WithConn(cc))
-			if cc.RootCAs == nil && !cc.Insecure {
-				// Without TLS flags lint fetches the card the user named as it always
-				// has: the default client, no dial policy.
-				opts = append(opts, card.WithHTTPClient(http.DefaultClient))
-			}
-			ctx, cancel := g.context(cmd.Context())
-			defer cancel()
-			target := args[0]
-			c, err := card.Load(ctx, target, opts...)
-			if x, ok := card.FindingOf(err); ok { // a repeated member name: readers disagree
-				return lintFailed(g, target, x)
-			}
-			if err != nil {
-				if g.json() {
-					if werr := g.writeJSON(lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()}); werr != nil {
-						return fail(ExitUsage, werr)
-					}
-				}
-				return fail(ExitUsage, withHint(err, hintContext{command: "lint", target: target, headers: len(conn.Headers) > 0}))
-			}
-			if err := sig.check(ctx, c); err != nil {
-				return fail(ExitUsage, err)
-			}
-			findings := sig.findings(c)
-			ok := !card.HasErrors(findings)
-			if g.json() {
-				if findings == nil {
-					findings = []card.Finding{}
-				}
-				if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings, Signatures: c.Verification()}); err != nil {
-					return fail(ExitUsage, err)
-				}
-			} else {
-				writeLint(g, target, c, findings)
-			}
-			if !ok {
-				return fail(ExitFailed, nil)
-			}
-			return nil
+			return lintRun(cmd.Context(), opts)
 		},
 	}
-	conn.registerHeaders(cmd.Flags(), `card fetch header, "Name: value" (repeatable)`)
-	conn.registerTLS(cmd.Flags())
-	cmd.Flags().BoolVar(&listRules, "rules", false, "list every lint rule and exit")
-	sig.register(cmd.Flags())
+	opts.Conn.registerHeaders(cmd.Flags(), `card fetch header, "Name: value" (repeatable)`)
+	opts.Conn.registerTLS(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.Rules, "rules", false, "list every lint rule and exit")
+	opts.Sig.register(cmd.Flags())
 	return cmd
+}
+
+// lintRun reads the card, checks its signatures when asked or signed, and prints the
+// findings.
+func lintRun(parent context.Context, opts *lintOptions) error {
+	g := opts.g
+	if opts.Rules {
+		return printRules(g)
+	}
+	cc, err := opts.Conn.conn()
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	cardOpts := []card.Option{card.WithConn(cc)}
+	if cc.RootCAs == nil && !cc.Insecure {
+		// Without TLS flags lint fetches the card the user named as it always has: the
+		// default client, no dial policy.
+		cardOpts = append(cardOpts, card.WithHTTPClient(http.DefaultClient))
+	}
+	ctx, cancel := g.context(parent)
+	defer cancel()
+	target := opts.Target
+	c, err := loadCard(ctx, g, cardLoad{
+		hint:       hintContext{command: "lint", target: target, headers: len(opts.Conn.Headers) > 0},
+		timeoutSet: opts.TimeoutSet,
+		opts:       cardOpts,
+		failed:     func(err error) any { return lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()} },
+		ambiguous:  func(x card.Finding) error { return lintFailed(g, target, x) }, // a repeated member name: readers disagree
+	})
+	if err != nil {
+		return err
+	}
+	if err := opts.Sig.check(ctx, c); err != nil {
+		return fail(ExitUsage, err)
+	}
+	findings := opts.Sig.findings(c)
+	ok := !card.HasErrors(findings)
+	if g.json() {
+		if findings == nil {
+			findings = []card.Finding{}
+		}
+		if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings, Signatures: c.Verification()}); err != nil {
+			return fail(ExitUsage, err)
+		}
+	} else {
+		writeLint(g, target, c, findings)
+	}
+	if !ok {
+		return fail(ExitFailed, nil)
+	}
+	return nil
 }
 
 // lintFailed reports a document the card reader refuses as ambiguous (a repeated member

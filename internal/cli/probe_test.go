@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
 )
 
 // probeCLI runs the CLI in-process and returns exit code, stdout and stderr.
@@ -98,16 +99,22 @@ func TestProbeCmd_JSON(t *testing.T) {
 			}
 			var codes []string
 			for _, f := range out.Findings {
-				var keys []string
-				for k := range f {
-					keys = append(keys, k)
+				for _, k := range []string{"code", "message", "severity"} {
+					if _, ok := f[k]; !ok {
+						t.Errorf("finding %v lacks %q", f, k)
+					}
 				}
-				slices.Sort(keys)
-				if diff := cmp.Diff([]string{"code", "message", "severity"}, keys); diff != "" {
-					t.Errorf("finding keys mismatch (-want +got):\n%s", diff)
+				for k := range f {
+					if !slices.Contains([]string{"code", "message", "severity", "fix", "interface"}, k) {
+						t.Errorf("finding has key %q outside the contract", k)
+					}
 				}
 				if f["severity"] == "error" {
 					codes = append(codes, f["code"].(string))
+					// Every error finding says what to do, as the text report does.
+					if fix, _ := f["fix"].(string); fix == "" {
+						t.Errorf("error finding %v has no fix", f)
+					}
 				}
 			}
 			for _, w := range tt.wantCodes {
@@ -118,8 +125,8 @@ func TestProbeCmd_JSON(t *testing.T) {
 			if tt.wantCode == ExitOK && len(codes) > 0 {
 				t.Errorf("error findings = %v, want none", codes)
 			}
-			if len(out.Clients) != 9 {
-				t.Errorf("clients = %d entries, want 9", len(out.Clients))
+			if want := len(probe.Profiles()); len(out.Clients) != want {
+				t.Errorf("clients = %d entries, want %d", len(out.Clients), want)
 			}
 			for _, c := range out.Clients {
 				for _, k := range []string{"profile", "outcome", "ok", "note"} {

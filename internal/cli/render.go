@@ -194,16 +194,32 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
-// breakAt returns where to cut a word longer than width: after the last URL or
-// identifier separator in its first width runes, if that keeps a fifth of a line,
-// else at width.
+// separators are the characters after which a word too long for a line may be cut: URL
+// and identifier separators (url+preferredTransport, a2a/jsonrpc, field-null).
+const separators = "/+-_.:?&=,;"
+
+// breakAt returns where to cut a word longer than width: after the last separator in its
+// first width runes, else (a piece with no separator longer than the line) at width.
 func breakAt(word []rune, width int) int {
-	for i := width; i > width/5; i-- {
-		if strings.ContainsRune("/+-_.:?&=,;", word[i-1]) {
+	for i := width; i > 0; i-- {
+		if strings.ContainsRune(separators, word[i-1]) {
 			return i
 		}
 	}
 	return width
+}
+
+// longestPiece is the length in runes of the longest piece word can be cut into by
+// breakAt: the longest run up to and including a separator, or to the word's end.
+func longestPiece(word string) int {
+	longest, n := 0, 0
+	for _, r := range word {
+		n++
+		if strings.ContainsRune(separators, r) {
+			longest, n = max(longest, n), 0
+		}
+	}
+	return max(longest, n)
 }
 
 // block prints text (escaped) wrapped to the style's width: the first line after indent
@@ -242,39 +258,40 @@ func (s style) table(w io.Writer, indent int, rows [][]string, colourise func(ro
 // tableLines renders table's lines, grouped per row.
 func (s style) tableLines(indent int, rows [][]string, colourise func(row, col int, cell string) string) [][]string {
 	cells := make([][]string, len(rows))
-	var widths, words []int
+	var widths, words, pieces []int
 	for ri, r := range rows {
 		cells[ri] = make([]string, len(r))
 		for ci, cell := range r {
 			cells[ri][ci] = escape(cell)
 			if ci >= len(widths) {
-				widths, words = append(widths, 0), append(words, 0)
+				widths, words, pieces = append(widths, 0), append(words, 0), append(pieces, 0)
 			}
 			widths[ci] = max(widths[ci], utf8.RuneCountInString(cells[ri][ci]))
 			for _, word := range strings.Fields(cells[ri][ci]) {
 				words[ci] = max(words[ci], utf8.RuneCountInString(word))
+				pieces[ci] = max(pieces[ci], longestPiece(word))
 			}
 		}
 	}
 	if s.width > 0 && len(widths) > 0 {
-		shrink(widths, words, s.width-indent-2*(len(widths)-1))
+		shrink(widths, words, pieces, s.width-indent-2*(len(widths)-1))
 	}
 	lead := strings.Repeat(" ", indent)
 	out := make([][]string, len(rows))
 	for ri, r := range cells {
-		pieces := make([][]string, len(r))
+		parts := make([][]string, len(r))
 		height := 1
 		for ci, cell := range r {
-			pieces[ci] = wrap(cell, widths[ci])
-			height = max(height, len(pieces[ci]))
+			parts[ci] = wrap(cell, widths[ci])
+			height = max(height, len(parts[ci]))
 		}
 		for li := range height {
 			var b strings.Builder
 			b.WriteString(lead)
 			for ci := range r {
 				piece := ""
-				if li < len(pieces[ci]) {
-					piece = pieces[ci][li]
+				if li < len(parts[ci]) {
+					piece = parts[ci][li]
 				}
 				text := piece
 				if ci < len(r)-1 {
@@ -294,12 +311,14 @@ func (s style) tableLines(indent int, rows [][]string, colourise func(row, col i
 	return out
 }
 
-// shrink narrows columns until they fit in avail. First the columns wider than their
-// longest word, widest first, so cells wrap between words (a word longer than half the
-// width, such as a long URL, is not kept whole); then, if that is not enough, the widest
-// columns whatever their words (no column goes below 4 runes, so a very narrow width
-// leaves the table at that minimum). words[i] is column i's longest word.
-func shrink(widths, words []int, avail int) {
+// shrink narrows columns until they fit in avail, in three passes, each going only as
+// far as it must. First down to each column's longest word, so cells wrap between words
+// (a word longer than half the width, such as a long URL, is not kept whole); then down
+// to its longest piece between separators (url+ / preferredTransport), so a word is cut
+// only where it has a break point; then, if that is not enough, the widest columns
+// whatever their words (no column goes below 4 runes, so a very narrow width leaves the
+// table at that minimum). words[i] and pieces[i] are column i's longest word and piece.
+func shrink(widths, words, pieces []int, avail int) {
 	const narrowest = 4
 	total := 0
 	for _, w := range widths {
@@ -308,10 +327,11 @@ func shrink(widths, words []int, avail int) {
 	for _, floor := range []func(i int) int{
 		func(i int) int {
 			if words[i] > avail/2 {
-				return narrowest
+				return max(pieces[i], narrowest)
 			}
 			return max(words[i], narrowest)
 		},
+		func(i int) int { return max(pieces[i], narrowest) },
 		func(int) int { return narrowest },
 	} {
 		for total > avail {

@@ -54,6 +54,40 @@ func TestWrap(t *testing.T) {
 	}
 }
 
+// TestTableCutsWordsAtSeparators: the seed's probe table at 80 columns, where the source
+// column once came out as "url+preferredTranspo" / "rt". A word too long for its column
+// is cut after a separator when it has one.
+func TestTableCutsWordsAtSeparators(t *testing.T) {
+	rows := [][]string{
+		{"INTERFACE", "DECLARED", "OUTCOME", "REALLY THERE", "LATENCY"},
+		{"url+preferredTransport", "GRPC 0.3 at http://127.0.0.1:41791", "wrong_binding", "JSONRPC 0.3", "5.6ms"},
+		{"additionalInterfaces[1]", "GRPC 0.3 at 127.0.0.1:39961", "handler_missing", "GRPC, no A2A service", "47.3ms"},
+	}
+	for _, width := range []int{80, 60} {
+		var text strings.Builder
+		for _, lines := range (style{width: width}).tableLines(2, rows, nil) {
+			for _, l := range lines {
+				text.WriteString(l + "\n")
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("width %d: line of %d runes: %q", width, n, l)
+				}
+			}
+		}
+		var cells []string
+		for _, r := range rows {
+			cells = append(cells, r...)
+		}
+		if missing := unbroken(cells, text.String(), 20); len(missing) > 0 {
+			t.Errorf("width %d: cut mid-word: %q\n%s", width, missing, text.String())
+		}
+	}
+	// A piece with no separator, longer than any column can be, is still cut at the width.
+	got := wrap("abcdefghijklmnopqrstuvwxyz", 10)
+	if diff := cmp.Diff([]string{"abcdefghij", "klmnopqrst", "uvwxyz"}, got); diff != "" {
+		t.Error(diff)
+	}
+}
+
 func TestTableShrinksToWidth(t *testing.T) {
 	rows := [][]string{
 		{"NAME", "DECLARED", "OUTCOME"},
@@ -113,6 +147,16 @@ func TestProbeTextFitsTheWidth(t *testing.T) {
 			}
 			if longest < width-20 {
 				t.Errorf("longest line %d runes at width %d: the text does not use the width", longest, width)
+			}
+			var cells []string
+			for _, i := range out.Interfaces {
+				cells = append(cells, i.Source, i.URL, string(i.Outcome), i.Detail)
+			}
+			for _, c := range out.Clients {
+				cells = append(cells, c.Profile, string(c.Outcome), c.Note)
+			}
+			if missing := unbroken(cells, stdout, 20); len(missing) > 0 {
+				t.Errorf("pieces cut mid-word at width %d: %q\n%s", width, missing, stdout)
 			}
 			all := squeeze(stdout)
 			for _, i := range out.Interfaces {

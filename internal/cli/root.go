@@ -75,19 +75,22 @@ func (g *globals) writeJSON(v any) error {
 
 // newRootCmd builds the command tree writing to the given streams.
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin}
+	return newRoot(&globals{stdout: stdout, stderr: stderr, stdin: stdin}, commands)
+}
+
+// newRoot builds the root command with the global flags and the given subcommands.
+func newRoot(g *globals, subs []func(*globals) *cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "a2abind",
 		Short: "Check that an A2A agent's card matches what its sockets really serve",
-		Long: `a2abind makes an A2A AgentCard and the sockets behind it agree.
+		Long: `a2abind makes an A2A AgentCard and the sockets behind it agree: lint reads the
+card, probe opens every interface it declares and says what is really served there,
+send delegates a message with safe fallback, serve and guard publish only a card that
+tells the truth, exporter turns all of it into Prometheus metrics, and demo replays
+the incident that started it. Every command is listed below.
 
-  lint    check the card document itself (no network)
-  probe   open every declared interface on the wire and say what is really there
-  send    delegate a message, falling back safely across declared interfaces
-  serve   run an agent that cannot publish a card naming a binding it does not serve
-  guard   front any agent: publish its card only while its sockets serve what it declares
-  demo    replay the seed incident and its fix on loopback
-  exporter  Prometheus metrics of what a fleet's cards declare and their sockets serve`,
+Shell completion: "a2abind completion bash|zsh|fish|powershell" prints a completion
+script; "a2abind completion bash --help" says how to load it for good.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -97,21 +100,29 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(g.stdin)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
 	root.PersistentFlags().StringVarP(&g.output, "output", "o", "text", "output format: text or json")
 	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 30*time.Second, "bound on the whole command")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fail(ExitUsage, err) })
-	for _, add := range commands {
+	for _, add := range subs {
 		root.AddCommand(add(g))
 	}
+	setHelp(root)
 	return root
 }
 
 // commands lists the constructors of the subcommands; each command file registers
 // itself here from an init function, so adding a command is adding a file.
 var commands []func(*globals) *cobra.Command
+
+// register adds a command in gh's shape: newCmd(g, runF) builds it with its options
+// struct, and runs xRun(opts) when runF is nil (tests pass a runF that captures the
+// options, so flags are tested without live agents).
+func register[O any](newCmd func(*globals, func(*O) error) *cobra.Command) {
+	commands = append(commands, func(g *globals) *cobra.Command { return newCmd(g, nil) })
+}
 
 // Execute runs the CLI with the process's arguments and streams and returns the exit code.
 func Execute() int {
@@ -122,7 +133,11 @@ func Execute() int {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return exitCode(root.ExecuteContext(ctx), stderr)
+}
+
+// exitCode is the exit status of a command that returned err, which it prints on stderr.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-func init() { commands = append(commands, newSendCmd) }
+func init() { register(newCmdSend) }
 
 // sendOutput is the `send -o json` document; its field names are a stable contract.
 type sendOutput struct {
@@ -33,9 +33,16 @@ type sendAttempt struct {
 	Outcome         wire.Outcome          `json:"outcome"`
 	Detail          string                `json:"detail"`
 	LatencyMs       float64               `json:"latencyMs"`
+	// Undeclared marks an interface given with --use, which the card does not declare.
+	Undeclared bool `json:"undeclared,omitempty"`
 }
 
-type sendFlags struct {
+// sendOptions are the options of `a2abind send`, from its flags and arguments;
+// newCmdSend fills them, sendRun acts on them.
+type sendOptions struct {
+	g              *globals
+	Target, Text   string // the arguments
+	use            []string
 	stream         bool
 	verbose        bool
 	bindings       []string
@@ -48,8 +55,9 @@ type sendFlags struct {
 	sig            signatureFlags
 }
 
-func newSendCmd(g *globals) *cobra.Command {
-	var f sendFlags
+// newCmdSend builds the send command; runF, when not nil, replaces sendRun.
+func newCmdSend(g *globals, runF func(*sendOptions) error) *cobra.Command {
+	f := &sendOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "send TARGET TEXT",
 		Short: "Delegate a message to an agent, falling back safely across its declared interfaces",
@@ -90,13 +98,19 @@ sent there.
 TARGET is an agent base URL (the card is fetched from /.well-known/agent-card.json),
 the URL of a card document, or a card file. --timeout bounds the whole command.
 
+--use BINDING@VERSION=URL calls an interface the card does not declare, before the
+declared ones: one a probe found served (a2a-go's "a2a serve --protocol 0.3" publishes
+1.0 and serves 0.3). It is checked as a declared one is (address, dial policy,
+credential scope) and named in the output as not declared by the card.
+
 Output: the agent's answer (task state and text, or the message text); -v adds every
 attempt with its outcome on standard error. -o json prints
 {"ok", "attempts": [{"url", "binding", "protocolVersion", "outcome", "detail",
-"latencyMs"}], "result"?, "error"?}; "result" is the A2A answer ({"task": ...} or
-{"message": ...}), or with --stream a summary, {"events": N, "state"?, "last"?}: the
-count of events, the last task state they carried and the last event (the events
-themselves are printed only in text mode, as they arrive: a stream may not end).
+"latencyMs", "undeclared"?}], "result"?, "error"?}; "undeclared" is true for a --use
+interface; "result" is the A2A answer ({"task": ...} or {"message": ...}), or with
+--stream a summary, {"events": N, "state"?, "last"?}: the count of events, the last task
+state they carried and the last event (the events themselves are printed only in text
+mode, as they arrive: a stream may not end).
 
 Exit status: 0 when the agent answered, 1 when delegation failed, 2 when the card
 cannot be obtained or used, or the command line is wrong.`,
@@ -107,7 +121,10 @@ cannot be obtained or used, or the command line is wrong.`,
   a2abind send https://agent.example.com "hello" --stream -H "Authorization: Bearer $TOKEN"
 
   # only gRPC, machine-readable, bounded
-  a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s`,
+  a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s
+
+  # an interface the card does not declare, proved by probe
+  a2abind send http://127.0.0.1:8080 "hi" --use rest@0.3=http://127.0.0.1:8080`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return argsError("send", "TARGET and TEXT", len(args))
@@ -115,13 +132,18 @@ cannot be obtained or used, or the command line is wrong.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSend(cmd, g, f, args[0], args[1])
+			f.Target, f.Text = args[0], args[1]
+			if runF != nil {
+				return runF(f)
+			}
+			return sendRun(cmd.Context(), f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.stream, "stream", false, "use SendStreamingMessage and print the events as they arrive")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every attempt (interface, outcome, latency) on standard error")
-	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: JSONRPC, GRPC or HTTP+JSON (repeatable; the order given is the order tried)")
+	fl.StringArrayVar(&f.bindings, "binding", nil, "only use this binding: "+bindingNames+" (repeatable; the order given is the order tried)")
+	fl.StringArrayVar(&f.use, "use", nil, "also call this interface the card does not declare, first: BINDING@VERSION=URL, e.g. JSONRPC@0.3=http://127.0.0.1:8080/ (repeatable)")
 	f.conn.register(fl, `header for the card fetch and every call, "Name: value" (repeatable); sent only to the card's origin`)
 	fl.BoolVar(&f.plaintextGRPC, "grpc-plaintext", false, "speak plaintext gRPC to bare host:port interfaces (default: TLS, except on loopback, where a lookup decides, or when the card came over http://)")
 	fl.BoolVar(&f.resend, "resend", false, "after an ambiguous failure, resend the same messageId to the next interface")
@@ -132,18 +154,26 @@ cannot be obtained or used, or the command line is wrong.`,
 	return cmd
 }
 
-func sendOptions(f sendFlags) ([]delegate.Option, error) {
+// delegateOptions are the delegate options the flags ask for.
+func (f *sendOptions) delegateOptions() ([]delegate.Option, error) {
 	conn, err := f.conn.conn()
 	if err != nil {
 		return nil, err
 	}
 	opts := []delegate.Option{delegate.WithConn(conn)}
 	for _, b := range f.bindings {
-		cb, ok := card.CanonicalBinding(a2a.TransportProtocol(b))
-		if !ok {
-			return nil, fmt.Errorf("--binding %q: want JSONRPC, GRPC or HTTP+JSON", b)
+		cb, err := parseBinding(b)
+		if err != nil {
+			return nil, fmt.Errorf("--binding: %w", err)
 		}
 		opts = append(opts, delegate.WithBindings(cb))
+	}
+	for _, u := range f.use {
+		iface, err := parseUse(u)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, delegate.WithInterfaces(iface))
 	}
 	if f.plaintextGRPC {
 		opts = append(opts, delegate.WithPlaintextGRPC())
@@ -179,12 +209,14 @@ func sendOptions(f sendFlags) ([]delegate.Option, error) {
 	return opts, nil
 }
 
-func runSend(cmd *cobra.Command, g *globals, f sendFlags, target, text string) error {
-	opts, err := sendOptions(f)
+// sendRun delegates the message and prints the answer (or the failure).
+func sendRun(parent context.Context, f *sendOptions) error {
+	g, target, text := f.g, f.Target, f.Text
+	opts, err := f.delegateOptions()
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	ctx, cancel := g.context(cmd.Context())
+	ctx, cancel := g.context(parent)
 	defer cancel()
 
 	hc := hintContext{command: "send", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}
@@ -307,7 +339,7 @@ func sendAttempts(attempts []delegate.Attempt) []sendAttempt {
 	for _, a := range attempts {
 		out = append(out, sendAttempt{
 			URL: a.Interface.URL, Binding: a.Interface.Binding, ProtocolVersion: a.Interface.ProtocolVersion,
-			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency),
+			Outcome: a.Outcome, Detail: a.Detail, LatencyMs: millis(a.Latency), Undeclared: undeclared(a.Interface),
 		})
 	}
 	return out
@@ -321,7 +353,11 @@ func writeAttempts(w io.Writer, attempts []delegate.Attempt) {
 			paint = st.good
 		}
 		outcome := string(a.Outcome)
-		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, a.Interface, outcome, a.Detail, latency(a.Latency))
+		iface := a.Interface.String()
+		if undeclared(a.Interface) {
+			iface += " (--use, not declared by the card)"
+		}
+		line := fmt.Sprintf("attempt %d: %s: %s (%s) %s", i+1, iface, outcome, a.Detail, latency(a.Latency))
 		st.block(w, 0, line, func(l string) string {
 			// colour the outcome where it stands on the first line
 			if before, after, ok := strings.Cut(l, ": "+outcome+" ("); ok && strings.HasPrefix(l, "attempt ") {

@@ -18,10 +18,11 @@ import (
 	"github.com/a2abind/a2abind/server"
 )
 
-func init() { commands = append(commands, newServeCmd) }
+func init() { register(newCmdServe) }
 
-// serveFlags are the options of `a2abind serve`.
-type serveFlags struct {
+// serveOptions are the options of `a2abind serve`, from its flags; newCmdServe fills
+// them, serveRun acts on them.
+type serveOptions struct {
 	accessLog       bool
 	httpAddr        string
 	grpcAddr        string
@@ -40,13 +41,13 @@ type serveFlags struct {
 	taskMaxCount    int
 	taskMaxBytes    int64
 	maxRequestBytes int64
-	signKey         string
-	signKid         string
-	jku             string
+	sign            signingFlags
 }
 
-func newServeCmd(g *globals) *cobra.Command {
-	f := &serveFlags{}
+// newCmdServe builds the serve command; runF, when not nil, replaces serveRun (tests
+// check the flags without starting a server).
+func newCmdServe(g *globals, runF func(*serveOptions) error) *cobra.Command {
+	f := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run an echo agent that cannot publish a card naming a binding it does not serve",
@@ -98,7 +99,12 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
   # the seed incident's card: refused, exit 1
   a2abind serve --card testdata/cards/seed-v03.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(f)
+			}
+			return serveRun(cmd.Context(), g, f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.httpAddr, "http", "127.0.0.1:8080", "HTTP listener address: card, JSON-RPC, HTTP+JSON, /healthz, /readyz")
@@ -119,13 +125,11 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.IntVar(&f.taskMaxCount, "task-max-count", server.DefaultTaskMaxCount, "keep at most this many finished tasks (oldest evicted first)")
 	fl.Int64Var(&f.taskMaxBytes, "task-max-bytes", server.DefaultTaskMaxBytes, "evict finished tasks, oldest first, while all stored tasks take more bytes than this")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "bound on an HTTP request body and a received gRPC message")
-	fl.StringVar(&f.signKey, "sign-key", "", "sign the published card with this private key (PEM or private JWK; A2A 1.0 §8.4)")
-	fl.StringVar(&f.signKid, "sign-kid", "", "key ID for the card signature (default: the JWK's kid, else the key's thumbprint)")
-	fl.StringVar(&f.jku, "jku", "", "https URL of the signing key's JWKS, written in the signature; its path serves the JWKS on the HTTP listener")
+	f.sign.register(fl, "sign the published card (A2A 1.0 §8.4)", "its path serves the JWKS on the HTTP listener")
 	return cmd
 }
 
-func runServe(parent context.Context, g *globals, f *serveFlags) error {
+func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return fail(ExitUsage, errors.New("--tls-cert and --tls-key go together"))
 	}
@@ -174,18 +178,18 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 		opts = append(opts, server.WithCardJSON(raw))
 	}
 
-	if f.signKey != "" {
-		key, err := card.LoadSigningKey(f.signKey)
-		if err != nil {
-			return fail(ExitUsage, fmt.Errorf("--sign-key: %w", err))
-		}
-		if f.signKid != "" {
-			key.KeyID = f.signKid
-		}
-		opts = append(opts, server.WithCardSigning(key, f.jku))
-	} else if f.jku != "" || f.signKid != "" {
-		return fail(ExitUsage, errors.New("--jku and --sign-kid need --sign-key"))
+	key, err := f.sign.key()
+	if err != nil {
+		return fail(ExitUsage, err)
 	}
+	if key != nil {
+		opts = append(opts, server.WithCardSigning(key, f.sign.JKU))
+	}
+	// serve runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
+	// The signals are caught before New opens the listeners, so a SIGTERM as soon as the
+	// port answers is a clean stop, not the default kill.
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
 		if errors.Is(err, server.ErrCardMismatch) || errors.Is(err, card.ErrAmbiguous) {
@@ -193,9 +197,6 @@ func runServe(parent context.Context, g *globals, f *serveFlags) error {
 		}
 		return fail(ExitUsage, err)
 	}
-	// serve runs until SIGINT/SIGTERM (or the caller's context): --timeout does not apply.
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := srv.Start(ctx); err != nil {
 		if ctx.Err() != nil { // stopped by a signal (or the caller) before the card was published
 			logger.Info("stopped before the card was published", "err", err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,13 +10,21 @@ import (
 	"github.com/a2abind/a2abind/card"
 )
 
-func init() { commands = append(commands, newSignCmd) }
+func init() { register(newCmdSign) }
 
-func newSignCmd(g *globals) *cobra.Command {
-	var (
-		keyFile, kid, jku, alg string
-		replace                bool
-	)
+// signOptions are the options of `a2abind sign`, from its flags and argument.
+type signOptions struct {
+	g *globals
+	// Target is the CARD argument.
+	Target string
+	// KeyFile, Kid, JKU, Alg and Replace are --key, --kid, --jku, --alg and --replace.
+	KeyFile, Kid, JKU, Alg string
+	Replace                bool
+}
+
+// newCmdSign builds the sign command; runF, when not nil, replaces signRun.
+func newCmdSign(g *globals, runF func(*signOptions) error) *cobra.Command {
+	opts := &signOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "sign CARD --key FILE",
 		Short: "Sign an AgentCard (A2A 1.0 §8.4 detached JWS) and print the signed card",
@@ -50,60 +59,70 @@ CARD is a file, "-" for standard input, or a URL, as for lint.`,
 			if len(args) != 1 {
 				return fail(ExitUsage, fmt.Errorf("sign needs one CARD (a file, a URL or -), got %d arguments; see a2abind sign --help", len(args)))
 			}
-			if keyFile == "" {
+			if opts.KeyFile == "" {
 				return fail(ExitUsage, fmt.Errorf("sign needs --key FILE (a PEM private key or a private JWK)"))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := card.LoadSigningKey(keyFile)
-			if err != nil {
-				return fail(ExitUsage, fmt.Errorf("--key: %w", err))
+			opts.Target = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if alg != "" {
-				if key, err = key.WithAlgorithm(alg); err != nil {
-					return fail(ExitUsage, fmt.Errorf("--alg: %w", err))
-				}
-			}
-			ctx, cancel := g.context(cmd.Context())
-			defer cancel()
-			c, err := card.Load(ctx, args[0], card.WithStdin(g.stdin))
-			if err != nil {
-				return fail(ExitUsage, err)
-			}
-			opts := []card.SignOption{}
-			if kid != "" {
-				opts = append(opts, card.WithSignKeyID(kid))
-			}
-			if jku != "" {
-				opts = append(opts, card.WithSignJKU(jku))
-			}
-			if replace {
-				opts = append(opts, card.WithReplaceSignatures())
-			}
-			signed, err := card.Sign(c.Document(), key, opts...)
-			if err != nil {
-				return fail(ExitUsage, err)
-			}
-			form, missed, _ := card.SignForm(c.Document()) // Sign succeeded: no error
-			if form == card.FormSpec {
-				fmt.Fprintln(g.stderr, "a2abind: signed the spec canonical form (A2A 1.0 §8.4.1)")
-				for _, w := range card.FormDifferences(c.Document()) {
-					fmt.Fprintln(g.stderr, "a2abind: warning:", w)
-				}
-			} else {
-				fmt.Fprintf(g.stderr, "a2abind: signed the %s canonical form (RFC 8785 of the whole card): the spec form does not cover %s, which clients use to connect; verifiers that follow A2A 1.0 §8.4.1 (a2a-js, a2a-python) reject this signature\n",
-					form, strings.Join(missed, ", "))
-			}
-			_, err = g.stdout.Write(signed)
-			return err
+			return signRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&keyFile, "key", "", "private key file: PEM (PKCS#8, EC, RSA) or a private JWK")
-	fl.StringVar(&kid, "kid", "", "key ID to write (default: the kid a2abind key jwks prints)")
-	fl.StringVar(&jku, "jku", "", "https URL of the JWKS holding the public key (header jku)")
-	fl.StringVar(&alg, "alg", "", "JWS algorithm: "+strings.Join([]string{"ES256", "RS256", "PS256", "EdDSA"}, ", "))
-	fl.BoolVar(&replace, "replace", false, "drop the card's signatures instead of adding to them")
+	fl.StringVar(&opts.KeyFile, "key", "", "private key file: PEM (PKCS#8, EC, RSA) or a private JWK")
+	fl.StringVar(&opts.Kid, "kid", "", "key ID to write (default: the kid a2abind key jwks prints)")
+	fl.StringVar(&opts.JKU, "jku", "", "https URL of the JWKS holding the public key (header jku)")
+	fl.StringVar(&opts.Alg, "alg", "", "JWS algorithm: "+strings.Join([]string{"ES256", "RS256", "PS256", "EdDSA"}, ", "))
+	fl.BoolVar(&opts.Replace, "replace", false, "drop the card's signatures instead of adding to them")
 	return cmd
+}
+
+// signRun signs the card with the key and prints the signed card.
+func signRun(parent context.Context, opts *signOptions) error {
+	g := opts.g
+	key, err := card.LoadSigningKey(opts.KeyFile)
+	if err != nil {
+		return fail(ExitUsage, fmt.Errorf("--key: %w", err))
+	}
+	if opts.Alg != "" {
+		if key, err = key.WithAlgorithm(opts.Alg); err != nil {
+			return fail(ExitUsage, fmt.Errorf("--alg: %w", err))
+		}
+	}
+	ctx, cancel := g.context(parent)
+	defer cancel()
+	c, err := loadCard(ctx, g, cardLoad{hint: hintContext{command: "sign", target: opts.Target}})
+	if err != nil {
+		return err
+	}
+	signOpts := []card.SignOption{}
+	if opts.Kid != "" {
+		signOpts = append(signOpts, card.WithSignKeyID(opts.Kid))
+	}
+	if opts.JKU != "" {
+		signOpts = append(signOpts, card.WithSignJKU(opts.JKU))
+	}
+	if opts.Replace {
+		signOpts = append(signOpts, card.WithReplaceSignatures())
+	}
+	signed, err := card.Sign(c.Document(), key, signOpts...)
+	if err != nil {
+		return fail(ExitUsage, err)
+	}
+	form, missed, _ := card.SignForm(c.Document()) // Sign succeeded: no error
+	if form == card.FormSpec {
+		fmt.Fprintln(g.stderr, "a2abind: signed the spec canonical form (A2A 1.0 §8.4.1)")
+		for _, w := range card.FormDifferences(c.Document()) {
+			fmt.Fprintln(g.stderr, "a2abind: warning:", w)
+		}
+	} else {
+		fmt.Fprintf(g.stderr, "a2abind: signed the %s canonical form (RFC 8785 of the whole card): the spec form does not cover %s, which clients use to connect; verifiers that follow A2A 1.0 §8.4.1 (a2a-js, a2a-python) reject this signature\n",
+			form, strings.Join(missed, ", "))
+	}
+	_, err = g.stdout.Write(signed)
+	return err
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/a2abind/a2abind/card"
@@ -51,28 +50,29 @@ type targetError struct {
 	Error  string `json:"error"`
 }
 
-// runTargets probes every target of f.targets and prints a summary row (or a JSON
+// runTargets probes every target of f.Targets and prints a summary row (or a JSON
 // Lines record) per target as each finishes. --timeout bounds each target, --deadline
 // the whole run.
-func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Option, probeOpts []probe.Option) error {
-	if f.concurrency < 1 || f.concurrency > 4096 {
-		return fail(ExitUsage, fmt.Errorf("--concurrency %d: want a number from 1 to 4096", f.concurrency))
+func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option, probeOpts []probe.Option) error {
+	g := f.g
+	if f.Concurrency < 1 || f.Concurrency > 4096 {
+		return fail(ExitUsage, fmt.Errorf("--concurrency %d: want a number from 1 to 4096", f.Concurrency))
 	}
-	if f.deadline < 0 {
-		return fail(ExitUsage, fmt.Errorf("--deadline %s is negative: give the whole run's bound, e.g. --deadline 10m", f.deadline))
+	if f.Deadline < 0 {
+		return fail(ExitUsage, fmt.Errorf("--deadline %s is negative: give the whole run's bound, e.g. --deadline 10m", f.Deadline))
 	}
-	targets, err := readTargets(f.targets, g.stdin)
+	targets, err := readTargets(f.Targets, g.stdin)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f.deadline > 0 {
+	if f.Deadline > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.deadline)
+		ctx, cancel = context.WithTimeout(ctx, f.Deadline)
 		defer cancel()
 	}
-	sigOpts, err := f.sig.options(ctx)
+	sigOpts, err := f.Sig.options(ctx)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
@@ -82,18 +82,18 @@ func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Op
 	}
 	cardOpts = append(cardOpts, card.WithTimeout(budget))
 	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithTargetTimeout(g.timeout),
-		probe.WithConcurrency(f.concurrency), probe.WithCardOptions(cardOpts...))
+		probe.WithConcurrency(f.Concurrency), probe.WithCardOptions(cardOpts...))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Each target is visited once: connections are reused within a target (the card
 	// fetch and the bindings on one origin), and only the most recent few are kept idle,
 	// so open sockets and goroutines grow with the concurrency, not with the targets.
-	e := probe.NewEngine(probe.WithMaxIdle(4 * f.concurrency))
+	e := probe.NewEngine(probe.WithMaxIdle(4 * f.Concurrency))
 	defer e.Close()
 
 	bar := newProgress(g.stderr, len(targets))
-	var out targetWriter = newTargetText(g, targets, bar)
+	var out targetWriter = newTargetText(g, targets, bar, f.Summary)
 	if g.json() {
 		out = targetJSON{w: g.stdout}
 	}
@@ -101,7 +101,7 @@ func runTargets(cmd *cobra.Command, g *globals, f probeFlags, cardOpts []card.Op
 	var writeErr error
 	for r := range e.Targets(ctx, targets, probeOpts...) {
 		bar.add()
-		row := summarise(ctx, r, f.sig, sigOpts)
+		row := summarise(ctx, r, f.Sig, sigOpts)
 		if !row.ok {
 			failed++
 		}
@@ -257,10 +257,11 @@ type targetText struct {
 	nocard  int
 	details []string
 	omitted int
+	summary bool // --summary: the short report of each failing target
 }
 
-func newTargetText(g *globals, targets []string, bar *progress) *targetText {
-	t := &targetText{g: g, st: newStyle(g.stdout), bar: bar, total: len(targets), width: len("TARGET")}
+func newTargetText(g *globals, targets []string, bar *progress, summary bool) *targetText {
+	t := &targetText{g: g, st: newStyle(g.stdout), bar: bar, total: len(targets), width: len("TARGET"), summary: summary}
 	for _, tg := range targets {
 		t.width = min(max(t.width, utf8.RuneCountInString(escape(tg))), maxTargetColumn)
 	}
@@ -308,7 +309,11 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 	} else {
 		sub := *t.g
 		sub.stdout = &b
-		writeProbe(&sub, r.Target, r.Card, r.Results, row.report)
+		write := writeProbe
+		if t.summary {
+			write = writeProbeSummary
+		}
+		write(&sub, r.Target, r.Card, r.Results, row.report)
 	}
 	t.details = append(t.details, b.String())
 	return nil

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
+)
+
+// probeOutput is the `probe -o json` document; its field names are a stable contract.
+type probeOutput struct {
+	Target     string               `json:"target"`
+	OK         bool                 `json:"ok"`
+	Interfaces []probeInterface     `json:"interfaces"`
+	Findings   []probeFinding       `json:"findings"`
+	Clients    []probe.ClientImpact `json:"clients"`
+	Error      string               `json:"error,omitempty"`
+}
+
+type probeInterface struct {
+	URL             string                `json:"url"`
+	Binding         a2a.TransportProtocol `json:"binding"`
+	ProtocolVersion string                `json:"protocolVersion"`
+	Source          string                `json:"source"`
+	Outcome         wire.Outcome          `json:"outcome"`
+	ActualBinding   a2a.TransportProtocol `json:"actualBinding,omitempty"`
+	Detail          string                `json:"detail"`
+	LatencyMs       float64               `json:"latencyMs"`
+}
+
+// probeFinding is a finding in `probe -o json`: what the text report prints, the fix
+// and the interface concerned included.
+type probeFinding struct {
+	Code      string        `json:"code"`
+	Severity  card.Severity `json:"severity"`
+	Message   string        `json:"message"`
+	Fix       string        `json:"fix,omitempty"`
+	Interface string        `json:"interface,omitempty"`
+}
+
+// probeRun probes one target (or, with --targets, every target of a file) and prints the
+// report.
+func probeRun(parent context.Context, opts *probeOptions) error {
+	g := opts.g
+	cardOpts, probeOpts, err := opts.connection()
+	if err != nil {
+		return err
+	}
+	if opts.Targets != "" {
+		return runTargets(parent, opts, cardOpts, probeOpts)
+	}
+	if g.timeout > 0 {
+		probeOpts = append(probeOpts, probe.WithTimeout(g.timeout))
+	}
+	e := probe.NewEngine()
+	defer e.Close()
+	cardOpts = append(cardOpts, card.WithHTTPClient(e.HTTPClient(probeOpts...)))
+
+	ctx, cancel := g.context(parent)
+	defer cancel()
+	hc := hintContext{command: "probe", target: opts.Target, headers: len(opts.Conn.Headers) > 0, tlsFlags: true}
+	c, err := loadCard(ctx, g, cardLoad{hint: hc, timeoutSet: opts.TimeoutSet, opts: cardOpts, failed: func(err error) any {
+		return probeOutput{Target: opts.Target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
+			Clients: []probe.ClientImpact{}, Error: err.Error()}
+	}})
+	if err != nil {
+		return err
+	}
+	if err := opts.Sig.check(ctx, c); err != nil {
+		return fail(ExitUsage, err)
+	}
+	var results []probe.Result
+	if opts.Sig.require && !c.Verification().Verified() {
+		// no signature vouches for where the card points: dial nothing
+		fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
+	} else {
+		results = e.Card(ctx, c, probeOpts...)
+		if n := probe.Skipped(c, probeOpts...); n > 0 {
+			fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+		}
+	}
+	rep := probe.Diagnose(c, results)
+	if opts.Sig.require {
+		rep.Findings = card.RequireSignature(c, rep.Findings)
+	}
+	switch {
+	case g.json():
+		if err := g.writeJSON(probeJSON(opts.Target, results, rep)); err != nil {
+			return fail(ExitUsage, err)
+		}
+	case opts.Summary:
+		writeProbeSummary(g, opts.Target, c, results, rep)
+	default:
+		writeProbe(g, opts.Target, c, results, rep)
+	}
+	if !rep.OK() {
+		return fail(ExitFailed, nil)
+	}
+	return nil
+}
+
+// connection turns the connection flags into card and probe options (one card.Conn).
+func (opts *probeOptions) connection() ([]card.Option, []probe.Option, error) {
+	conn, err := opts.Conn.conn()
+	if err != nil {
+		return nil, nil, fail(ExitUsage, err)
+	}
+	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
+}
+
+func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {
+	out := probeOutput{Target: target, OK: rep.OK(), Interfaces: make([]probeInterface, 0, len(results)),
+		Findings: make([]probeFinding, 0, len(rep.Findings)), Clients: rep.Clients}
+	for _, r := range results {
+		out.Interfaces = append(out.Interfaces, probeInterface{
+			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
+			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
+			LatencyMs: millis(r.Latency),
+		})
+	}
+	for _, f := range rep.Findings {
+		out.Findings = append(out.Findings, probeFinding{Code: f.Code, Severity: f.Severity, Message: f.Message,
+			Fix: f.Fix, Interface: f.Interface})
+	}
+	if out.Clients == nil {
+		out.Clients = []probe.ClientImpact{}
+	}
+	return out
+}
+
+func millis(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Millisecond)*100) / 100
+}

@@ -1,0 +1,56 @@
+package interop
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/a2abind/a2abind/wire"
+)
+
+// TestSendUseA2AGoVersionDrift: a2a-go's `a2a serve --echo --protocol 0.3` publishes a
+// card stamped 1.0 and serves HTTP+JSON 0.3. probe proves what is there; send --use
+// rest@0.3=URL (rest being the a2a-go CLI's word for HTTP+JSON) then calls that
+// undeclared interface on the wire and gets the echo, the attempt marked undeclared.
+func TestSendUseA2AGoVersionDrift(t *testing.T) {
+	t.Parallel()
+	base := startA2AGoEcho(t, moduleA2AGoCLI(t), "--protocol", "0.3")
+	out, _ := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
+	var p struct {
+		Interfaces []struct {
+			URL           string       `json:"url"`
+			Outcome       wire.Outcome `json:"outcome"`
+			ActualBinding string       `json:"actualBinding"`
+		} `json:"interfaces"`
+	}
+	if err := json.Unmarshal(out, &p); err != nil || len(p.Interfaces) != 1 {
+		t.Fatalf("probe -o json: %v\n%s", err, out)
+	}
+	iface := p.Interfaces[0]
+	if iface.ActualBinding != "HTTP+JSON" {
+		t.Fatalf("probe found %+v, want HTTP+JSON really there", iface)
+	}
+
+	out, code := runA2abind(t, "send", "-o", "json", "--no-cache", "--timeout", "20s",
+		"--use", "rest@0.3="+iface.URL, base, "hello drift")
+	var s struct {
+		OK       bool `json:"ok"`
+		Attempts []struct {
+			URL             string       `json:"url"`
+			Binding         string       `json:"binding"`
+			ProtocolVersion string       `json:"protocolVersion"`
+			Outcome         wire.Outcome `json:"outcome"`
+			Undeclared      bool         `json:"undeclared"`
+		} `json:"attempts"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatalf("send -o json: %v\n%s", err, out)
+	}
+	if code != 0 || !s.OK || len(s.Attempts) != 1 || !strings.Contains(string(s.Result), "hello drift") {
+		t.Fatalf("send --use = exit %d, %s; want 0, one attempt and the echo", code, out)
+	}
+	if a := s.Attempts[0]; !a.Undeclared || a.Binding != "HTTP+JSON" || a.ProtocolVersion != "0.3" || a.Outcome != wire.Served {
+		t.Errorf("attempt %+v, want the undeclared HTTP+JSON 0.3 interface, served", a)
+	}
+}
