@@ -1,9 +1,6 @@
 package card_test
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,27 +15,10 @@ func TestOneCardReader(t *testing.T) {
 	decode := regexp.MustCompile(`(json\.Unmarshal|\.Decode|protojson\.Unmarshal|UnmarshalOptions\{[^}]*\}\.Unmarshal)\(`)
 	cardType := regexp.MustCompile(`\b(a2a|a2apb|a2av0)\.(AgentCard|AgentInterface)\b|new\((a2a|a2apb)\.AgentCard\)`)
 	cardTags := regexp.MustCompile("json:\"(supportedInterfaces|preferredTransport|additionalInterfaces|protocolBinding)[\",]")
-	root := ".."
 	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case "card", "testdata", ".git", ".cache", "node_modules":
-				if path != root {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
+	moduleGoFiles(t, func(path string, src []byte) {
+		if strings.HasPrefix(path, "card/") {
+			return
 		}
 		checked++
 		for n, line := range strings.Split(string(src), "\n") {
@@ -55,11 +35,7 @@ func TestOneCardReader(t *testing.T) {
 				t.Errorf("%s decodes a card into %s outside package card", path, m[1])
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked < 50 {
 		t.Fatalf("checked only %d files: is the walk rooted at the module?", checked)
 	}

@@ -6,22 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
-	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
-	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -295,56 +287,6 @@ func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient
 	}
 	c.transports[iface.Key()] = t
 	return t, nil
-}
-
-// build makes the transport of iface, called the way w says (way.go).
-func (c *Client) build(iface card.Interface, w probe.Way) (a2aclient.Transport, error) {
-	v03 := iface.ProtocolVersion == card.V03
-	switch iface.Binding {
-	case a2a.TransportProtocolJSONRPC:
-		if v03 {
-			return a2av0.NewJSONRPCTransport(a2av0.JSONRPCTransportConfig{URL: iface.URL, Client: c.httpClient}), nil
-		}
-		return a2aclient.NewJSONRPCTransport(iface.URL, c.httpClient), nil
-	case a2a.TransportProtocolHTTPJSON:
-		if v03 && w.Prefix != "" {
-			// the v0.3 specification's routes under {url}/v1, where probe found them served
-			return newRESTV03Transport(strings.TrimSuffix(iface.URL, "/")+w.Prefix, c.restClient()), nil
-		}
-		if v03 {
-			return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.restClient()})
-		}
-		a := c.addrs[iface.Key()]
-		u, err := a.URL(c.dialsTLS(a))
-		if err != nil {
-			return nil, err
-		}
-		return a2aclient.NewRESTTransport(u, c.restClient()), nil
-	case a2a.TransportProtocolGRPC:
-		a := c.addrs[iface.Key()]
-		var creds credentials.TransportCredentials = insecure.NewCredentials()
-		if w.TLS {
-			creds = credentials.NewTLS(c.tlsConfig)
-		}
-		dialer := c.opts.conn.Dial.Dialer()
-		conn, err := grpc.NewClient("passthrough:///"+a.HostPort(),
-			grpc.WithTransportCredentials(creds),
-			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-				return dialer.DialContext(ctx, "tcp", addr)
-			}),
-			grpc.WithChainUnaryInterceptor(unaryRecorder),
-			grpc.WithChainStreamInterceptor(streamRecorder),
-			grpc.WithStatsHandler(wire.GRPCStats{}),
-		)
-		if err != nil {
-			return nil, err
-		}
-		if v03 {
-			return a2agrpcv0.NewGRPCTransport(conn), nil
-		}
-		return a2agrpc.NewGRPCTransport(conn), nil
-	}
-	return nil, fmt.Errorf("binding %q is not supported", iface.Binding)
 }
 
 // tenant is the tenant a request to iface carries. A2A requires a client to send the

@@ -94,6 +94,41 @@ func withWhy(detail string, o wire.Outcome, step wire.Step) string {
 	return detail + "; " + step.Why
 }
 
+// served is the Attempt of an interface that answered (detail says how), recorded in
+// the cache as one where a handler answered.
+func (c *Client) served(iface card.Interface, rec *recorder, detail string, lat time.Duration) Attempt {
+	c.cache.record(c.card, c.key, iface, true)
+	return Attempt{Interface: iface, Outcome: wire.Served, Detail: detail, Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)}
+}
+
+// failed judges an attempt that failed with err, for calls and streams alike: *pending
+// becomes its Attempt for the walk to decide on. When the call's own context ended, the
+// attempt is logged and final, and kind is the call's error kind (ambiguous once the
+// request was written); otherwise kind is nil and the walk decides.
+func (c *Client) failed(ctx context.Context, iface card.Interface, alog *attemptLog, pending *Attempt, rec *recorder, err error, lat time.Duration) (t wire.Tried, kind error) {
+	ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+	v := judge(ev, err)
+	*pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
+	if ctx.Err() == nil {
+		return c.tried(iface, v), nil
+	}
+	kind = ErrExhausted
+	if ev.Sent {
+		kind = ErrAmbiguous
+	}
+	alog.add(*pending)
+	return wire.Tried{Outcome: v.Outcome, Final: true}, kind
+}
+
+// stopped is the error of a walk that ended with no answer and no final attempt: the
+// candidates ran out, or the policy stopped after the last attempt.
+func (c *Client) stopped(op string, w wire.Walked, attempts []Attempt, lastErr error) *Error {
+	if w.Exhausted || len(attempts) == 0 {
+		return c.failure(op, ErrExhausted, attempts, lastErr)
+	}
+	return c.failure(op, stopKind(attempts[len(attempts)-1].Outcome), attempts, lastErr)
+}
+
 // failure builds the *Error of a call that stopped.
 func (c *Client) failure(op string, kind error, attempts []Attempt, err error) *Error {
 	return &Error{Op: op, Agent: c.agentName(), Kind: kind, Attempts: attempts, SecuritySchemes: c.card.SecuritySchemes, Err: err}
@@ -136,23 +171,15 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		}
 		cancel()
 		if err == nil {
-			served = append(served, Attempt{Interface: iface, Outcome: wire.Served, Detail: "answered", Latency: lat, Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
-			c.cache.record(c.card, c.key, iface, true)
+			served = append(served, c.served(iface, rec, "answered", lat))
 			return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 		}
-		ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-		v := judge(ev, err)
-		pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 		lastErr = err
-		if ctx.Err() != nil {
-			finalKind = ErrExhausted
-			if ev.Sent {
-				finalKind = ErrAmbiguous
-			}
-			alog.add(pending)
-			return wire.Tried{Outcome: v.Outcome, Final: true}
+		tried, kind := c.failed(ctx, iface, alog, &pending, rec, err, lat)
+		if kind != nil {
+			finalKind = kind
 		}
-		return c.tried(iface, v)
+		return tried
 	}))
 	attempts := alog.flush(served...)
 	var zero T
@@ -163,10 +190,8 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		return res, nil
 	case finalKind != nil:
 		return zero, c.failure(op, finalKind, attempts, lastErr)
-	case w.Exhausted || len(attempts) == 0:
-		return zero, c.failure(op, ErrExhausted, attempts, lastErr)
 	}
-	return zero, c.failure(op, stopKind(attempts[len(attempts)-1].Outcome), attempts, lastErr)
+	return zero, c.stopped(op, w, attempts, lastErr)
 }
 
 type streamFn func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) iter.Seq2[a2a.Event, error]
@@ -217,8 +242,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 						if firstEventTimer != nil {
 							firstEventTimer.Stop()
 						}
-						alog.answered(Attempt{Interface: iface, Outcome: wire.Served, Detail: "first event", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
-						c.cache.record(c.card, c.key, iface, true)
+						alog.answered(c.served(iface, rec, "first event", time.Since(start)))
 					}
 					events++
 					if !yield(ev, nil) {
@@ -237,8 +261,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				// reader skipped (a JSON-RPC error object instead of SSE, as a server of
 				// another protocol version sends). The wire evidence tells them apart.
 				if o, _ := wire.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, nil)); o == wire.Served {
-					alog.flush(Attempt{Interface: iface, Outcome: wire.Served, Detail: "empty stream", Latency: time.Since(start), Evidence: rec.evidence(iface.Binding, iface.ProtocolVersion, nil)})
-					c.cache.record(c.card, c.key, iface, true)
+					alog.flush(c.served(iface, rec, "empty stream", time.Since(start)))
 					done = true
 					return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 				}
@@ -256,31 +279,16 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				done = true
 				return wire.Tried{Outcome: o, Final: true}
 			}
-			ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
-			v := judge(ev, err)
-			pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: time.Since(start), Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
 			lastErr = err
-			if ctx.Err() != nil {
-				kind := ErrExhausted
-				if ev.Sent {
-					kind = ErrAmbiguous
-				}
-				alog.add(pending)
+			tried, kind := c.failed(ctx, iface, alog, &pending, rec, err, time.Since(start))
+			if kind != nil {
 				yield(nil, c.failure(op, kind, alog.flush(), err))
 				done = true
-				return wire.Tried{Outcome: v.Outcome, Final: true}
 			}
-			return c.tried(iface, v)
+			return tried
 		}))
-		if done {
-			return
-		}
-		attempts := alog.flush()
-		switch {
-		case w.Exhausted || len(attempts) == 0:
-			yield(nil, c.failure(op, ErrExhausted, attempts, lastErr))
-		default:
-			yield(nil, c.failure(op, stopKind(attempts[len(attempts)-1].Outcome), attempts, lastErr))
+		if !done {
+			yield(nil, c.stopped(op, w, alog.flush(), lastErr))
 		}
 	}
 }

@@ -131,7 +131,7 @@ func (c *restV03Conn) do(ctx context.Context, method string, req proto.Message, 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, answerError(resp.StatusCode, b)
+		return nil, answerError(resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
 	return resp, nil
 }
@@ -232,20 +232,21 @@ func (s *restV03Stream) decode(data []byte, m proto.Message) error {
 	return restv03.Unmarshal(data, m)
 }
 
-// answerError is the error of a non-2xx answer: the A2A error its body names, else the
-// HTTP status.
-func answerError(code int, body []byte) error {
-	if e, ok := wire.ParseFlatError(body); ok {
-		return fmt.Errorf("HTTP %d: %w", code, a2aError(e))
+// answerError is the error of a non-2xx answer: the A2A error its body names (a v0.3
+// flat error, a2a-js; or a google.rpc.Status with an ErrorInfo, a2a-go's
+// application/problem+json), else the HTTP status.
+func answerError(code int, contentType string, body []byte) error {
+	if a := wire.ReadAnswer(contentType, body); a.Flat || a.Reason != "" {
+		return fmt.Errorf("HTTP %d: %w", code, a2aError(a))
 	}
 	return fmt.Errorf("HTTP %d %s", code, http.StatusText(code))
 }
 
-// a2aError is the a2a-go error of a v0.3 HTTP+JSON error body: the sentinel of its
-// A2A error code (wire's A2A error table), InternalError for a code it does not name.
+// a2aError is the a2a-go error of a v0.3 HTTP+JSON error body: the sentinel its A2A
+// code or reason names (wire's A2A error table), InternalError for one it does not name.
 func a2aError(e wire.Answer) error {
 	base := a2a.ErrInternalError
-	if row, ok := wire.ErrorForJSONRPC(e.Code); ok {
+	if row, ok := wire.ErrorOf(e); ok {
 		base = row.Err
 	}
 	return a2a.NewError(base, e.Message)

@@ -24,7 +24,7 @@ const wantSDKVersion = "1.3.0"
 
 // Bounds on the Node processes.
 const (
-	serverStartTimeout = 20 * time.Second // node start, SDK load, listen, first line
+	serverStartTimeout = 60 * time.Second // node start, SDK load, listen, first line: a hang bound, wide for a loaded machine where many tests start servers at once
 	serverLifetime     = 10 * time.Minute // a JS server never outlives this (test.sh's go test -timeout)
 	clientTimeout      = 45 * time.Second // one client.mjs run, all its operations
 	clientOpTimeout    = 8 * time.Second  // each operation inside client.mjs

@@ -11,13 +11,10 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
-	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
-	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -55,7 +52,7 @@ const (
 
 // mount is one binding on the HTTP listener.
 type mount struct {
-	binding string // card.V1 JSONRPC etc. expressed as "JSONRPC" / "HTTP+JSON"
+	binding a2a.TransportProtocol
 	version string
 	path    string
 }
@@ -79,14 +76,14 @@ type Option func(*config)
 // WithJSONRPC mounts the JSON-RPC binding of the given protocol version (card.V1 or
 // card.V03) at path on the HTTP listener.
 func WithJSONRPC(version, path string) Option {
-	return func(c *config) { c.mounts = append(c.mounts, mount{"JSONRPC", version, path}) }
+	return func(c *config) { c.mounts = append(c.mounts, mount{a2a.TransportProtocolJSONRPC, version, path}) }
 }
 
 // WithREST mounts the HTTP+JSON binding of the given protocol version at path: 1.0
 // routes at {path}/..., 0.3 routes at {path}/v1/... (a2a-go v2.4.0's v0.3 handler, the
 // v0.3 specification's layout), so both versions may share one path.
 func WithREST(version, path string) Option {
-	return func(c *config) { c.mounts = append(c.mounts, mount{"HTTP+JSON", version, path}) }
+	return func(c *config) { c.mounts = append(c.mounts, mount{a2a.TransportProtocolHTTPJSON, version, path}) }
 }
 
 // WithGRPC opens a gRPC listener serving what mode says.
@@ -157,6 +154,43 @@ func (a *Agent) HTTPClient() *http.Client {
 
 // Start starts an agent on loopback. With no option it is the healthy agent of Healthy.
 func Start(opts ...Option) (*Agent, error) {
+	cfg := newConfig(opts)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	a := &Agent{cfg: cfg, Token: cfg.token, httpScheme: "http"}
+	var tlsCfg *tls.Config
+	if cfg.tls {
+		cert, pool, err := selfSigned()
+		if err != nil {
+			return nil, err
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		a.CertPool = pool
+		a.httpScheme = "https"
+	}
+	httpLis, grpcLis, err := a.listen()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.publishCard(); err != nil {
+		httpLis.Close()
+		if grpcLis != nil {
+			grpcLis.Close()
+		}
+		return nil, err
+	}
+	handler := a2asrv.NewHandler(cfg.executor)
+	a.serveHTTP(httpLis, tlsCfg, handler)
+	if grpcLis != nil {
+		a.serveGRPC(grpcLis, tlsCfg, handler)
+	}
+	return a, nil
+}
+
+// newConfig applies opts, with the healthy agent's options when they mount nothing and
+// the echo executor unless one is given.
+func newConfig(opts []Option) config {
 	cfg := config{}
 	for _, o := range opts {
 		o(&cfg)
@@ -169,49 +203,58 @@ func Start(opts ...Option) (*Agent, error) {
 	if cfg.executor == nil {
 		cfg.executor = Echo{}
 	}
-	a := &Agent{cfg: cfg, Token: cfg.token, httpScheme: "http"}
+	return cfg
+}
 
-	var tlsCfg *tls.Config
-	if cfg.tls {
-		cert, pool, err := selfSigned()
-		if err != nil {
-			return nil, err
+// check says which mount or gRPC mode names nothing bindings.go registers.
+func (cfg config) check() error {
+	for _, m := range cfg.mounts {
+		if _, ok := httpBindings[bindingVersion{m.binding, m.version}]; !ok {
+			return fmt.Errorf("lab: no %s binding of version %q is registered (bindings.go)", m.binding, m.version)
 		}
-		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-		a.CertPool = pool
-		a.httpScheme = "https"
 	}
+	if _, ok := grpcModeVersions[cfg.grpcMode]; !ok && cfg.grpcMode != GRPCOff {
+		return fmt.Errorf("lab: unknown GRPCMode %d", cfg.grpcMode)
+	}
+	return nil
+}
 
-	httpLis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+// listen opens the HTTP listener and, when a gRPC mode is set, the gRPC one.
+func (a *Agent) listen() (httpLis, grpcLis net.Listener, err error) {
+	if httpLis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		return nil, nil, err
 	}
 	a.HTTPAddr = httpLis.Addr().String()
 	a.BaseURL = a.httpScheme + "://" + a.HTTPAddr
-
-	var grpcLis net.Listener
-	if cfg.grpcMode != GRPCOff {
+	if a.cfg.grpcMode != GRPCOff {
 		if grpcLis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			httpLis.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		a.GRPCAddr = grpcLis.Addr().String()
 	}
+	return httpLis, grpcLis, nil
+}
 
-	if cfg.cardFn != nil {
-		v := cfg.cardFn(a)
-		if b, ok := v.([]byte); ok {
-			a.CardJSON = b
-		} else if a.CardJSON, err = json.Marshal(v); err != nil {
-			httpLis.Close()
-			if grpcLis != nil {
-				grpcLis.Close()
-			}
-			return nil, fmt.Errorf("lab: marshal card: %w", err)
-		}
+// publishCard computes the card from the listening addresses (WithCard).
+func (a *Agent) publishCard() error {
+	if a.cfg.cardFn == nil {
+		return nil
 	}
+	v := a.cfg.cardFn(a)
+	if b, ok := v.([]byte); ok {
+		a.CardJSON = b
+		return nil
+	}
+	var err error
+	if a.CardJSON, err = json.Marshal(v); err != nil {
+		return fmt.Errorf("lab: marshal card: %w", err)
+	}
+	return nil
+}
 
-	handler := a2asrv.NewHandler(cfg.executor)
+// serveHTTP serves the card and the mounted bindings on httpLis until Close.
+func (a *Agent) serveHTTP(httpLis net.Listener, tlsCfg *tls.Config, handler a2asrv.RequestHandler) {
 	mux := http.NewServeMux()
 	mux.HandleFunc(card.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 		if a.CardJSON == nil {
@@ -221,34 +264,14 @@ func Start(opts ...Option) (*Agent, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(a.CardJSON)
 	})
-	for _, m := range cfg.mounts {
-		var h http.Handler
-		switch {
-		case m.binding == "JSONRPC" && m.version == card.V03:
-			h = a2av0.NewJSONRPCHandler(handler)
-		case m.binding == "JSONRPC":
-			h = a2asrv.NewJSONRPCHandler(handler)
-		case m.version == card.V03:
-			h = a2av0.NewRESTHandler(handler)
-		default:
-			h = a2asrv.NewRESTHandler(handler)
-		}
-		h = a.requireToken(h)
-		switch {
-		case m.binding == "HTTP+JSON" && m.version == card.V03:
-			// v0.3 routes are {url}/v1/... (a2a-go v2.4.0, the v0.3 specification), so
-			// 1.0 and 0.3 may share one interface URL, as a2a-js legacyCompat does.
-			mux.Handle(strings.TrimSuffix(m.path, "/")+a2av0.RESTPathPrefix+"/", http.StripPrefix(strings.TrimSuffix(m.path, "/"), h))
-		case m.binding == "HTTP+JSON" && m.path != "/":
-			mux.Handle(m.path+"/", http.StripPrefix(m.path, h))
-		default:
-			mux.Handle(m.path, h)
-		}
+	for _, m := range a.cfg.mounts {
+		b := httpBindings[bindingVersion{m.binding, m.version}] // checked by config.check
+		b.route(mux, m.path, a.requireToken(b.handler(handler)))
 	}
 	a.mountTenantREST(mux, handler)
 	var root http.Handler = mux
-	if cfg.wrap != nil {
-		root = cfg.wrap(root)
+	if a.cfg.wrap != nil {
+		root = a.cfg.wrap(root)
 	}
 	a.httpSrv = &http.Server{Handler: root, ReadHeaderTimeout: 5 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	if tlsCfg != nil {
@@ -263,29 +286,26 @@ func Start(opts ...Option) (*Agent, error) {
 			_ = a.httpSrv.Serve(httpLis)
 		}
 	}()
+}
 
-	if grpcLis != nil {
-		var gopts []grpc.ServerOption
-		if tlsCfg != nil {
-			gopts = append(gopts, grpc.Creds(credentials.NewTLS(tlsCfg)))
-		}
-		if cfg.token != "" {
-			gopts = append(gopts, grpc.UnaryInterceptor(a.grpcAuth), grpc.StreamInterceptor(a.grpcStreamAuth))
-		}
-		a.grpcSrv = grpc.NewServer(append(gopts, cfg.grpcOpts...)...)
-		if cfg.grpcMode == GRPCV1 || cfg.grpcMode == GRPCBoth {
-			a2agrpc.NewHandler(handler).RegisterWith(a.grpcSrv)
-		}
-		if cfg.grpcMode == GRPCV03 || cfg.grpcMode == GRPCBoth {
-			a2agrpcv0.NewHandler(handler).RegisterWith(a.grpcSrv)
-		}
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			_ = a.grpcSrv.Serve(grpcLis)
-		}()
+// serveGRPC serves the services of the gRPC mode on grpcLis until Close.
+func (a *Agent) serveGRPC(grpcLis net.Listener, tlsCfg *tls.Config, handler a2asrv.RequestHandler) {
+	var gopts []grpc.ServerOption
+	if tlsCfg != nil {
+		gopts = append(gopts, grpc.Creds(credentials.NewTLS(tlsCfg)))
 	}
-	return a, nil
+	if a.cfg.token != "" {
+		gopts = append(gopts, grpc.UnaryInterceptor(a.grpcAuth), grpc.StreamInterceptor(a.grpcStreamAuth))
+	}
+	a.grpcSrv = grpc.NewServer(append(gopts, a.cfg.grpcOpts...)...)
+	for _, v := range grpcModeVersions[a.cfg.grpcMode] {
+		grpcServices[v](handler, a.grpcSrv)
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		_ = a.grpcSrv.Serve(grpcLis)
+	}()
 }
 
 // Close stops every listener and waits for the serving goroutines.

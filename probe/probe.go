@@ -308,13 +308,8 @@ func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol,
 	req := request{ep: ep, version: version, tenant: r.iface.Tenant, taskID: r.taskID, o: r.o, mode: mode}
 	var a attempt
 	start := time.Now()
-	switch b {
-	case a2a.TransportProtocolJSONRPC:
-		a = probeJSONRPC(ctx, req)
-	case a2a.TransportProtocolGRPC:
-		a = probeGRPC(ctx, req)
-	case a2a.TransportProtocolHTTPJSON:
-		a = probeHTTPJSON(ctx, req)
+	if p, ok := probers[b]; ok { // bindings.go
+		a = p(ctx, req)
 	}
 	a.binding, a.version, a.latency = b, version, time.Since(start)
 	a.outcome, a.why = wire.Classify(a.ev)

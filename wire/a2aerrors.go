@@ -69,6 +69,18 @@ func ErrorForJSONRPC(code int) (A2AError, bool) {
 	return e, ok
 }
 
+// ErrorOf returns the table's row for an error answer: by its JSON-RPC (or v0.3 flat)
+// code, else by its ErrorInfo reason.
+func ErrorOf(a Answer) (A2AError, bool) {
+	if a.Framing == a2a.TransportProtocolJSONRPC || a.Flat {
+		if e, ok := byJSONRPC[a.Code]; ok {
+			return e, true
+		}
+	}
+	e, ok := byReason[a.Reason]
+	return e, ok
+}
+
 // Reason is the row's google.rpc.ErrorInfo reason, a2a-go's name for it.
 func (e A2AError) Reason() string { return a2a.ErrorReason(e.Err) }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,6 +28,10 @@ func TestErrorsSayWhatToDoNext(t *testing.T) {
 		return srv.URL
 	}
 	notFound, unauthorized := status(http.StatusNotFound), status(http.StatusUnauthorized)
+	signKey := filepath.Join(t.TempDir(), "signer.pem")
+	if code, _, stderr := runCLI(t, "", "key", "generate", signKey); code != ExitOK {
+		t.Fatalf("key generate = %d: %s", code, stderr)
+	}
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"name": "t"}`))
@@ -58,8 +63,9 @@ func TestErrorsSayWhatToDoNext(t *testing.T) {
 		{"401 on a call with -H", []string{"send", authed.BaseURL, "hi", "-H", "Authorization: Bearer nope"}, ExitFailed, "hint: the agent refused the credentials given with -H"},
 		{"untrusted certificate, probe", []string{"probe", tlsSrv.URL}, ExitUsage, "hint: the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure"},
 		{"untrusted certificate, send", []string{"send", tlsSrv.URL, "hi"}, ExitUsage, "--cacert FILE, or pass --insecure"},
-		{"untrusted certificate, lint has no TLS flags", []string{"lint", tlsSrv.URL}, ExitUsage,
-			"hint: the agent's certificate is not trusted, and lint has no TLS options: fetch the card yourself and pipe it in, e.g. curl --cacert ca.pem " + tlsSrv.URL + card.WellKnownPath + " | a2abind lint -"},
+		{"untrusted certificate, lint", []string{"lint", tlsSrv.URL}, ExitUsage, "hint: the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure"},
+		{"untrusted certificate, sign has no TLS flags", []string{"sign", tlsSrv.URL, "--key", signKey}, ExitUsage,
+			"hint: the agent's certificate is not trusted, and sign has no TLS options: fetch the card yourself and pipe it in, e.g. curl --cacert ca.pem " + tlsSrv.URL + card.WellKnownPath + " | a2abind sign -"},
 		{"nothing listens", []string{"probe", "http://" + closed}, ExitUsage, "hint: nothing listens there: is the agent running"},
 		{"one argument, one argument", []string{"send", "only-target"}, ExitUsage, "send needs TARGET and TEXT, got 1 argument;"},
 		{"a mistyped command", []string{"prob", "x"}, ExitUsage, "Did you mean this?\n    probe"},

@@ -133,7 +133,7 @@ func lintRun(parent context.Context, opts *lintOptions) error {
 	defer cancel()
 	target := opts.Target
 	c, err := loadCard(ctx, g, cardLoad{
-		hint:       hintContext{command: "lint", target: target, headers: len(opts.Conn.Headers) > 0},
+		hint:       hintContext{command: "lint", target: target, headers: len(opts.Conn.Headers) > 0, tlsFlags: true},
 		timeoutSet: opts.TimeoutSet,
 		opts:       cardOpts,
 		failed:     func(err error) any { return lintOutput{Target: target, Findings: []card.Finding{}, Error: err.Error()} },
