@@ -43,7 +43,10 @@ func jsonrpcProtoNames(next http.Handler) http.Handler {
 		}
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
-			http.Error(w, "read the request body: "+err.Error(), http.StatusRequestEntityTooLarge)
+			// Too large or cut: a2a-go reads what was read and then the same error, and
+			// answers it as it answers any unreadable request (-32700).
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), errReader{err}))
+			next.ServeHTTP(w, r)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(jsonrpcJSONNames(b)))
@@ -92,3 +95,8 @@ func jsonrpcJSONNames(b []byte) []byte {
 	}
 	return out
 }
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
