@@ -123,6 +123,11 @@ func TestSendDeliversWhereProbeFoundServed(t *testing.T) {
 				res, err := cl.SendMessage(delegate.WithTrace(ctx, &tr), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))})
 				_ = cl.Close()
 				answer, _ := json.Marshal(res)
+				for _, ci := range probe.Diagnose(one, []probe.Result{r}).Clients {
+					if ci.Profile == "a2abind-delegate" && ci.OK != (err == nil) {
+						t.Errorf("%s: probe predicts a2abind-delegate ok=%v (%s), send error = %v", r.Interface, ci.OK, ci.Note, err)
+					}
+				}
 				if err != nil || len(tr.Attempts()) != 1 || !strings.Contains(string(answer), text) {
 					t.Errorf("%s: probe says served (%s, way %+v), send = %v with %d attempts, answer %s; want the echo in one attempt",
 						r.Interface, r.Detail, r.Way, err, len(tr.Attempts()), answer)
