@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/restv03"
 )
 
@@ -126,5 +128,37 @@ func TestRESTV03LegacyDialect(t *testing.T) {
 	spec := newRESTV03Transport(s.URL, restv03.Spec, s.Client())
 	if _, err := spec.SendMessage(t.Context(), nil, req); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("the specification's dialect at a2a-go v2.3.1's routes: error = %v, want HTTP 404", err)
+	}
+}
+
+// TestRESTV03UnlocatedSendsOnce: where the lookup finds no v0.3 HTTP+JSON routes (every
+// path answers a plain 404), the delegate sends the message once, the specification's
+// way under /v1, and never again in a2a-go v2.3.1's dialect at {url}.
+func TestRESTV03UnlocatedSendsOnce(t *testing.T) {
+	var mu sync.Mutex
+	var posts []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		if strings.Contains(string(b), "once") { // the message, not a lookup
+			mu.Lock()
+			posts = append(posts, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(s.Close)
+	c := &card.Card{Name: "x", Interfaces: []card.Interface{{URL: s.URL, Binding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: card.V03}}}
+	cl, err := NewFromCard(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := cl.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("once"))}); err == nil {
+		t.Error("SendMessage() error = nil against an agent that serves nothing")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posts) != 1 || posts[0] != "POST /v1/message:send" {
+		t.Errorf("the agent saw the message as %v, want exactly one POST /v1/message:send", posts)
 	}
 }
