@@ -38,7 +38,7 @@ func (srv *Server) parts() []part {
 		case rt.binding == a2a.TransportProtocolJSONRPC:
 			var h http.Handler
 			if rt.version == card.V1 {
-				h = srv.gateJSONRPC(rt, firstEvent(true, a2asrv.NewJSONRPCHandler(srv.handler)))
+				h = srv.gateJSONRPC(rt, jsonrpcProtoNames(firstEvent(true, a2asrv.NewJSONRPCHandler(srv.handler))))
 			} else {
 				h = srv.gateJSONRPC(rt, firstEvent(true, a2av0.NewJSONRPCHandler(srv.handler)))
 			}

@@ -93,13 +93,13 @@ const maxNesting = 32
 
 // renameFields renames, in the JSON object v read as md, every member named by a field's
 // proto name to its JSON name (unless both are given), recursing into message fields;
-// "parts" of a Message becomes "content". It reports whether it changed anything.
+// "parts" of a v0.3 Message becomes "content". It reports whether it changed anything.
 func renameFields(v any, md protoreflect.MessageDescriptor, depth int) bool {
 	obj, ok := v.(map[string]any)
 	if !ok || depth > maxNesting {
 		return false
 	}
-	isMessage := md.Name() == "Message"
+	isMessage := md.FullName() == "a2a.v1.Message" // v0.3 only: 1.0 names it "parts"
 	changed := false
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
