@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -48,13 +48,14 @@ func jsonrpcTransport(c *Client, iface card.Interface, _ probe.Way) (a2aclient.T
 }
 
 func restTransport(c *Client, iface card.Interface, w probe.Way) (a2aclient.Transport, error) {
-	v03 := iface.ProtocolVersion == card.V03
-	if v03 && w.Prefix != "" {
-		// the v0.3 specification's routes under {url}/v1, where probe found them served
-		return newRESTV03Transport(strings.TrimSuffix(iface.URL, "/")+w.Prefix, c.restClient()), nil
-	}
-	if v03 {
-		return a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: iface.URL, Client: c.restClient()})
+	if iface.ProtocolVersion == card.V03 {
+		// the dialect of the routes probe found served (way.go: the specification's
+		// under {url}/v1 where it found none)
+		d, ok := restv03.DialectAt(w.Prefix)
+		if !ok {
+			return nil, fmt.Errorf("no v0.3 HTTP+JSON dialect is served under %q", w.Prefix)
+		}
+		return newRESTV03Transport(iface.URL, d, c.restClient()), nil
 	}
 	a := c.addrs[iface.Key()]
 	u, err := a.URL(c.dialsTLS(a))

@@ -39,7 +39,9 @@ func DefaultCacheDir() (string, error) {
 }
 
 // diskFormat marks a2abind's cache files; a file without it is foreign and ignored.
-const diskFormat = "a2abind-delegate-cache/2" // 2: with the ways interfaces were called
+// 2: with the ways interfaces were called; 3: a v0.3 HTTP+JSON way with prefix "" is
+// a2a-go v2.3.1's dialect at {url} (in 2 an unlocated one meant the /v1 routes).
+const diskFormat = "a2abind-delegate-cache/3"
 
 // maxDiskEntryBytes bounds what is read of a cache file: an entry lists at most the
 // card's interfaces, and a larger file is not one a2abind wrote.

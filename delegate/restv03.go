@@ -26,14 +26,13 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// newRESTV03Transport is the client of the v0.3 specification's HTTP+JSON binding at
-// base ({url}/v1, where probe found it served): the gRPC transcoding of
-// a2a.v1.A2AService that @a2a-js/sdk 0.3 serves, with proto-JSON bodies. a2a-go's v0.3
-// REST client speaks another dialect (a2a-go's own routes at {url}, snake_case JSON), so
-// a2a-go's v0.3 gRPC client does the type conversion over a connection that carries
-// each call as the binding's HTTP request.
-func newRESTV03Transport(base string, client *http.Client) a2aclient.Transport {
-	return a2agrpcv0.NewGRPCTransportFromClient(a2apbv0.NewA2AServiceClient(&restV03Conn{base: strings.TrimSuffix(base, "/"), client: client}))
+// newRESTV03Transport is the client of the v0.3 HTTP+JSON binding at url, spoken in
+// dialect d (restv03.DialectAt: the v0.3 specification's proto JSON under {url}/v1, as
+// @a2a-js/sdk 0.3 and a2a-go v2.4.0 serve it, or a2a-go v2.3.1's snake_case legacy JSON
+// at {url}). a2a-go's v0.3 gRPC client does the type conversion over a connection that
+// carries each call as the binding's HTTP request, with the dialect's body codec.
+func newRESTV03Transport(url string, d restv03.Dialect, client *http.Client) a2aclient.Transport {
+	return a2agrpcv0.NewGRPCTransportFromClient(a2apbv0.NewA2AServiceClient(&restV03Conn{base: strings.TrimSuffix(url, "/") + d.Prefix, dialect: d, client: client}))
 }
 
 // maxRESTV03Answer bounds a unary answer or one stream event (as maxAnswerBytes bounds
@@ -42,15 +41,16 @@ const maxRESTV03Answer = 16 << 20
 
 // restV03Conn carries the v0.3 gRPC client's calls as HTTP requests.
 type restV03Conn struct {
-	base   string
-	client *http.Client
+	base    string // the interface's URL and the dialect's prefix
+	dialect restv03.Dialect
+	client  *http.Client
 }
 
 var _ grpc.ClientConnInterface = (*restV03Conn)(nil)
 
-// route is the HTTP request of a call: method, path under base, and whether the
-// request proto is the body.
-func route(method string, req proto.Message) (verb, path string, body bool, err error) {
+// route is the HTTP request of a call in dialect d: method, path under base, and
+// whether the request proto is the body.
+func route(d restv03.Dialect, method string, req proto.Message) (verb, path string, body bool, err error) {
 	task := func(name string) string {
 		id := strings.TrimPrefix(name, "tasks/")
 		return "/tasks/" + url.PathEscape(id)
@@ -70,7 +70,7 @@ func route(method string, req proto.Message) (verb, path string, body bool, err 
 	case a2apbv0.A2AService_CancelTask_FullMethodName:
 		return http.MethodPost, task(req.(*a2apbv0.CancelTaskRequest).GetName()) + ":cancel", false, nil
 	case a2apbv0.A2AService_TaskSubscription_FullMethodName:
-		return http.MethodGet, task(req.(*a2apbv0.TaskSubscriptionRequest).GetName()) + ":subscribe", false, nil
+		return d.Subscribe, task(req.(*a2apbv0.TaskSubscriptionRequest).GetName()) + ":subscribe", false, nil
 	case a2apbv0.A2AService_ListTasks_FullMethodName:
 		r := req.(*a2apbv0.ListTasksRequest)
 		q := url.Values{}
@@ -95,13 +95,13 @@ func route(method string, req proto.Message) (verb, path string, body bool, err 
 // do sends the HTTP request of a call, with the call's outgoing metadata as headers,
 // and returns the answer when its status is 2xx (a2a-js answers message:send with 201).
 func (c *restV03Conn) do(ctx context.Context, method string, req proto.Message, stream bool) (*http.Response, error) {
-	verb, path, withBody, err := route(method, req)
+	verb, path, withBody, err := route(c.dialect, method, req)
 	if err != nil {
 		return nil, err
 	}
 	var body io.Reader
 	if withBody {
-		b, err := restv03.Marshal(req)
+		b, err := c.dialect.Marshal(req)
 		if err != nil {
 			return nil, err
 		}
@@ -150,8 +150,8 @@ func (c *restV03Conn) Invoke(ctx context.Context, method string, args, reply any
 	if len(b) > maxRESTV03Answer {
 		return fmt.Errorf("the answer is over %d bytes", maxRESTV03Answer)
 	}
-	if err := restv03.Unmarshal(b, reply.(proto.Message)); err != nil {
-		return fmt.Errorf("the answer is not a proto-JSON %T: %w", reply, err)
+	if err := c.dialect.Unmarshal(b, reply.(proto.Message)); err != nil {
+		return fmt.Errorf("the answer is not a v0.3 HTTP+JSON %T: %w", reply, err)
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (s *restV03Stream) decode(data []byte, m proto.Message) error {
 		s.resp.Body.Close()
 		return a2aError(e)
 	}
-	return restv03.Unmarshal(data, m)
+	return s.conn.dialect.Unmarshal(data, m)
 }
 
 // answerError is the error of a non-2xx answer: the A2A error its body names (a v0.3

@@ -6,6 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -33,7 +34,11 @@ func (c *Client) usable(iface card.Interface, w probe.Way) bool {
 	if !ok {
 		return false
 	}
-	if w.Prefix != "" && !(iface.Binding == a2a.TransportProtocolHTTPJSON && iface.ProtocolVersion == card.V03) {
+	if iface.Binding == a2a.TransportProtocolHTTPJSON && iface.ProtocolVersion == card.V03 {
+		if _, ok := restv03.DialectAt(w.Prefix); !ok {
+			return false
+		}
+	} else if w.Prefix != "" {
 		return false
 	}
 	useTLS, plain := c.tlsModes(a)
@@ -57,7 +62,11 @@ func (c *Client) needsLocating(iface card.Interface, a card.Address) bool {
 }
 
 // way decides how to call iface: as remembered, else as a lookup finds it served, else
-// as the card and options say (TLS for a bare gRPC address that may use either).
+// as the card and options say (TLS for a bare gRPC address that may use either; the v0.3
+// specification's routes under {url}/v1 for v0.3 HTTP+JSON). Where the lookup found
+// nothing the message goes once that default way, and the walk's confirming lookup
+// (confirm.go) decides what a failure proves: a second dialect is never tried with the
+// same message.
 func (c *Client) way(ctx context.Context, iface card.Interface) probe.Way {
 	a := c.addrs[iface.Key()]
 	if w, ok := c.cache.way(c.card, c.key, iface); ok && c.usable(iface, w) {
@@ -65,6 +74,9 @@ func (c *Client) way(ctx context.Context, iface card.Interface) probe.Way {
 	}
 	useTLS, _ := c.tlsModes(a)
 	def := probe.Way{TLS: useTLS}
+	if iface.Binding == a2a.TransportProtocolHTTPJSON && iface.ProtocolVersion == card.V03 {
+		def.Prefix = restv03.Spec.Prefix
+	}
 	if c.needsLocating(iface, a) {
 		if w, _, ok := probe.Locate(ctx, iface, c.lookupOptions(ctx, iface)...); ok && c.usable(iface, w) {
 			c.cache.learn(c.card, c.key, iface, w, true)

@@ -52,13 +52,6 @@ func a2aGoReleases(t *testing.T) []string {
 	return nil
 }
 
-// moduleA2AGoCLI builds the `a2a` command of the a2a-go release a2abind builds with.
-func moduleA2AGoCLI(t *testing.T) string {
-	t.Helper()
-	releases := a2aGoReleases(t)
-	return buildA2AGoCLI(t, releases[len(releases)-1])
-}
-
 var a2aGoCLIs sync.Map // release -> *a2aGoCLI
 
 type a2aGoCLI struct {

@@ -42,7 +42,9 @@ var a2aGoModes = []struct {
 }
 
 // agreementPeers starts the peers: the lab agents, the @a2a-js/sdk 1.3.0 agent in every
-// card mode, the @a2a-js/sdk 0.3.14 agent, and a2a-go's `a2a serve --echo` in each mode.
+// card mode, the @a2a-js/sdk 0.3.14 agent, and a2a-go's `a2a serve --echo` in each mode
+// of both releases (a2aGoReleases: v2.3.1 serves v0.3 HTTP+JSON at {url} in its own
+// snake_case dialect, v2.4.0 under {url}/v1).
 func agreementPeers(t *testing.T) []agreementPeer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -64,23 +66,25 @@ func agreementPeers(t *testing.T) []agreementPeer {
 		s := startJSServer(t, mode)
 		peers = append(peers, load("a2a-js "+s.SDKVersion+" "+mode, s.BaseURL))
 	}
-	bin := moduleA2AGoCLI(t)
-	for _, m := range a2aGoModes {
-		protocol := "latest"
-		if m.version == card.V03 {
-			protocol = "0.3"
+	for _, release := range a2aGoReleases(t) {
+		bin := buildA2AGoCLI(t, release)
+		for _, m := range a2aGoModes {
+			protocol := "latest"
+			if m.version == card.V03 {
+				protocol = "0.3"
+			}
+			addr := strings.TrimPrefix(startA2AGoEcho(t, bin, "--transport", m.transport, "--protocol", protocol), "http://")
+			url := "http://" + addr
+			if m.binding == a2a.TransportProtocolGRPC {
+				url = addr // a bare host:port, as a2a serve's own card declares it
+			}
+			// As from a card file: no origin, so a bare gRPC address's TLS mode is not
+			// implied by an http:// card URL.
+			peers = append(peers, agreementPeer{
+				name: fmt.Sprintf("a2a-go %s serve --transport %s --protocol %s", release, m.transport, protocol),
+				card: &card.Card{Name: "a2a-cli", Interfaces: []card.Interface{{URL: url, Binding: m.binding, ProtocolVersion: m.version}}},
+			})
 		}
-		addr := strings.TrimPrefix(startA2AGoEcho(t, bin, "--transport", m.transport, "--protocol", protocol), "http://")
-		url := "http://" + addr
-		if m.binding == a2a.TransportProtocolGRPC {
-			url = addr // a bare host:port, as a2a serve's own card declares it
-		}
-		// As from a card file: no origin, so a bare gRPC address's TLS mode is not
-		// implied by an http:// card URL.
-		peers = append(peers, agreementPeer{
-			name: fmt.Sprintf("a2a serve --transport %s --protocol %s", m.transport, protocol),
-			card: &card.Card{Name: "a2a-cli", Interfaces: []card.Interface{{URL: url, Binding: m.binding, ProtocolVersion: m.version}}},
-		})
 	}
 	return peers
 }
@@ -89,7 +93,8 @@ func agreementPeers(t *testing.T) []agreementPeer {
 // every interface probe calls served is one send delivers a message to, in one
 // attempt: the delegate is given a card declaring that interface alone (read as from a
 // card file, so a bare gRPC address gets no TLS hint from the card's URL). It covers
-// v0.3 HTTP+JSON under {url}/v1 (a2a-js 0.3.14, and 1.3.0 with legacyCompat) and
+// v0.3 HTTP+JSON under {url}/v1 (a2a-js 0.3.14, 1.3.0 with legacyCompat, a2a-go v2.4.0)
+// and at {url} (a2a-go v2.3.1's dialect), and
 // plaintext gRPC at a bare loopback host:port (a2a serve --transport grpc, a2a-js).
 func TestSendDeliversWhereProbeFoundServed(t *testing.T) {
 	t.Parallel()
@@ -118,6 +123,11 @@ func TestSendDeliversWhereProbeFoundServed(t *testing.T) {
 				res, err := cl.SendMessage(delegate.WithTrace(ctx, &tr), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))})
 				_ = cl.Close()
 				answer, _ := json.Marshal(res)
+				for _, ci := range probe.Diagnose(one, []probe.Result{r}).Clients {
+					if ci.Profile == "a2abind-delegate" && ci.OK != (err == nil) {
+						t.Errorf("%s: probe predicts a2abind-delegate ok=%v (%s), send error = %v", r.Interface, ci.OK, ci.Note, err)
+					}
+				}
 				if err != nil || len(tr.Attempts()) != 1 || !strings.Contains(string(answer), text) {
 					t.Errorf("%s: probe says served (%s, way %+v), send = %v with %d attempts, answer %s; want the echo in one attempt",
 						r.Interface, r.Detail, r.Way, err, len(tr.Attempts()), answer)

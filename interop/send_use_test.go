@@ -11,10 +11,21 @@ import (
 // TestSendUseA2AGoVersionDrift: a2a-go's `a2a serve --echo --protocol 0.3` publishes a
 // card stamped 1.0 and serves HTTP+JSON 0.3. probe proves what is there; send --use
 // rest@0.3=URL (rest being the a2a-go CLI's word for HTTP+JSON) then calls that
-// undeclared interface on the wire and gets the echo, the attempt marked undeclared.
+// undeclared interface on the wire and gets the echo, the attempt marked undeclared. It
+// runs against both releases (a2aGoReleases): v2.3.1 serves its own dialect at {url},
+// v2.4.0 the specification's under {url}/v1.
 func TestSendUseA2AGoVersionDrift(t *testing.T) {
 	t.Parallel()
-	base := startA2AGoEcho(t, moduleA2AGoCLI(t), "--protocol", "0.3")
+	for _, release := range a2aGoReleases(t) {
+		t.Run(release, func(t *testing.T) {
+			t.Parallel()
+			sendUseDrift(t, buildA2AGoCLI(t, release))
+		})
+	}
+}
+
+func sendUseDrift(t *testing.T, bin string) {
+	base := startA2AGoEcho(t, bin, "--protocol", "0.3")
 	out, _ := runA2abind(t, "probe", "-o", "json", "--timeout", "20s", base)
 	var p struct {
 		Interfaces []struct {

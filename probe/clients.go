@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -401,12 +402,26 @@ func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
 		return NoInterface
 	case r.Lookup == wire.Ambiguous && r.Outcome != wire.Served && r.Outcome != wire.AuthRequired:
 		return wire.Ambiguous
+	case r.Outcome == wire.Served && !delegateSpeaks(r):
+		// v0.3 HTTP+JSON routes served in a dialect the delegate does not speak: its
+		// request finds no route.
+		return wire.NotFound
 	case r.Outcome == wire.Served && !v.delegateMay(r):
 		// Served the other way round from what the delegate may use (plaintext gRPC at a
 		// bare host:port that is not loopback, without --grpc-plaintext): its TLS call fails.
 		return wire.TLSMismatch
 	}
 	return r.Outcome
+}
+
+// delegateSpeaks reports whether the delegate speaks the v0.3 HTTP+JSON dialect of the
+// routes probe found served (restv03.DialectAt, which the delegate's transport reads).
+func delegateSpeaks(r Result) bool {
+	if r.Interface.Binding != a2a.TransportProtocolHTTPJSON || card.NormalizeVersion(r.Interface.ProtocolVersion) != card.V03 {
+		return true
+	}
+	_, ok := restv03.DialectAt(r.Way.Prefix)
+	return ok
 }
 
 // delegateMay reports whether the delegate, with its default options, may call a served
