@@ -20,19 +20,6 @@ echo "== interop: npm packages for the a2a-js peers"
 # node/npm it only warns; the interop tests then fail saying what to install.
 interop/js/install.sh
 
-echo "== Debian packages for the exporter tests: prometheus (and promtool), chromium"
-# Installed here, before the timed test run, when root and missing; without root the
-# tests that need them fail saying what to install.
-missing=""
-command -v prometheus >/dev/null || missing="$missing prometheus"
-command -v chromium >/dev/null || missing="$missing chromium"
-if [ -n "$missing" ] && [ "$(id -u)" = 0 ]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
-	# shellcheck disable=SC2086 # one word per package
-	apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends $missing >/dev/null
-fi
-
 echo "== go test -race"
 # The suite starts real servers on loopback; -timeout bounds a hang, well above a normal run.
 go test -race -count=1 -timeout 10m ./...
