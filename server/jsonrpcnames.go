@@ -16,20 +16,9 @@ import (
 // TCK's JSON-RPC client sends it) returned the whole history. jsonrpcProtoNames rewrites
 // the params of a 1.0 request to JSON names, guided by the method's request message.
 
-// jsonrpcParams maps a JSON-RPC 1.0 method to the proto message its params are.
-var jsonrpcParams = map[string]protoreflect.MessageDescriptor{
-	"SendMessage":                      (&a2apb.SendMessageRequest{}).ProtoReflect().Descriptor(),
-	"SendStreamingMessage":             (&a2apb.SendMessageRequest{}).ProtoReflect().Descriptor(),
-	"GetTask":                          (&a2apb.GetTaskRequest{}).ProtoReflect().Descriptor(),
-	"ListTasks":                        (&a2apb.ListTasksRequest{}).ProtoReflect().Descriptor(),
-	"CancelTask":                       (&a2apb.CancelTaskRequest{}).ProtoReflect().Descriptor(),
-	"SubscribeToTask":                  (&a2apb.SubscribeToTaskRequest{}).ProtoReflect().Descriptor(),
-	"CreateTaskPushNotificationConfig": (&a2apb.TaskPushNotificationConfig{}).ProtoReflect().Descriptor(),
-	"GetTaskPushNotificationConfig":    (&a2apb.GetTaskPushNotificationConfigRequest{}).ProtoReflect().Descriptor(),
-	"ListTaskPushNotificationConfigs":  (&a2apb.ListTaskPushNotificationConfigsRequest{}).ProtoReflect().Descriptor(),
-	"DeleteTaskPushNotificationConfig": (&a2apb.DeleteTaskPushNotificationConfigRequest{}).ProtoReflect().Descriptor(),
-	"GetExtendedAgentCard":             (&a2apb.GetExtendedAgentCardRequest{}).ProtoReflect().Descriptor(),
-}
+// jsonrpcService is the A2A 1.0 gRPC service: a JSON-RPC 1.0 method is named as its
+// method, and the method's input is the proto message the params are.
+var jsonrpcService = a2apb.File_a2av1_proto.Services().ByName(protoreflect.FullName(grpcServiceV1).Name())
 
 // jsonrpcProtoNames passes a JSON-RPC 1.0 request on with its params' proto field names
 // rewritten to JSON names (unless both are given). The body is already bounded by the
@@ -76,10 +65,11 @@ func jsonrpcJSONNames(b []byte) []byte {
 	if json.Unmarshal(req["method"], &method) != nil {
 		return b
 	}
-	md, ok := jsonrpcParams[method]
-	if !ok {
+	m := jsonrpcService.Methods().ByName(protoreflect.Name(method))
+	if m == nil {
 		return b
 	}
+	md := m.Input()
 	var params any
 	if json.Unmarshal(req["params"], &params) != nil || !renameFields(params, md, 0) {
 		return b
