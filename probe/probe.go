@@ -123,14 +123,7 @@ func (r *run) run(ctx context.Context) Result {
 	if err != nil {
 		return r.result(wire.Unreachable, err.Error(), 0)
 	}
-	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
-		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
-	}
-	if r.o.creds == nil {
-		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
-		r.o.creds = &p
-	}
-	if err := r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host); err != nil {
+	if err := r.admit(ctx, ep); err != nil {
 		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.custom {
@@ -181,6 +174,20 @@ func (r *run) run(ctx context.Context) Result {
 		res.Detail += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return res
+}
+
+// admit applies the dial policy to ep, by name and then as resolved, and defaults the
+// credentials to those meant for ep's address. An error means nothing may be sent there
+// (Blocked).
+func (r *run) admit(ctx context.Context, ep endpoint) error {
+	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
+		return err
+	}
+	if r.o.creds == nil {
+		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
+		r.o.creds = &p
+	}
+	return r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host)
 }
 
 // runCustom handles a binding a2abind cannot speak: it reports what the address serves.
