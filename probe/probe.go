@@ -152,7 +152,7 @@ func (r *run) run(ctx context.Context) Result {
 	case wire.HandlerMissing, wire.VersionMismatch:
 		second := r.attempt(ctx, ep, r.binding, other, first.tlsMode())
 		switch {
-		case second.outcome == wire.Served || second.outcome == wire.AuthRequired:
+		case reached(second.outcome):
 			if known {
 				res.Outcome = wire.VersionMismatch
 			} else {
@@ -228,7 +228,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	if first.outcome == wire.Malformed && ep.explicitTLS() {
 		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
 		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
-		if flipped.outcome == wire.Served || flipped.outcome == wire.AuthRequired {
+		if reached(flipped.outcome) {
 			res.Outcome = wire.TLSMismatch
 			res.ActualBinding, res.ActualVersion = r.binding, declared
 			res.Detail += fmt.Sprintf("; over %s %s answers: %s", flipped.tlsMode(), flipped.label(), flipped.describe())
