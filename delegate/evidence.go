@@ -124,14 +124,10 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true
 		ev.Answered = r.call.Answered()
-		ev.GRPCCode = r.grpcStatus.Code()
-		ev.GRPCMessage = r.grpcStatus.Message()
 		if ev.Err == nil {
 			ev.Err = r.grpcStatus.Err()
 		}
-		var info map[string]string
-		ev.Reason, info = wire.GRPCErrorInfo(r.grpcStatus)
-		ev.Message, ev.ExpectedTenant = ev.GRPCMessage, info["expectedTenant"]
+		wire.FillGRPC(&ev, r.grpcStatus)
 	}
 	if r.httpStatus != 0 && len(r.body) > 0 {
 		ev.Body = string(r.body[:min(len(r.body), 512)])

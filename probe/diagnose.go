@@ -46,13 +46,13 @@ func Diagnose(c *card.Card, results []Result) Report {
 
 	for _, pref := range c.Preferred() {
 		r, ok := byKey[pref.Key()]
-		if !ok || r.Outcome == wire.Served || r.Outcome == wire.AuthRequired {
+		if !ok || reached(r.Outcome) {
 			continue
 		}
 		findings = append(findings, preferredNotServed(pref, r, results, clients))
 	}
 	for _, r := range results {
-		if r.Outcome == wire.Served || r.Outcome == wire.AuthRequired {
+		if reached(r.Outcome) {
 			continue
 		}
 		findings = append(findings, card.Finding{

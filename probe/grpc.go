@@ -123,10 +123,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		return a
 	}
 	st := status.Convert(err)
-	a.ev.GRPCCode, a.ev.GRPCMessage, a.ev.Message = st.Code(), st.Message(), st.Message()
-	var info map[string]string
-	a.ev.Reason, info = wire.GRPCErrorInfo(st)
-	a.ev.ExpectedTenant = info["expectedTenant"]
+	wire.FillGRPC(&a.ev, st)
 	a.ev.Sent, a.ev.Answered = ws.Sent(), ws.Answered()
 	// For the probe an answer is a status the server chose: response headers followed by
 	// our own deadline or a lost connection are no answer to read a binding from.

@@ -65,7 +65,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	b.prefix = restv03.Prefix
 	ob, _ := wire.Classify(b.ev)
 	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
-	if b.answered && (ob == wire.Served || ob == wire.AuthRequired || nothingFirst) {
+	if b.answered && (reached(ob) || nothingFirst) {
 		b.firstTried = a.sent + " -> " + a.seen
 		return b
 	}

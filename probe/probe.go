@@ -123,14 +123,7 @@ func (r *run) run(ctx context.Context) Result {
 	if err != nil {
 		return r.result(wire.Unreachable, err.Error(), 0)
 	}
-	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
-		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
-	}
-	if r.o.creds == nil {
-		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
-		r.o.creds = &p
-	}
-	if err := r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host); err != nil {
+	if err := r.admit(ctx, ep); err != nil {
 		return r.result(wire.Blocked, "not probed: "+err.Error(), 0)
 	}
 	if r.custom {
@@ -159,7 +152,7 @@ func (r *run) run(ctx context.Context) Result {
 	case wire.HandlerMissing, wire.VersionMismatch:
 		second := r.attempt(ctx, ep, r.binding, other, first.tlsMode())
 		switch {
-		case second.outcome == wire.Served || second.outcome == wire.AuthRequired:
+		case reached(second.outcome):
 			if known {
 				res.Outcome = wire.VersionMismatch
 			} else {
@@ -181,6 +174,20 @@ func (r *run) run(ctx context.Context) Result {
 		res.Detail += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return res
+}
+
+// admit applies the dial policy to ep, by name and then as resolved, and defaults the
+// credentials to those meant for ep's address. An error means nothing may be sent there
+// (Blocked).
+func (r *run) admit(ctx context.Context, ep endpoint) error {
+	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
+		return err
+	}
+	if r.o.creds == nil {
+		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
+		r.o.creds = &p
+	}
+	return r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host)
 }
 
 // runCustom handles a binding a2abind cannot speak: it reports what the address serves.
@@ -221,7 +228,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	if first.outcome == wire.Malformed && ep.explicitTLS() {
 		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
 		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
-		if flipped.outcome == wire.Served || flipped.outcome == wire.AuthRequired {
+		if reached(flipped.outcome) {
 			res.Outcome = wire.TLSMismatch
 			res.ActualBinding, res.ActualVersion = r.binding, declared
 			res.Detail += fmt.Sprintf("; over %s %s answers: %s", flipped.tlsMode(), flipped.label(), flipped.describe())

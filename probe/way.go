@@ -63,14 +63,7 @@ func Locate(ctx context.Context, iface card.Interface, opts ...Option) (w Way, o
 	if r.custom {
 		return Way{}, wire.WrongBinding, false
 	}
-	if err := op.conn.Dial.Check(ep.addr); err != nil {
-		return Way{}, wire.Blocked, false
-	}
-	if op.creds == nil {
-		p := card.AddressCredentials(ep.addr, op.conn.CredentialHosts...)
-		op.creds = &p
-	}
-	if err := op.conn.Dial.CheckResolved(ctx, ep.addr.Host); err != nil {
+	if r.admit(ctx, ep) != nil {
 		return Way{}, wire.Blocked, false
 	}
 	declared, _, _ := versions(iface.ProtocolVersion)

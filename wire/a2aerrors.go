@@ -62,13 +62,6 @@ func ErrorFor(err error) (A2AError, bool) {
 	return A2AError{}, false
 }
 
-// ErrorForJSONRPC returns the table's row for a JSON-RPC error code (also the code a v0.3
-// HTTP+JSON error body carries).
-func ErrorForJSONRPC(code int) (A2AError, bool) {
-	e, ok := byJSONRPC[code]
-	return e, ok
-}
-
 // ErrorOf returns the table's row for an error answer: by its JSON-RPC (or v0.3 flat)
 // code, else by its ErrorInfo reason.
 func ErrorOf(a Answer) (A2AError, bool) {

@@ -263,3 +263,12 @@ func GRPCErrorInfo(st *status.Status) (string, map[string]string) {
 	}
 	return "", nil
 }
+
+// FillGRPC records a gRPC status in ev: its code and message, and its ErrorInfo's reason
+// and expected tenant (probe's lookups and the delegate's calls alike).
+func FillGRPC(ev *Evidence, st *status.Status) {
+	ev.GRPCCode, ev.GRPCMessage, ev.Message = st.Code(), st.Message(), st.Message()
+	var info map[string]string
+	ev.Reason, info = GRPCErrorInfo(st)
+	ev.ExpectedTenant = info["expectedTenant"]
+}
