@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -151,30 +150,13 @@ func camelQuery(q url.Values) url.Values {
 		if !strings.Contains(k, "_") {
 			continue
 		}
-		c := snakeToCamel(k)
+		c := restv03.SnakeToCamel(k)
 		if _, both := q[c]; !both {
 			q[c] = vs
 		}
 		delete(q, k)
 	}
 	return q
-}
-
-func snakeToCamel(s string) string {
-	var b strings.Builder
-	up := false
-	for _, r := range s {
-		switch {
-		case r == '_':
-			up = true
-		case up:
-			b.WriteRune(unicode.ToUpper(r))
-			up = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // v03ErrorWriter holds an error answer (status >= 400) of a2a-go's v0.3 handler and

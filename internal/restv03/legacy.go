@@ -43,7 +43,7 @@ func MarshalLegacy(m proto.Message) ([]byte, error) {
 // UnmarshalLegacy reads an answer (a SendMessageResponse, a StreamResponse event or a
 // Task) in a2a-go v2.3.1's dialect into m.
 func UnmarshalLegacy(b []byte, m proto.Message) error {
-	b, err := rewriteKeys(b, snakeToCamel)
+	b, err := rewriteKeys(b, SnakeToCamel)
 	if err != nil {
 		return err
 	}
@@ -136,8 +136,9 @@ func camelToSnake(s string) string {
 	return b.String()
 }
 
-// snakeToCamel is "message_id" → "messageId", as a2a-go v2.3.1 reads keys.
-func snakeToCamel(s string) string {
+// SnakeToCamel is "message_id" → "messageId": how a2a-go v2.3.1 reads keys, and how the
+// server reads a v0.3 query parameter written in proto field names.
+func SnakeToCamel(s string) string {
 	parts := strings.Split(s, "_")
 	if len(parts) <= 1 {
 		return s
