@@ -2,8 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"io"
 	"net/http"
 	"testing"
@@ -41,11 +39,7 @@ func do(t *testing.T, method, url string, kv ...string) answer {
 // answered by the guard, with CORS *), the JWKS with CORS for any origin.
 func TestServeAndGuardPublishAlike(t *testing.T) {
 	t.Parallel()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := card.NewSigningKey(priv, "")
+	key, err := card.GenerateSigningKey(card.KeyEd25519, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
