@@ -2,7 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -13,25 +12,6 @@ import (
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/server"
 )
-
-// do sends method to url with optional headers (key, value pairs).
-func do(t *testing.T, method, url string, kv ...string) answer {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		req.Header.Set(kv[i], kv[i+1])
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxBytes))
-	return answer{resp.StatusCode, resp.Header, string(b)}
-}
 
 // TestServeAndGuardPublishAlike: serve and guard publish through one home (card.ServeCard,
 // card.CardSigner), so their card endpoints and JWKS endpoints answer alike: HEAD and
