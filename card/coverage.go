@@ -31,10 +31,6 @@ func Uncovered(doc []byte, form Form) ([]string, error) {
 		return nil, err
 	}
 	delete(top, "signatures")
-	return uncovered(top, form)
-}
-
-func uncovered(top map[string]any, form Form) ([]string, error) {
 	v, err := canonicalValue(top, form)
 	if err != nil {
 		return nil, err

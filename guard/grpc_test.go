@@ -11,10 +11,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/guard"
-	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/server"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -25,24 +22,8 @@ import (
 // guard.
 func TestGRPCOnTheHTTPPortPassesThrough(t *testing.T) {
 	t.Parallel()
-	lis := listen(t)
-	front := "http://" + lis.Addr().String()
-	srv, err := server.New(lab.Echo{}, server.WithHTTPAddr("127.0.0.1:0"), server.WithGRPCOnHTTP(), server.WithPublicURL(front),
-		server.WithAgentInfo("behind-guard", "an a2abind agent behind a guard", "1.0.0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	g := startGuard(t, "http://"+srv.HTTPAddr(), guard.WithListener(lis))
+	g := behindGuard(t)
 	s := g.State()
-	if !s.Published {
-		t.Fatalf("card withheld: %s %+v", s.Reason, s.Findings)
-	}
 	grpcSeen := false
 	for _, r := range s.Results {
 		grpcSeen = grpcSeen || (r.Interface.Binding == a2a.TransportProtocolGRPC && r.Outcome == wire.Served)
@@ -50,7 +31,9 @@ func TestGRPCOnTheHTTPPortPassesThrough(t *testing.T) {
 	if !grpcSeen {
 		t.Fatalf("no gRPC interface probed served through the guard: %+v", s.Results)
 	}
-	got, err := labtest.SendText(ctx, &a2a.AgentInterface{URL: lis.Addr().String(), ProtocolBinding: a2a.TransportProtocolGRPC,
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	got, err := labtest.SendText(ctx, &a2a.AgentInterface{URL: g.Addr(), ProtocolBinding: a2a.TransportProtocolGRPC,
 		ProtocolVersion: a2a.ProtocolVersion(card.V1)}, a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	if err != nil || got != "ping" {
 		t.Errorf("gRPC SendMessage through the guard = %q, %v; want the echo", got, err)

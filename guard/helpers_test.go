@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,24 +64,55 @@ type answer struct {
 // connection after.
 func get(t *testing.T, url string, kv ...string) answer {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		req.Header.Set(kv[i], kv[i+1])
-	}
+	req := newRequest(t, http.MethodGet, url, nil)
 	req.Close = true
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxBytes))
+	a, err := send(t, req, kv...)
 	if err != nil {
 		t.Fatalf("GET %s: reading the body: %v", url, err)
 	}
-	return answer{resp.StatusCode, resp.Header, string(b)}
+	return a
+}
+
+// do sends method to url with optional headers (key, value pairs).
+func do(t *testing.T, method, url string, kv ...string) answer {
+	t.Helper()
+	a, _ := send(t, newRequest(t, method, url, nil), kv...)
+	return a
+}
+
+// post sends body to url as JSON and returns the answer.
+func post(t *testing.T, url, body string, kv ...string) answer {
+	t.Helper()
+	req := newRequest(t, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	a, _ := send(t, req, kv...)
+	return a
+}
+
+func newRequest(t *testing.T, method, url string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// send sets the headers (key, value pairs) on req and sends it; err is only an error
+// reading the answer's body (up to card.DefaultMaxBytes), which the answer then holds
+// in part.
+func send(t *testing.T, req *http.Request, kv ...string) (answer, error) {
+	t.Helper()
+	for i := 0; i+1 < len(kv); i += 2 {
+		req.Header.Set(kv[i], kv[i+1])
+	}
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxBytes))
+	return answer{resp.StatusCode, resp.Header, string(b)}, err
 }
 
 func cardOf(g *guard.Guard) string { return g.URL() + card.WellKnownPath }

@@ -41,9 +41,9 @@ func integrityCalls() int {
 const integrityWorkers = 6
 
 // behindGuard starts an a2abind server (JSON-RPC, HTTP+JSON, and gRPC on its HTTP port)
-// whose card names the guard, and the guard in front of it; it returns the guard's
-// listen address.
-func behindGuard(t *testing.T) string {
+// whose card names the guard, and the guard in front of it, its card published; it
+// returns the guard.
+func behindGuard(t *testing.T) *guard.Guard {
 	t.Helper()
 	lis := listen(t)
 	front := "http://" + lis.Addr().String()
@@ -62,7 +62,7 @@ func behindGuard(t *testing.T) string {
 	if s := g.State(); !s.Published {
 		t.Fatalf("card withheld: %s %+v", s.Reason, s.Findings)
 	}
-	return lis.Addr().String()
+	return g
 }
 
 // hammer runs call n times on integrityWorkers goroutines, each with its own client
@@ -144,7 +144,7 @@ func streamed(ctx context.Context, c *a2aclient.Client, i int) error {
 // (golang/go#40747): without full duplex, 1-3% of the answers were cut.
 func TestProxyCutsNoAnswer(t *testing.T) {
 	t.Parallel()
-	addr := behindGuard(t)
+	addr := behindGuard(t).Addr()
 	n := integrityCalls()
 	for _, b := range []struct {
 		binding a2a.TransportProtocol
@@ -163,7 +163,7 @@ func TestProxyCutsNoAnswer(t *testing.T) {
 // (--grpc-on-http), proxied as cleartext HTTP/2.
 func TestProxyCutsNoGRPCAnswer(t *testing.T) {
 	t.Parallel()
-	addr := behindGuard(t)
+	addr := behindGuard(t).Addr()
 	n := integrityCalls()
 	ep := &a2a.AgentInterface{URL: addr, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2a.ProtocolVersion(card.V1)}
 	opt := a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()))

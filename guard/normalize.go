@@ -24,9 +24,6 @@ const (
 // there is no truthful card to publish.
 var ErrNothingServed = errors.New("no declared interface is served")
 
-// codeFieldNameCase is card's lint code for a member named like a field but not exactly.
-const codeFieldNameCase = card.CodeFieldNameCase
-
 // ambiguous returns the findings for c's stray members (named like a field but not
 // exactly): clients read such a card differently, so strict mode withholds it and
 // --normalize publishes it without them.

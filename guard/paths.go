@@ -52,9 +52,9 @@ func cleanPath(p string) string {
 	return strings.ToLower(path.Clean("/" + p))
 }
 
-// isCardDocument reports whether a path ends in a card document's well-known name.
+// isCardDocument reports whether a cleaned path (cleanPath) ends in a card document's
+// well-known name.
 func isCardDocument(p string) bool {
-	p = cleanPath(p)
 	for _, s := range cardSuffixes {
 		if strings.HasSuffix(p, s) {
 			return true

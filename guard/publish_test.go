@@ -2,9 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -16,36 +13,13 @@ import (
 	"github.com/a2abind/a2abind/server"
 )
 
-// do sends method to url with optional headers (key, value pairs).
-func do(t *testing.T, method, url string, kv ...string) answer {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		req.Header.Set(kv[i], kv[i+1])
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxBytes))
-	return answer{resp.StatusCode, resp.Header, string(b)}
-}
-
 // TestServeAndGuardPublishAlike: serve and guard publish through one home (card.ServeCard,
 // card.CardSigner), so their card endpoints and JWKS endpoints answer alike: HEAD and
 // 304 with the same validators, 405 naming GET and HEAD for a POST on the JWKS (it was
 // answered by the guard, with CORS *), the JWKS with CORS for any origin.
 func TestServeAndGuardPublishAlike(t *testing.T) {
 	t.Parallel()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := card.NewSigningKey(priv, "")
+	key, err := card.GenerateSigningKey(card.KeyEd25519, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

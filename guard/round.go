@@ -60,7 +60,7 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		return // nothing dialled: the card's addresses are not vouched for
 	}
 	if f := ambiguous(c); len(f) > 0 && !g.o.normalize { // --normalize drops the stray members
-		s.public = "the card's field names are spelt in another case (" + codeFieldNameCase + "): clients read it differently"
+		s.public = "the card's field names are spelt in another case (" + card.CodeFieldNameCase + "): clients read it differently"
 		s.Reason, s.Findings = s.public+": "+f[0].Message, f
 		return
 	}

@@ -1,8 +1,6 @@
 package guard_test
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"net/http"
 	"testing"
 
@@ -18,11 +16,7 @@ import (
 // path, and a card that needed no change keeps the upstream's bytes.
 func TestNormalizeResignsWithTheOperatorsKey(t *testing.T) {
 	t.Parallel()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := card.NewSigningKey(priv, "")
+	key, err := card.GenerateSigningKey(card.KeyEd25519, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

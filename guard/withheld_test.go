@@ -59,26 +59,6 @@ func lyingUpstream(t *testing.T) (base string, seen func() []http.Header) {
 	}
 }
 
-// post sends body to url as JSON and returns the answer.
-func post(t *testing.T, url, body string, kv ...string) answer {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(kv); i += 2 {
-		req.Header.Set(kv[i], kv[i+1])
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, card.DefaultMaxBytes))
-	return answer{resp.StatusCode, resp.Header, string(b)}
-}
-
 // TestNoWithheldCardAtAnyPath: the upstream's base URL has a path, and it serves its
 // lying card under that prefix, at the legacy path, for other agents' prefixes, at the
 // extended card endpoints of every binding, and to JSON-RPC in any spelling a parser
