@@ -84,19 +84,12 @@ func (c *Config) checkInterface(origin card.Origin, iface card.Interface) error 
 		if a.TLS == card.TLSYes && !tls || a.TLS == card.TLSNo && tls {
 			continue
 		}
-		scheme, port := "http", "80"
+		scheme := "http"
 		if tls {
-			scheme, port = "https", "443"
+			scheme = "https"
 		}
-		hostPort := a.HostPort()
-		short := hostPort
-		if a.Port == port {
-			short = a.Host
-			if strings.Contains(short, ":") {
-				short = "[" + short + "]"
-			}
-		}
-		for _, hp := range []string{short, hostPort} {
+		short := card.Address{Scheme: scheme, Host: a.Host, Port: a.Port}.Authority() // default port left out
+		for _, hp := range []string{short, a.HostPort()} {
 			forms = append(forms, scheme+"://"+hp, scheme+"://"+hp+a.Path)
 		}
 	}

@@ -63,11 +63,12 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error())
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), budget(r.Header, mod.Timeout))
+	timeout := budget(r.Header, mod.Timeout)
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	var logBuf bytes.Buffer
 	plog := slog.New(slog.NewTextHandler(&logBuf, nil))
-	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", budget(r.Header, mod.Timeout).Seconds())
+	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
 	p := x.probe(ctx, target, mod, header, plog)
 	p.duration = time.Since(start)
 
@@ -87,7 +88,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	reg := p.registry()
 	debug := debugOutput(logBuf.Bytes(), reg, name, mod)
 	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
-	if on, _ := strconv.ParseBool(r.URL.Query().Get("debug")); on {
+	if on, _ := strconv.ParseBool(q.Get("debug")); on {
 		serveDebug(w, debug)
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -64,17 +63,6 @@ func tail(b []byte) []byte {
 	return b
 }
 
-// freePort returns a loopback port nothing listens on right now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startPrometheus runs Prometheus on loopback with config and returns its address; it
 // is stopped (SIGTERM, then killed) when the test ends.
 func startPrometheus(t *testing.T, config string) string {
@@ -85,7 +73,10 @@ func startPrometheus(t *testing.T, config string) string {
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
+	addr, err := lab.ClosedAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")

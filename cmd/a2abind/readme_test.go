@@ -100,12 +100,11 @@ func readmeExamples(t *testing.T) []readmeExample {
 // freeAddr is a loopback host:port nothing listens on (for a moment).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := lab.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 // certPEM returns the PEM of the certificate a TLS agent presents.

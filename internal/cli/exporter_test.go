@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,12 +21,10 @@ import (
 func TestExporterCmd(t *testing.T) {
 	t.Parallel()
 	seed := labtest.Start(t, lab.Seed()...)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := lab.ClosedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	_ = l.Close()
 	cfg := filepath.Join(t.TempDir(), "exporter.yml")
 	if err := os.WriteFile(cfg, []byte("modules: {fast: {timeout: 5s}}\n"), 0o600); err != nil {
 		t.Fatal(err)

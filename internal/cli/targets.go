@@ -269,7 +269,6 @@ func newTargetText(g *globals, targets []string, bar *progress, summary bool) *t
 }
 
 func (t *targetText) line(target, verdict, served, findings string, colour func(string) string) error {
-	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s))) }
 	t.bar.clear()
 	_, err := fmt.Fprintf(t.g.stdout, "%s  %s  %s  %s\n", pad(target, t.width), colour(pad(verdict, len("NO CARD"))),
 		pad(served, len("SERVED")), findings)
