@@ -353,3 +353,21 @@ func callWithA2AGo(ctx context.Context, cardJSON []byte, parse agentcard.Parser,
 	defer rec.mu.Unlock()
 	return rec.url, err == nil, err
 }
+
+// TestClientImpact_NoInterfaceFromTheWire: the client-impact outcome no_interface is
+// produced by a real probe, not only in tables: the v0.3 seed card, probed on the wire,
+// gives a2a-go's default resolver (which reads only supportedInterfaces) no interface.
+func TestClientImpact_NoInterfaceFromTheWire(t *testing.T) {
+	t.Parallel()
+	a := labtest.Start(t, lab.Seed()...)
+	_, _, rep := probed(t, a)
+	for _, ci := range rep.Clients {
+		if ci.Profile == "a2a-go-default" {
+			if ci.Outcome != probe.NoInterface || ci.OK {
+				t.Errorf("a2a-go-default on the v0.3 seed card = %s (ok %v), want %s", ci.Outcome, ci.OK, probe.NoInterface)
+			}
+			return
+		}
+	}
+	t.Fatalf("no a2a-go-default profile among %v", clientOK(rep))
+}
