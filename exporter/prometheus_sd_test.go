@@ -3,6 +3,7 @@ package exporter_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,8 @@ import (
 // docs/exporter.md says. The healthy agent is listed in a targets file, the seed
 // incident's agent in an AI Catalog; both are discovered and scraped, with the labels
 // the relabelling keeps from the entry; an entry the policy refuses is never scraped.
+// Prometheus also scrapes the exporter's /metrics, and then every query of the Grafana
+// dashboard evaluates there, with data (the conditional metrics aside).
 func TestPrometheusDiscoversThroughSD(t *testing.T) {
 	t.Parallel()
 	healthy := labtest.Start(t, lab.Healthy()...)
@@ -50,7 +53,10 @@ scrape_configs:
         target_label: agent
       - target_label: __address__
         replacement: %q
-`, base+"/sd", exporterAddr))
+  - job_name: a2abind-exporter
+    static_configs:
+      - targets: [%q]
+`, base+"/sd", exporterAddr, exporterAddr))
 
 	eventually(t, promAddr, "probe_success", func(r map[string]string) bool {
 		return r[healthy.BaseURL] == "1" && r[seed.BaseURL] == "0" && len(r) == 2
@@ -61,5 +67,18 @@ scrape_configs:
 		func(r map[string]string) bool { return r[healthy.BaseURL] == "0" })
 	if r, err := query(t.Context(), promAddr, `up{instance=~".*169.254.*"}`); err != nil || len(r) != 0 {
 		t.Errorf("the refused metadata entry was scraped: %v %v", r, err)
+	}
+
+	vars := strings.NewReplacer("$job", ".*", "$instance", ".*", "$__rate_interval", "30s", "$__range", "1h")
+	for _, expr := range dashboardQueries(t) {
+		q := vars.Replace(expr)
+		conditional := slices.ContainsFunc(conditionalMetrics, func(m string) bool { return strings.Contains(q, m) })
+		if conditional {
+			if _, err := query(t.Context(), promAddr, q); err != nil {
+				t.Errorf("dashboard query %q: %v", q, err)
+			}
+			continue
+		}
+		eventually(t, promAddr, q, func(r map[string]string) bool { return len(r) > 0 })
 	}
 }
