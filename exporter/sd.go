@@ -94,13 +94,16 @@ func (c *Config) discoveryOptions(client *http.Client) discovery.Options {
 	return discovery.Options{Client: client, Dial: c.dial, MaxEntries: c.Discovery.MaxTargets, Allow: c.checkTarget}
 }
 
-// readTargetsFile reads a targets file, at most maxTargetsFileBytes.
+// readTargetsFile reads a targets file: a regular file, at most maxTargetsFileBytes.
 func readTargetsFile(path string) ([]discovery.FileTarget, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a device or pipe could be read forever)", path)
+	}
 	lr := &io.LimitedReader{R: f, N: maxTargetsFileBytes + 1}
 	ts, err := discovery.ReadTargets(path, lr)
 	if lr.N <= 0 {

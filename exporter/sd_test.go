@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/a2abind/a2abind/exporter"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 // sdGroup is a Prometheus HTTP SD target group, as /sd answers it.
@@ -200,6 +202,8 @@ func TestSD_ConfigRefused(t *testing.T) {
 		{`discovery: {files: ["` + filepath.Join(dir, "missing.txt") + `"]}`, "no such file"},
 		{`discovery: {files: ["` + paths + `"]}`, "line 1"},
 		{`discovery: {files: ["` + huge + `"]}`, "over 16777216 bytes"},
+		{`discovery: {files: ["/dev/zero"]}`, "not a regular file"},
+		{`discovery: {files: ["` + dir + `"]}`, "not a regular file"},
 		{`discovery: {catalog: ["https://a.example.com"]}`, `did you mean "catalogs"?`},
 		{`discovery: {refresh-interval: 1m}`, `did you mean "refresh_interval"?`},
 		{`discovry: {files: []}`, `did you mean "discovery"?`},
@@ -208,5 +212,76 @@ func TestSD_ConfigRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.doc, err, tc.want)
 		}
+	}
+}
+
+// TestSD_HostileCatalogs: through /sd, an endless catalog, one that redirects to
+// another origin and one whose entries nest without end are each bounded: /sd answers
+// with what the other sources list, the source is down on /metrics, and the other
+// origin receives nothing.
+func TestSD_HostileCatalogs(t *testing.T) {
+	t.Parallel()
+	other := labtest.StartOrigin(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, catalogDoc(agentEntry("planted", "", "http://127.0.0.2:1/")))
+	}))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/endless", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"entries": [`)
+		for r.Context().Err() == nil {
+			if _, err := fmt.Fprint(w, agentEntry("x", "", "http://127.0.0.1:9/x")+","); err != nil {
+				return
+			}
+		}
+	})
+	mux.Handle("/away", labtest.RedirectTo(other.URL, http.StatusFound))
+	var srv *httptest.Server
+	mux.HandleFunc("/deep/", func(w http.ResponseWriter, r *http.Request) { // /deep/N lists /deep/N+1
+		fmt.Fprint(w, catalogDoc(agentEntry(r.URL.Path, "", "http://127.0.0.1:9"+r.URL.Path),
+			`{"identifier": "next", "type": "application/ai-catalog+json", "url": "`+srv.URL+r.URL.Path+`/d"}`))
+	})
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	file := filepath.Join(t.TempDir(), "agents.txt")
+	writeFile(t, file, "http://127.0.0.1:9/from-file\n")
+	cfg := mustConfig(t, fmt.Sprintf("discovery: {files: [%q], catalogs: [%q, %q, %q]}", file, srv.URL+"/endless", srv.URL+"/away", srv.URL+"/deep/0"))
+	base := start(t, cfg)
+	got := getSD(t, base)
+	if got["http://127.0.0.1:9/from-file"] == nil || len(got) != 6 { // the file's, and /deep/0 to depth 4
+		t.Errorf("/sd %v, want the file's target and the 5 agents of /deep to depth 4", got)
+	}
+	_, _, fams := scrape(t, base, "/metrics")
+	for _, src := range []string{"/endless", "/away"} {
+		mustValue(t, fams, "a2abind_discovery_source_up", map[string]string{"source": srv.URL + src}, 0)
+	}
+	mustValue(t, fams, "a2abind_discovery_targets", map[string]string{"source": srv.URL + "/deep/0", "state": "refused"}, 1)
+	if n := len(other.Requests()); n != 0 {
+		t.Errorf("the other origin received %d requests", n)
+	}
+}
+
+// TestSD_TenThousandAgents: a catalog of 10,000 agents is listed whole, and the heap
+// /sd holds for it stays bounded (measured, not timed).
+func TestSD_TenThousandAgents(t *testing.T) {
+	entries := make([]string, 10_000)
+	for i := range entries {
+		entries[i] = agentEntry(fmt.Sprintf("urn:agent:%d", i), fmt.Sprintf("Agent %d", i), fmt.Sprintf("http://127.0.0.1:9/agents/%d", i))
+	}
+	var body atomic.Value
+	body.Store(catalogDoc(entries...))
+	cat, _ := catalogServer(t, &body)
+	base := start(t, mustConfig(t, fmt.Sprintf("discovery: {catalogs: [%q]}", cat.URL+"/catalog")))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got := getSD(t, base)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if len(got) != 10_000 {
+		t.Fatalf("/sd listed %d agents, want 10,000", len(got))
+	}
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("10,000 agents: catalog %d bytes, heap held after /sd %+d KiB (test's own map included)", len(body.Load().(string)), held>>10)
+	if held > 64<<20 {
+		t.Errorf("the heap grew by %d MiB for 10,000 agents", held>>20)
 	}
 }
