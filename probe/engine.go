@@ -172,25 +172,29 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	}
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
-	var wg sync.WaitGroup
-	for _, lane := range e.lanes(local) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-				for _, n := range lane {
-					results[n] = declared(e.Interface(ctx, local[n], opts...), ifaces[n])
-				}
-			case <-ctx.Done():
-				for _, n := range lane {
-					results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
-						Detail: "not probed: " + context.Cause(ctx).Error()}
-				}
+	probeLane := func(lane []int) {
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+			for _, n := range lane {
+				results[n] = declared(e.Interface(ctx, local[n], opts...), ifaces[n])
 			}
-		}()
+		case <-ctx.Done():
+			for _, n := range lane {
+				results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
+					Detail: "not probed: " + context.Cause(ctx).Error()}
+			}
+		}
 	}
+	lanes := e.lanes(local)
+	if len(lanes) == 0 {
+		return results
+	}
+	var wg sync.WaitGroup
+	for _, lane := range lanes[:len(lanes)-1] {
+		wg.Go(func() { probeLane(lane) })
+	}
+	probeLane(lanes[len(lanes)-1]) // the last in this goroutine: one handoff less
 	wg.Wait()
 	return results
 }
