@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // WellKnownPath is where an agent serves its card, relative to its base URL.
@@ -265,7 +268,10 @@ var errHTML = errors.New("an HTML page, not a JSON card")
 // errorPreviewBytes bounds how much of a non-200 body is read for the message.
 const errorPreviewBytes = 4 << 10
 
-func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
+// fetch reads one card URL, in a span of its own whose trace context the request carries.
+func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err error) {
+	ctx, span := telemetry.Start(ctx, SpanFetch, trace.SpanKindClient)
+	defer func() { endFetchSpan(span, cardURL, c, err) }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -276,6 +282,7 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 		}
 	}
 	req.Header.Set("Accept", "application/json")
+	telemetry.InjectHTTP(ctx, req.Header)
 	if o.client == http.DefaultClient || o.ownClient {
 		// A card fetch is one request: do not leave its connection idling in the
 		// process-wide pool (a caller that reuses connections passes WithHTTPClient).
@@ -319,7 +326,7 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
 	if looksHTML(body, ctype) {
 		return nil, fmt.Errorf("%w: GET %s answered %w (is it the agent's base URL or its card URL?)", ErrUnavailable, finalURL, errHTML)
 	}
-	c, err := parse(body, o.maxBytes)
+	c, err = parse(body, o.maxBytes)
 	if err != nil {
 		if mt, _, _ := mime.ParseMediaType(ctype); mt != "" && !strings.Contains(mt, "json") {
 			return nil, fmt.Errorf("GET %s (Content-Type %s): %w", finalURL, ctype, err)
