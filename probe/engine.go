@@ -50,6 +50,7 @@ type Engine struct {
 	grpc  *grpcPool
 	dials atomic.Int64
 	reqs  atomic.Int64
+	caps  capabilityCache // capability_cache.go
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
