@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
@@ -41,6 +42,9 @@ type serveOptions struct {
 	taskMaxCount    int
 	taskMaxBytes    int64
 	maxRequestBytes int64
+	push            bool
+	pushPrivate     bool
+	extendedCard    bool
 	sign            signingFlags
 }
 
@@ -125,6 +129,9 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.IntVar(&f.taskMaxCount, "task-max-count", server.DefaultTaskMaxCount, "keep at most this many finished tasks (oldest evicted first)")
 	fl.Int64Var(&f.taskMaxBytes, "task-max-bytes", server.DefaultTaskMaxBytes, "evict finished tasks, oldest first, while all stored tasks take more bytes than this")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "bound on an HTTP request body and a received gRPC message")
+	fl.BoolVar(&f.push, "push", false, "serve push notifications (bounded in-memory config store, HTTP webhook sender)")
+	fl.BoolVar(&f.pushPrivate, "push-private", false, "with --push, let webhooks reach loopback and private addresses (refused by default)")
+	fl.BoolVar(&f.extendedCard, "extended-card", false, "serve GetExtendedAgentCard with the card derived from what is served")
 	f.sign.register(fl, "sign the published card (A2A 1.0 §8.4)", "its path serves the JWKS on the HTTP listener")
 	return cmd
 }
@@ -169,6 +176,16 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	}
 	if f.tlsCert != "" {
 		opts = append(opts, server.WithTLS(f.tlsCert, f.tlsKey))
+	}
+	if f.pushPrivate && !f.push {
+		return fail(ExitUsage, errors.New("--push-private goes with --push"))
+	}
+	if f.push {
+		sender := push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, AllowPrivateNetworks: f.pushPrivate})
+		opts = append(opts, server.WithPushNotifications(server.NewPushConfigStore(), sender))
+	}
+	if f.extendedCard {
+		opts = append(opts, server.WithDerivedExtendedCard())
 	}
 	if f.cardFile != "" {
 		raw, err := readCardFile(g, f.cardFile)
@@ -224,6 +241,9 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	}
 	return nil
 }
+
+// pushTimeout bounds one webhook delivery of serve --push.
+const pushTimeout = 10 * time.Second
 
 // serveLogger logs text on standard error, or JSON with -o json.
 func serveLogger(g *globals) *slog.Logger {
