@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -40,6 +41,11 @@ func (srv *Server) buildCard() error {
 		return fmt.Errorf("server: card: %w (rename or remove it)", stray[0])
 	}
 	matched, err := srv.verify(c)
+	if !derived {
+		caps, capErr := srv.checkClaims(c) // capability.go
+		err = errors.Join(err, capErr)
+		srv.capabilities = caps
+	}
 	if err != nil {
 		if derived {
 			return fmt.Errorf("server: derived card does not match the bindings (a bug): %w", err)
