@@ -282,3 +282,23 @@ func TestCatalogURLRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogOfASite: a URL without a path reads the site's AI Catalog, or its RFC 9727
+// API catalog when there is no AI Catalog, or says both are missing.
+func TestCatalogOfASite(t *testing.T) {
+	t.Parallel()
+	agent := `{"identifier": "a", "type": "application/a2a-agent-card+json", "url": "{{base}}/a"}`
+	ai := docs(t, map[string]string{discovery.AICatalogPath: `{"entries": [` + agent + `]}`})
+	api := docs(t, map[string]string{discovery.APICatalogPath: `{"linkset": [{"item": [{"href": "{{base}}/a", "type": "application/a2a-agent-card+json"}]}]}`})
+	none := docs(t, map[string]string{})
+	for _, srv := range []*httptest.Server{ai, api} {
+		res, err := discover(t, srv.URL+"/", discovery.Options{})
+		if err != nil || len(res.Agents) != 1 || res.Agents[0].Target != srv.URL+"/a" {
+			t.Errorf("%s: %+v, %v; want its agent", srv.URL, res.Agents, err)
+		}
+	}
+	_, err := discover(t, none.URL, discovery.Options{})
+	if err == nil || !strings.Contains(err.Error(), discovery.AICatalogPath) || !strings.Contains(err.Error(), discovery.APICatalogPath) {
+		t.Errorf("a site without catalogs: %v, want both paths named", err)
+	}
+}
