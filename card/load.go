@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // WellKnownPath is where an agent serves its card, relative to its base URL.
@@ -265,13 +268,16 @@ var errHTML = errors.New("an HTML page, not a JSON card")
 // errorPreviewBytes bounds how much of a non-200 body is read for the message.
 const errorPreviewBytes = 4 << 10
 
-func fetch(ctx context.Context, cardURL string, o *loadOptions) (*Card, error) {
+// fetch reads one card URL, in a span of its own whose trace context the request carries.
+func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err error) {
+	ctx, span := telemetry.Start(ctx, SpanFetch, trace.SpanKindClient)
+	defer func() { endFetchSpan(span, cardURL, c, err) }()
 	body, resp, err := get(ctx, cardURL, "application/json", o)
 	if err != nil {
 		return nil, err
 	}
 	finalURL := resp.Request.URL.String()
-	c, err := parse(body, o.maxBytes)
+	c, err = parse(body, o.maxBytes)
 	if err != nil {
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && !strings.Contains(mt, "json") {
 			return nil, fmt.Errorf("GET %s (Content-Type %s): %w", finalURL, resp.Header.Get("Content-Type"), err)
@@ -323,6 +329,7 @@ func get(ctx context.Context, docURL, accept string, o *loadOptions) ([]byte, *h
 		}
 	}
 	req.Header.Set("Accept", accept)
+	telemetry.InjectHTTP(ctx, req.Header)
 	if o.client == http.DefaultClient || o.ownClient {
 		// A card fetch is one request: do not leave its connection idling in the
 		// process-wide pool (a caller that reuses connections passes WithHTTPClient).

@@ -296,3 +296,35 @@ func TestEngine_Targets(t *testing.T) {
 		t.Errorf("cancelled run: %d results for %d targets", n, len(targets))
 	}
 }
+
+// TestEngine_ColdRoundOneConnectionPerAddress (issue 23 item 6): a fleet round that
+// visits each target once opens one connection per address an agent serves on and no
+// more: the card fetch's connection carries the card's HTTP interfaces of that origin
+// in turn, and gRPC has its channel. On the next round the origins are known and their
+// interfaces are probed in parallel, at most one more connection per origin.
+func TestEngine_ColdRoundOneConnectionPerAddress(t *testing.T) {
+	t.Parallel()
+	const n = 12
+	var targets []string
+	for range n {
+		targets = append(targets, labtest.Start(t, lab.Healthy()...).BaseURL)
+	}
+	e := probe.NewEngine()
+	defer e.Close()
+	round := func() {
+		for r := range e.Targets(t.Context(), targets, probe.WithConcurrency(4), probe.WithTimeout(10*time.Second)) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", r.Target, r.Err)
+			}
+			allServed(t, r.Results)
+		}
+	}
+	round()
+	if got := e.Stats().Dials; got != 2*n {
+		t.Errorf("cold round over %d agents (an HTTP and a gRPC address each) opened %d connections, want %d", n, got, 2*n)
+	}
+	round()
+	if got := e.Stats().Dials - 2*n; got > n {
+		t.Errorf("warm round opened %d more connections, want at most one per HTTP origin (%d)", got, n)
+	}
+}

@@ -173,7 +173,7 @@ func summarise(ctx context.Context, r probe.TargetResult, sig signatureFlags, si
 	if sig.asked() || card.Signed(r.Card) {
 		_, _ = card.VerifySignatures(ctx, r.Card, sigOpts...) // the outcome is in the lint findings
 	}
-	rep := probe.Diagnose(r.Card, r.Results)
+	rep := probe.Diagnose(r.Card, r.Results, r.Capabilities...)
 	if sig.require {
 		rep.Findings = card.RequireSignature(r.Card, rep.Findings)
 	}
@@ -203,7 +203,7 @@ type targetJSON struct{ w io.Writer }
 func (t targetJSON) add(r probe.TargetResult, row targetRow) error {
 	var v any = targetError{Target: r.Target, Error: row.findings}
 	if r.Err == nil {
-		v = probeJSON(r.Target, r.Results, row.report)
+		v = probeJSON(r.Target, probe.CardCheck{Results: r.Results, Capabilities: r.Capabilities}, row.report)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -285,7 +285,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 		if t.summary {
 			write = writeProbeSummary
 		}
-		write(&sub, r.Target, r.Card, r.Results, row.report)
+		write(&sub, r.Target, r.Card, probe.CardCheck{Results: r.Results, Capabilities: r.Capabilities}, row.report)
 	}
 	t.details = append(t.details, b.String())
 	return nil
