@@ -302,3 +302,22 @@ func TestCatalogOfASite(t *testing.T) {
 		t.Errorf("a site without catalogs: %v, want both paths named", err)
 	}
 }
+
+// TestParseKind: the document's member decides what it is; the Content-Type only
+// breaks a tie, and a document that is neither is refused.
+func TestParseKind(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ doc, ctype, want string }{
+		{`{"entries": []}`, discovery.TypeLinkset, discovery.TypeAICatalog},
+		{`{"linkset": []}`, discovery.TypeAICatalog, discovery.TypeLinkset},
+		{`{"linkset": [], "entries": []}`, discovery.TypeLinkset + "; charset=utf-8", discovery.TypeLinkset},
+		{`{"linkset": [], "entries": []}`, "application/json", ""},
+		{`{"name": "an agent card"}`, discovery.TypeAICatalog, ""},
+		{`{"entries": [], "Entries": []}`, "", ""},
+	} {
+		d, err := discovery.Parse([]byte(tc.doc), tc.ctype, 0)
+		if d.Type != tc.want || (tc.want == "") != errors.Is(err, discovery.ErrCatalog) {
+			t.Errorf("%s as %q: %q, %v; want %q", tc.doc, tc.ctype, d.Type, err, tc.want)
+		}
+	}
+}
