@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // Exit codes, a stable contract.
@@ -133,7 +135,22 @@ func Execute() int {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	return exitCode(root.ExecuteContext(ctx), stderr)
+	tel := startTelemetry(ctx, stderr)
+	code := exitCode(root.ExecuteContext(ctx), stderr)
+	if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
+		writeText(stderr, "a2abind: "+err.Error())
+	}
+	return code
+}
+
+// startTelemetry sets tracing up from the OTEL_* variables (off unless they ask for
+// it). A variable it cannot use is reported and the command runs without tracing.
+func startTelemetry(ctx context.Context, stderr io.Writer) *telemetry.Provider {
+	tel, err := telemetry.Setup(ctx, telemetry.WithServiceVersion(Version), telemetry.WithErrorWriter(stderr))
+	if err != nil {
+		writeText(stderr, "a2abind: "+err.Error()+"; tracing is off")
+	}
+	return tel
 }
 
 // exitCode is the exit status of a command that returned err, which it prints on stderr.

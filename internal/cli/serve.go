@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/echo"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -225,12 +226,13 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	return nil
 }
 
-// serveLogger logs text on standard error, or JSON with -o json.
+// serveLogger logs text on standard error, or JSON with -o json; a line logged inside
+// a span carries its trace_id and span_id.
 func serveLogger(g *globals) *slog.Logger {
 	if g.json() {
-		return slog.New(slog.NewJSONHandler(g.stderr, nil))
+		return slog.New(telemetry.LogHandler(slog.NewJSONHandler(g.stderr, nil)))
 	}
-	return slog.New(slog.NewTextHandler(g.stderr, nil))
+	return slog.New(telemetry.LogHandler(slog.NewTextHandler(g.stderr, nil)))
 }
 
 func readCardFile(g *globals, name string) ([]byte, error) {
