@@ -193,7 +193,7 @@ func (e *Engine) Interface(ctx context.Context, iface card.Interface, opts ...Op
 	o.engine = e
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	return newRun(iface, o).run(ctx)
+	return newRun(iface, o).traced(ctx) // trace.go
 }
 
 // HTTPClient returns the Engine's keep-alive client for the TLS settings of opts

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -108,6 +109,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	} else {
 		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
+	telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
 	var p peer.Peer
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
 	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)
