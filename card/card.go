@@ -82,6 +82,9 @@ type Card struct {
 	// Interfaces are the declared interfaces, v1.0 entries first, then the v0.3 primary, then
 	// additionalInterfaces, de-duplicated on (url, binding, version).
 	Interfaces []Interface `json:"interfaces"`
+	// Capabilities are the card's capability claims (streaming, push notifications,
+	// the extended card), as its clients read them.
+	Capabilities Capabilities `json:"-"`
 	// SecuritySchemes are the names of the security schemes the card declares, sorted.
 	SecuritySchemes []string `json:"securitySchemes,omitempty"`
 	// ETag is the card's ETag header when it was fetched over HTTP.

@@ -37,6 +37,8 @@ type document struct {
 	DefaultInputModes  []string                   `json:"defaultInputModes"`
 	DefaultOutputModes []string                   `json:"defaultOutputModes"`
 	Skills             []json.RawMessage          `json:"skills"`
+	// SupportsExtendedCard is v0.3's supportsAuthenticatedExtendedCard.
+	SupportsExtendedCard json.RawMessage `json:"supportsAuthenticatedExtendedCard"`
 
 	// strays are the members named like a known field but not exactly (exact.go).
 	strays []*ReadError
@@ -174,7 +176,7 @@ func lookedLike(data []byte, top *jsonNode) string {
 }
 
 func fromDocument(doc *document) *Card {
-	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version), lintMemo: &lintMemo{}}
+	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version), Capabilities: doc.capabilities(), lintMemo: &lintMemo{}}
 	hasV03 := doc.hasV03()
 	switch {
 	case doc.hasV1() && hasV03:

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -86,14 +88,16 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	x.self.probes.WithLabelValues(name, result).Inc()
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
 	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
-	reg := p.registry()
-	debug := debugOutput(logBuf.Bytes(), reg, name, mod)
+	// The series are gathered once, for the answer and for the debug output.
+	mfs, gatherErr := p.registry().Gather()
+	debug := debugOutput(logBuf.Bytes(), mfs, gatherErr, name, mod)
 	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
 	if on, _ := strconv.ParseBool(q.Get("debug")); on {
 		serveDebug(w, debug)
 		return
 	}
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, gatherErr })
+	promhttp.HandlerFor(gathered, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces.

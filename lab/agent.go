@@ -68,6 +68,9 @@ type config struct {
 
 	tenantPaths []string            // WithTenantREST mounts (tenant.go)
 	grpcOpts    []grpc.ServerOption // WithGRPCServerOptions (relay.go)
+
+	handlerOpts []a2asrv.RequestHandlerOption  // WithHandlerOptions (capabilities.go)
+	open        map[a2a.TransportProtocol]bool // WithOpenBinding: no token asked there
 }
 
 // Option configures Start.
@@ -180,7 +183,7 @@ func Start(opts ...Option) (*Agent, error) {
 		}
 		return nil, err
 	}
-	handler := a2asrv.NewHandler(cfg.executor)
+	handler := a2asrv.NewHandler(cfg.executor, cfg.handlerOpts...)
 	a.serveHTTP(httpLis, tlsCfg, handler)
 	if grpcLis != nil {
 		a.serveGRPC(grpcLis, tlsCfg, handler)
@@ -266,7 +269,11 @@ func (a *Agent) serveHTTP(httpLis net.Listener, tlsCfg *tls.Config, handler a2as
 	})
 	for _, m := range a.cfg.mounts {
 		b := httpBindings[bindingVersion{m.binding, m.version}] // checked by config.check
-		b.route(mux, m.path, a.requireToken(b.handler(handler)))
+		h := b.handler(handler)
+		if !a.cfg.open[m.binding] {
+			h = a.requireToken(h)
+		}
+		b.route(mux, m.path, h)
 	}
 	a.mountTenantREST(mux, handler)
 	var root http.Handler = mux
@@ -294,7 +301,7 @@ func (a *Agent) serveGRPC(grpcLis net.Listener, tlsCfg *tls.Config, handler a2as
 	if tlsCfg != nil {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(tlsCfg)))
 	}
-	if a.cfg.token != "" {
+	if a.cfg.token != "" && !a.cfg.open[a2a.TransportProtocolGRPC] {
 		gopts = append(gopts, grpc.UnaryInterceptor(a.grpcAuth), grpc.StreamInterceptor(a.grpcStreamAuth))
 	}
 	a.grpcSrv = grpc.NewServer(append(gopts, a.cfg.grpcOpts...)...)

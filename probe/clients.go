@@ -32,6 +32,10 @@ type ClientImpact struct {
 	OK bool `json:"ok"`
 	// Note explains the selection and the failure.
 	Note string `json:"note"`
+	// CapabilitiesFailing are the capabilities the card declares, so the client uses
+	// them, that are not served on the binding it selects (set by Diagnose from Check's
+	// capability results).
+	CapabilitiesFailing []Capability `json:"capabilitiesFailing,omitempty"`
 }
 
 // Profile is a known client implementation and configuration whose interface selection

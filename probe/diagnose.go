@@ -17,6 +17,20 @@ const (
 	// CodeInterfaceNotServed: a declared interface's outcome is neither served nor
 	// auth_required.
 	CodeInterfaceNotServed = "interface-not-served"
+	// CodeCapabilityNotServed: a declared capability (streaming, pushNotifications,
+	// extendedAgentCard) that the side-effect-free calls show is not served on some
+	// declared binding (error; names the capability and the interfaces).
+	CodeCapabilityNotServed = "capability-not-served"
+	// CodeCapabilityNotDeclared: a capability served on every binding asked while the
+	// card does not declare it (info: clients that trust the card never use it).
+	CodeCapabilityNotDeclared = "capability-not-declared"
+	// CodeAuthNotEquivalent: some declared interfaces answer the lookup without
+	// credentials while others demand them (error; A2A §5.1: the same authentication on
+	// every binding).
+	CodeAuthNotEquivalent = "auth-not-equivalent"
+	// CodeErrorMapping: an A2A error answered with another code than the
+	// specification's table gives for its binding (warning).
+	CodeErrorMapping = "error-mapping"
 )
 
 // Report is what a probed card amounts to: the findings (wire and lint) and, per known
@@ -31,13 +45,15 @@ type Report struct {
 // OK reports whether no finding is an error.
 func (r Report) OK() bool { return !card.HasErrors(r.Findings) }
 
-// Diagnose turns a card and its probe results (as Card returns them) into findings and
-// the client-impact table. It does no I/O.
-func Diagnose(c *card.Card, results []Result) Report {
+// Diagnose turns a card and its probe results (as Card returns them) and, when given,
+// its capabilities' results (as Check returns them) into findings and the
+// client-impact table. It does no I/O.
+func Diagnose(c *card.Card, results []Result, caps ...CapabilityResult) Report {
 	if c == nil {
 		return Report{}
 	}
 	clients := clientImpact(c, results)
+	capabilityImpact(clients, caps) // diagnose_capability.go
 	var findings []card.Finding
 	byKey := map[string]Result{}
 	for _, r := range results {
@@ -63,6 +79,9 @@ func Diagnose(c *card.Card, results []Result) Report {
 			Interface: r.Interface.Source.String(),
 		})
 	}
+	findings = append(findings, capabilityFindings(caps, clients)...) // diagnose_capability.go
+	findings = append(findings, authFindings(results)...)
+	findings = append(findings, mappingFindings(results, caps)...)
 	findings = append(findings, wireFixes(c, results, card.Lint(c))...) // wirefix.go
 	slices.SortStableFunc(findings, func(a, b card.Finding) int { return rank(a.Severity) - rank(b.Severity) })
 	return Report{Findings: findings, Clients: clients}

@@ -39,6 +39,9 @@ type TargetResult struct {
 	Card *card.Card
 	// Results are the card's interfaces' results, in card order (as Card returns them).
 	Results []Result
+	// Capabilities are the card's capabilities' results (as Check returns them); empty
+	// with WithCapabilities(false).
+	Capabilities []CapabilityResult
 	// Err says why the card could not be obtained (it wraps card.ErrUnavailable or
 	// card.ErrMalformed) or why the target was not probed at all; nil otherwise.
 	Err error
@@ -49,7 +52,8 @@ type TargetResult struct {
 }
 
 // Targets loads the card of each target (card.Load: a base URL, a card URL or a file)
-// and probes its interfaces, WithConcurrency targets at once, on the Engine's warm
+// and checks it as Check does (its interfaces and, unless WithCapabilities(false), its
+// capabilities), WithConcurrency targets at once, on the Engine's warm
 // connections. It sends each target's result on the returned channel as soon as it is
 // done, so in completion order, exactly one per target, and closes the channel after
 // the last. ctx bounds the whole run: targets not started when it ends get a result
@@ -105,7 +109,8 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 	res.Card, res.Err = card.Load(ctx, target, loadOpts...)
 	res.FetchDuration = time.Since(start)
 	if res.Err == nil {
-		res.Results = e.Card(ctx, res.Card, opts...)
+		chk := e.Check(ctx, res.Card, opts...)
+		res.Results, res.Capabilities = chk.Results, chk.Capabilities
 	}
 	res.Duration = time.Since(start)
 	return res

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -24,16 +25,56 @@ import (
 // grpcTLSOnly marks, in a detail, a bare host:port gRPC address served over TLS only.
 const grpcTLSOnly = "TLS answered; plaintext did not"
 
-// grpcMethods are the task lookup methods of each protocol version, from the SDK's
-// generated code.
-var grpcMethods = map[string]string{
-	card.V1:  a2apb.A2AService_GetTask_FullMethodName,   // "/lf.a2a.v1.A2AService/GetTask"
-	card.V03: a2apbv0.A2AService_GetTask_FullMethodName, // "/a2a.v1.A2AService/GetTask"
+// grpcCall is one operation's gRPC method and messages for one protocol version.
+type grpcCall struct {
+	method  string
+	in, out proto.Message
+	stream  bool // a server-streaming method: the first message or the status is read
+}
+
+// grpcCalls builds each operation's call, from the SDK's generated code: the service
+// lf.a2a.v1.A2AService for 1.0, a2a.v1.A2AService (resource names "tasks/{id}") for 0.3.
+var grpcCalls = map[operation]map[string]func(id, tenant string) grpcCall{
+	opGetTask: {
+		card.V1: func(id, tenant string) grpcCall {
+			return grpcCall{a2apb.A2AService_GetTask_FullMethodName, &a2apb.GetTaskRequest{Id: id, Tenant: tenant}, &a2apb.Task{}, false}
+		},
+		card.V03: func(id, _ string) grpcCall {
+			return grpcCall{a2apbv0.A2AService_GetTask_FullMethodName, &a2apbv0.GetTaskRequest{Name: "tasks/" + id}, &a2apbv0.Task{}, false}
+		},
+	},
+	opSubscribe: {
+		card.V1: func(id, tenant string) grpcCall {
+			return grpcCall{a2apb.A2AService_SubscribeToTask_FullMethodName, &a2apb.SubscribeToTaskRequest{Id: id, Tenant: tenant}, &a2apb.StreamResponse{}, true}
+		},
+		card.V03: func(id, _ string) grpcCall {
+			return grpcCall{a2apbv0.A2AService_TaskSubscription_FullMethodName, &a2apbv0.TaskSubscriptionRequest{Name: "tasks/" + id}, &a2apbv0.StreamResponse{}, true}
+		},
+	},
+	opListPushConfigs: {
+		card.V1: func(id, tenant string) grpcCall {
+			return grpcCall{a2apb.A2AService_ListTaskPushNotificationConfigs_FullMethodName,
+				&a2apb.ListTaskPushNotificationConfigsRequest{TaskId: id, Tenant: tenant}, &a2apb.ListTaskPushNotificationConfigsResponse{}, false}
+		},
+		card.V03: func(id, _ string) grpcCall {
+			return grpcCall{a2apbv0.A2AService_ListTaskPushNotificationConfig_FullMethodName,
+				&a2apbv0.ListTaskPushNotificationConfigRequest{Parent: "tasks/" + id}, &a2apbv0.ListTaskPushNotificationConfigResponse{}, false}
+		},
+	},
+	opExtendedCard: {
+		card.V1: func(_, tenant string) grpcCall {
+			return grpcCall{a2apb.A2AService_GetExtendedAgentCard_FullMethodName, &a2apb.GetExtendedAgentCardRequest{Tenant: tenant}, &a2apb.AgentCard{}, false}
+		},
+		card.V03: func(string, string) grpcCall {
+			return grpcCall{a2apbv0.A2AService_GetAgentCard_FullMethodName, &a2apbv0.GetAgentCardRequest{}, &a2apbv0.AgentCard{}, false}
+		},
+	},
 }
 
 // probeGRPC calls GetTask for a random task id on the service of the requested version
 // (lf.a2a.v1.A2AService for 1.0 with a2a-version metadata, a2a.v1.A2AService for 0.3
-// without). A served interface answers NOT_FOUND.
+// without). A served interface answers NOT_FOUND. A capability's operation calls its
+// method the same way (grpcCalls).
 //
 // TLS: https:// and grpcs:// use TLS, http:// and grpc:// plaintext. A bare host:port
 // (the form the 1.0 proto asks for) says nothing, so it is tried the way Go, Python and
@@ -63,11 +104,12 @@ func probeGRPC(ctx context.Context, req request) attempt {
 	return plain
 }
 
-// callGRPC makes one GetTask call on the Engine's channel for the address and TLS
+// callGRPC makes the request's call on the Engine's channel for the address and TLS
 // mode, under the Engine's request caps. The channel is kept for the next probe only
 // when a gRPC server answered on it.
 func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
-	method := grpcMethods[req.version]
+	call := grpcCalls[req.op][req.version](req.taskID, req.tenant)
+	method := call.method
 	mode := "plaintext"
 	if useTLS {
 		mode = "TLS"
@@ -102,18 +144,14 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	} else if len(req.o.conn.Header) > 0 {
 		a.extra = append(a.extra, withheldNote)
 	}
-	var in, out proto.Message
 	if req.version == card.V1 {
 		md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
-		in, out = &a2apb.GetTaskRequest{Id: req.taskID, Tenant: req.tenant}, &a2apb.Task{}
-	} else {
-		in, out = &a2apbv0.GetTaskRequest{Name: "tasks/" + req.taskID}, &a2apbv0.Task{}
 	}
 	telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
 	var p peer.Peer
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
 	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)
-	err = ch.conn.Invoke(ctx, method, in, out, grpc.Peer(&p))
+	err = invokeGRPC(ctx, ch.conn, call, &p)
 	if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 		a.certExpiry = earliestExpiry(info.State.PeerCertificates)
 	}
@@ -138,4 +176,26 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		a.seen += " " + a.ev.Reason
 	}
 	return a
+}
+
+// invokeGRPC makes one call: unary, or for a server-streaming method the first message
+// (or the status that ends the stream instead), after which the stream is cancelled.
+func invokeGRPC(ctx context.Context, conn *grpc.ClientConn, call grpcCall, p *peer.Peer) error {
+	if !call.stream {
+		return conn.Invoke(ctx, call.method, call.in, call.out, grpc.Peer(p))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends an endless stream after its first message
+	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, call.method, grpc.Peer(p))
+	if err != nil {
+		return err
+	}
+	if err := cs.SendMsg(call.in); err != nil {
+		return cs.RecvMsg(call.out) // the status that ended the stream
+	}
+	_ = cs.CloseSend()
+	if err := cs.RecvMsg(call.out); err != io.EOF {
+		return err // nil: a first message arrived (a task of that id exists)
+	}
+	return nil // the stream ended with OK and no message
 }

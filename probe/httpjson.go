@@ -1,7 +1,9 @@
 package probe
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -29,31 +31,46 @@ import (
 // The version of the answer is read from its shape: a2a-go's v0.3 handler answers
 // application/problem+json, a v1.0 handler a google.rpc.Status in application/json or
 // application/a2a+json.
+//
+// A capability's operation GETs its route the same way (httpRoutes): SubscribeToTask
+// {url}/tasks/{id}:subscribe (the verb of the proto and of every SDK seen; of the stream
+// only the first event is read), ListTaskPushNotificationConfigs
+// {url}/tasks/{id}/pushNotificationConfigs, GetExtendedAgentCard {url}/extendedAgentCard
+// (0.3: {url}/v1/card).
 func probeHTTPJSON(ctx context.Context, req request) attempt {
 	base := strings.TrimSuffix(req.ep.httpURL(req.mode), "/")
 	if req.ep.query != "" {
 		base = strings.TrimSuffix(strings.SplitN(base, "?", 2)[0], "/")
 	}
 	id := url.PathEscape(req.taskID)
+	route := httpRoutes[req.op][req.version]
+	route = strings.ReplaceAll(route, "{id}", id)
+	accept := "application/json"
+	if req.op == opSubscribe {
+		accept = "text/event-stream"
+	}
 	if req.version == card.V1 {
 		prefix := base
 		if req.tenant != "" {
 			prefix += "/" + tenantPath(req.tenant)
 		}
-		a := getTask(ctx, req, prefix+"/tasks/"+id, http.Header{
-			"Accept":            {"application/a2a+json, application/json"},
+		if accept == "application/json" {
+			accept = "application/a2a+json, application/json"
+		}
+		a := getTask(ctx, req, prefix+route, http.Header{
+			"Accept":            {accept},
 			a2a.SvcParamVersion: {card.V1},
 		})
 		if req.tenant != "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Reason == "" {
 			a.extra = append(a.extra, fmt.Sprintf("the declared tenant %q was sent as the path prefix: nothing there may also mean the agent serves another tenant", req.tenant))
 		}
-		if req.tenant == "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Framing == wire.Unrecognised {
+		if req.op == opGetTask && req.tenant == "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Framing == wire.Unrecognised {
 			a.extra = append(a.extra, tenantPrefixNote(ctx, req, base, id)...)
 		}
 		return a
 	}
-	h := http.Header{"Accept": {"application/json"}}
-	a := getTask(ctx, req, base+"/tasks/"+id, h)
+	h := http.Header{"Accept": {accept}}
+	a := getTask(ctx, req, base+route, h)
 	if o, _ := wire.Classify(a.ev); !a.answered || o == wire.Served || o == wire.AgentError || o == wire.AuthRequired {
 		return a
 	}
@@ -61,7 +78,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	// with legacyCompat answers there in 1.0 shape and serves v0.3 under /v1). The v0.3
 	// specification's routes are {url}/v1/...: they decide when they answer as 0.3, or
 	// when the first route had nothing recognisable.
-	b := getTask(ctx, req, base+restv03.Prefix+"/tasks/"+id, h)
+	b := getTask(ctx, req, base+restv03.Prefix+route, h)
 	b.prefix = restv03.Prefix
 	ob, _ := wire.Classify(b.ev)
 	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
@@ -72,6 +89,16 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	return a
 }
 
+// httpRoutes are each operation's route under the interface URL, per version ({id}:
+// the random task id). A v0.3 route is tried at the URL and under /v1.
+var httpRoutes = map[operation]map[string]string{
+	opGetTask:         {card.V1: "/tasks/{id}", card.V03: "/tasks/{id}"},
+	opSubscribe:       {card.V1: "/tasks/{id}:subscribe", card.V03: "/tasks/{id}:subscribe"},
+	opListPushConfigs: {card.V1: "/tasks/{id}/pushNotificationConfigs", card.V03: "/tasks/{id}/pushNotificationConfigs"},
+	opExtendedCard:    {card.V1: "/extendedAgentCard", card.V03: "/card"},
+}
+
+// getTask GETs one route of the request's operation and reads the answer.
 func getTask(ctx context.Context, req request, target string, h http.Header) attempt {
 	ans := doHTTP(ctx, req, http.MethodGet, target, nil, h)
 	a := attempt{sent: "HTTP+JSON GET " + target, tls: ans.tls, answered: ans.status != 0,
@@ -102,6 +129,13 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 		a.seen += ", a task object"
 		return a
 	}
+	if req.op != opGetTask && ans.status >= 200 && ans.status < 300 && jsonObject(ans.contentType, ans.body) {
+		// A push-config list, the extended card, a stream's first event: an answer of
+		// the operation's handler.
+		a.ev.Framing = a2a.TransportProtocolHTTPJSON
+		a.seen += ", a JSON object"
+		return a
+	}
 	a.ev.Framing = wire.Unrecognised
 	a.seen += ", " + quote(ans.body)
 	return a
@@ -112,4 +146,19 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 func looksLikeTask(b []byte, id string) bool {
 	s := string(b)
 	return strings.HasPrefix(strings.TrimSpace(s), "{") && strings.Contains(s, id)
+}
+
+// jsonObject reports whether a body (of a stream, its first event's data) is a JSON
+// object.
+func jsonObject(contentType string, b []byte) bool {
+	if contentType == "text/event-stream" {
+		for line := range bytes.Lines(b) {
+			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
+				b = d
+				break
+			}
+		}
+	}
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/x509"
 	"fmt"
@@ -72,8 +74,18 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", withheld: withheld, sent: wrote.Load()}
 	}
 	defer resp.Body.Close()
-	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var data []byte
+	var rerr error
+	if mt == "text/event-stream" {
+		// A stream (SubscribeToTask's) may never end: its first event is the answer.
+		data, rerr = firstEvent(resp.Body, maxBody+1)
+		if rerr == nil {
+			drainEnded(resp.Body)
+		}
+	} else {
+		data, rerr = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	}
 	a := httpAnswer{
 		status: resp.StatusCode, contentType: mt, proto: resp.Proto, body: data,
 		wwwAuth: resp.Header.Get("WWW-Authenticate"), location: resp.Header.Get("Location"),
@@ -91,6 +103,51 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 		a.err = rerr
 	}
 	return a
+}
+
+// Of a stream that ends right after its first event (an error for a random task id),
+// the end is read so that its keep-alive connection is reused; one that goes on is
+// closed after drainBytes or drainWait, whichever comes first.
+const (
+	drainBytes = 4 << 10
+	drainWait  = 50 * time.Millisecond
+)
+
+// drainEnded reads what is left of body up to its end, within drainBytes and
+// drainWait; a stream that goes on is cut (its connection closed, not reused).
+func drainEnded(body io.ReadCloser) {
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
+}
+
+// firstEvent reads a server-sent event stream up to the end of its first event with
+// data (the blank line after it), the end of the stream, or limit bytes, whichever
+// comes first; the rest is not read.
+func firstEvent(r io.Reader, limit int) ([]byte, error) {
+	br := bufio.NewReaderSize(io.LimitReader(r, int64(limit)), 4096)
+	var out []byte
+	data := false
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			err = nil // a long line: keep reading it
+		}
+		out = append(out, line...)
+		trimmed := bytes.TrimSpace(line)
+		if bytes.HasPrefix(trimmed, []byte("data:")) {
+			data = true
+		}
+		if data && len(trimmed) == 0 && len(line) > 0 {
+			return out, nil
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
 }
 
 // evidence fills the HTTP part of an Evidence.

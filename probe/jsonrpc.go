@@ -12,17 +12,28 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// jsonrpcMethods is the task lookup method of each protocol version.
-var jsonrpcMethods = map[string]string{
-	card.V1:  "GetTask",
-	card.V03: "tasks/get",
+// jsonrpcMethods are the method of each operation and protocol version, and the
+// params member that carries the random task id ("" for none).
+var jsonrpcMethods = map[operation]map[string][2]string{
+	opGetTask:         {card.V1: {"GetTask", "id"}, card.V03: {"tasks/get", "id"}},
+	opSubscribe:       {card.V1: {"SubscribeToTask", "id"}, card.V03: {"tasks/resubscribe", "id"}},
+	opListPushConfigs: {card.V1: {"ListTaskPushNotificationConfigs", "taskId"}, card.V03: {"tasks/pushNotificationConfig/list", "id"}},
+	opExtendedCard:    {card.V1: {"GetExtendedAgentCard", ""}, card.V03: {"agent/getAuthenticatedExtendedCard", ""}},
 }
 
-// probeJSONRPC POSTs a GetTask (1.0) or tasks/get (0.3) for a random task id to the
-// interface URL. A served interface answers JSON-RPC error -32001 TaskNotFound.
+// probeJSONRPC POSTs the request's operation for a random task id to the interface
+// URL: GetTask (1.0) or tasks/get (0.3) for the lookup, where a served interface answers
+// JSON-RPC error -32001 TaskNotFound; SubscribeToTask, ListTaskPushNotificationConfigs
+// or GetExtendedAgentCard (0.3: tasks/resubscribe, tasks/pushNotificationConfig/list,
+// agent/getAuthenticatedExtendedCard) for a capability. Of a stream only the first event
+// is read.
 func probeJSONRPC(ctx context.Context, req request) attempt {
-	method := jsonrpcMethods[req.version]
-	params := map[string]string{"id": req.taskID}
+	m := jsonrpcMethods[req.op][req.version]
+	method := m[0]
+	params := map[string]string{}
+	if m[1] != "" {
+		params[m[1]] = req.taskID
+	}
 	if req.tenant != "" && req.version == card.V1 {
 		params["tenant"] = req.tenant
 	}
@@ -30,6 +41,9 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 	h := http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},
+	}
+	if req.op == opSubscribe {
+		h.Set("Accept", "text/event-stream")
 	}
 	if req.version == card.V1 {
 		h.Set(a2a.SvcParamVersion, card.V1)

@@ -21,6 +21,8 @@ type options struct {
 	engine   *Engine                             // whose connections and caps the requests use
 	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
+	noCapabilities bool // WithCapabilities(false): Check and Targets probe the interfaces only
+
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
 	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes

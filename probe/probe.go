@@ -70,6 +70,13 @@ type Result struct {
 	// Way is how the declared binding and version answered, when Outcome is Served: a
 	// client calling the interface that way reaches what the probe reached.
 	Way Way
+	// Credentials reports that the caller's headers (WithHeader) went with the lookup of
+	// the declared binding and version; false when none were given or they were withheld.
+	Credentials bool
+	// Mapping says how the lookup's A2A error answer differs from the specification's
+	// error table for its binding (wire.MappingProblem), when Outcome is Served or
+	// AuthRequired; "" when it agrees.
+	Mapping string
 }
 
 // Skipped is how many of c's interfaces Card leaves unprobed under the bound.
@@ -135,6 +142,10 @@ func (r *run) run(ctx context.Context) Result {
 	res.Lookup = first.classified
 	res.ActualBinding = first.answeredBinding()
 	res.CertExpiry = first.certExpiry
+	res.Credentials = len(r.o.conn.Header) > 0 && r.o.credentialsFor(ep, first.tls)
+	if reached(first.outcome) {
+		res.Mapping = wire.MappingProblem(first.ev)
+	}
 	notes := ep.notes(r.binding)
 
 	switch first.outcome {
@@ -314,8 +325,8 @@ func (r *run) search(ctx context.Context, eps []endpoint, mode tlsMode, skipBind
 func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol, version string, mode tlsMode) attempt {
 	req := request{ep: ep, version: version, tenant: r.iface.Tenant, taskID: r.taskID, o: r.o, mode: mode}
 	var a attempt
-	ctx, span := startLookup(ctx, version) // trace.go
-	defer func() { endLookup(span, ep, r.taskID, a) }()
+	ctx, span := startCall(ctx, req) // trace.go
+	defer func() { endLookup(span, req, a) }()
 	start := time.Now()
 	if p, ok := probers[b]; ok { // bindings.go
 		a = p(ctx, req)
@@ -360,7 +371,19 @@ type request struct {
 	taskID  string
 	o       *options
 	mode    tlsMode
+	op      operation // what to send: the task lookup, or a capability's call
 }
+
+// operation is what a prober sends. Every one is side-effect-free: it names a random
+// task id, or asks for the extended card.
+type operation uint8
+
+const (
+	opGetTask         operation = iota // GetTask of a random id: the interface lookup
+	opSubscribe                        // SubscribeToTask of a random id: streaming
+	opListPushConfigs                  // ListTaskPushNotificationConfigs of a random id: push notifications
+	opExtendedCard                     // GetExtendedAgentCard: the extended card
+)
 
 // attempt is what one binding's probe saw at one address.
 type attempt struct {

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2abind/a2abind/card"
@@ -78,23 +79,42 @@ func (r *run) traced(ctx context.Context) Result {
 	return res
 }
 
-// startLookup starts the client span of one lookup, named after its A2A method.
-func startLookup(ctx context.Context, version string) (context.Context, trace.Span) {
-	return telemetry.Start(ctx, jsonrpcMethods[version], trace.SpanKindClient)
+// startCall starts the client span of one prober call, named after the A2A method
+// of its operation (GetTask, tasks/get, SubscribeToTask, ...).
+func startCall(ctx context.Context, req request) (context.Context, trace.Span) {
+	return telemetry.Start(ctx, jsonrpcMethods[req.op][req.version][0], trace.SpanKindClient)
 }
 
-// endLookup records on the lookup's span what the wire showed and the outcome, and
-// ends it.
-func endLookup(span trace.Span, ep endpoint, taskID string, a attempt) {
+// endCall records on a prober call's span what the wire showed (binding b, version,
+// address, method, task id) and ends it; the caller records the outcome first.
+func endCall(span trace.Span, req request, b a2a.TransportProtocol, a attempt) {
 	defer span.End()
 	if !span.IsRecording() {
 		return
 	}
-	method := jsonrpcMethods[a.version]
+	m := jsonrpcMethods[req.op][req.version]
 	ev := a.ev
-	ev.Binding, ev.Version = a.binding, a.version
+	ev.Binding, ev.Version = b, req.version
 	span.SetAttributes(ev.Attributes()...)
-	span.SetAttributes(telemetry.Server(ep.addr.Host, ep.addr.Port)...)
-	span.SetAttributes(telemetry.A2AMethod.String(method), telemetry.A2ATaskID.String(taskID))
+	span.SetAttributes(telemetry.Server(req.ep.addr.Host, req.ep.addr.Port)...)
+	span.SetAttributes(telemetry.A2AMethod.String(m[0]))
+	if m[1] != "" {
+		span.SetAttributes(telemetry.A2ATaskID.String(req.taskID))
+	}
+}
+
+// endLookup ends the span of an interface lookup, with the probe's outcome.
+func endLookup(span trace.Span, req request, a attempt) {
 	wire.RecordOutcome(span, a.outcome, a.describe())
+	endCall(span, req, a.binding, a)
+}
+
+// endCapabilityCall ends the span of capability k's call on an interface of binding b,
+// with the capability and what the call showed about it. A capability not served is
+// no error of the call (the card may not claim it): the check's findings judge that.
+func endCapabilityCall(span trace.Span, req request, b a2a.TransportProtocol, a attempt, k Capability, call CapabilityCall) {
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.Capability.String(string(k)), telemetry.CapabilityOutcome.String(string(call.Outcome)))
+	}
+	endCall(span, req, b, a)
 }

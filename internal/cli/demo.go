@@ -89,7 +89,7 @@ func demoRun(parent context.Context, opts *demoOptions) error {
 }
 
 func demoJSON(rep *demo.Report) demoOutput {
-	out := demoOutput{OK: rep.OK, Failed: rep.Failed(), Probe: probeJSON(rep.SeedCard.Location, rep.SeedResults, rep.SeedReport)}
+	out := demoOutput{OK: rep.OK, Failed: rep.Failed(), Probe: probeJSON(rep.SeedCard.Location, probe.CardCheck{Results: rep.SeedResults}, rep.SeedReport)}
 	for _, s := range rep.Steps {
 		js := demoStepJSON{Step: s}
 		for _, call := range s.Attempts {
@@ -121,7 +121,7 @@ func writeDemo(w io.Writer, rep *demo.Report) {
 		st.block(w, 3, "expected: "+s.Expected, verdict(st.dim, "expected:"))
 		if s.Name == demo.StepProbe {
 			fmt.Fprintln(w)
-			writeProbe(&globals{stdout: w}, rep.SeedCard.Location, rep.SeedCard, rep.SeedResults, rep.SeedReport)
+			writeProbe(&globals{stdout: w}, rep.SeedCard.Location, rep.SeedCard, probe.CardCheck{Results: rep.SeedResults}, rep.SeedReport)
 		} else {
 			for _, note := range s.Notes {
 				st.block(w, 3, note, plain)

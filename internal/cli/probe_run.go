@@ -20,7 +20,28 @@ type probeOutput struct {
 	Interfaces []probeInterface     `json:"interfaces"`
 	Findings   []probeFinding       `json:"findings"`
 	Clients    []probe.ClientImpact `json:"clients"`
-	Error      string               `json:"error,omitempty"`
+	// Capabilities are the card's capability claims as the wire shows them.
+	Capabilities []probeCapability `json:"capabilities"`
+	Error        string            `json:"error,omitempty"`
+}
+
+// probeCapability is one capability in `probe -o json`: the claim, the verdict and,
+// per interface asked (one per declared binding), the outcome and evidence.
+type probeCapability struct {
+	Name       probe.Capability   `json:"name"`
+	Declared   bool               `json:"declared"`
+	Verdict    probe.Served       `json:"verdict"`
+	Interfaces []capabilityOnWire `json:"interfaces"`
+}
+
+type capabilityOnWire struct {
+	URL             string                `json:"url"`
+	Binding         a2a.TransportProtocol `json:"binding"`
+	ProtocolVersion string                `json:"protocolVersion"`
+	Source          string                `json:"source"`
+	Outcome         probe.Served          `json:"outcome"`
+	Detail          string                `json:"detail"`
+	LatencyMs       float64               `json:"latencyMs"`
 }
 
 type probeInterface struct {
@@ -44,15 +65,15 @@ type probeFinding struct {
 	Interface string        `json:"interface,omitempty"`
 }
 
-// probeRun probes one target (or, with --targets, every target of a file) and prints the
-// report.
+// probeRun probes one target (or, with --targets or --catalog, every target of a file or
+// a catalog) and prints the report.
 func probeRun(parent context.Context, opts *probeOptions) error {
 	g := opts.g
 	cardOpts, probeOpts, err := opts.connection()
 	if err != nil {
 		return err
 	}
-	if opts.Targets != "" {
+	if opts.Targets != "" || opts.Catalog != "" {
 		return runTargets(parent, opts, cardOpts, probeOpts)
 	}
 	if g.timeout > 0 {
@@ -65,13 +86,13 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	ctx, cancel := g.context(parent)
 	defer cancel()
 	ctx, span := probe.StartTarget(ctx, opts.Target)
-	var results []probe.Result
+	var chk probe.CardCheck
 	hc := hintContext{command: "probe", target: opts.Target, headers: len(opts.Conn.Headers) > 0, tlsFlags: true}
 	c, err := loadCard(ctx, g, cardLoad{hint: hc, timeoutSet: opts.TimeoutSet, opts: cardOpts, failed: func(err error) any {
 		return probeOutput{Target: opts.Target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
-			Clients: []probe.ClientImpact{}, Error: err.Error()}
+			Clients: []probe.ClientImpact{}, Capabilities: []probeCapability{}, Error: err.Error()}
 	}})
-	defer func() { span.End(c, results, err) }()
+	defer func() { span.End(c, chk.Results, err) }()
 	if err != nil {
 		return err
 	}
@@ -82,24 +103,24 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 		// no signature vouches for where the card points: dial nothing
 		fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
 	} else {
-		results = e.Card(ctx, c, probeOpts...)
+		chk = e.Check(ctx, c, probeOpts...)
 		if n := probe.Skipped(c, probeOpts...); n > 0 {
-			fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(results), len(c.Interfaces), n)
+			fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(chk.Results), len(c.Interfaces), n)
 		}
 	}
-	rep := probe.Diagnose(c, results)
+	rep := chk.Report(c)
 	if opts.Sig.require {
 		rep.Findings = card.RequireSignature(c, rep.Findings)
 	}
 	switch {
 	case g.json():
-		if err := g.writeJSON(probeJSON(opts.Target, results, rep)); err != nil {
+		if err := g.writeJSON(probeJSON(opts.Target, chk, rep)); err != nil {
 			return fail(ExitUsage, err)
 		}
 	case opts.Summary:
-		writeProbeSummary(g, opts.Target, c, results, rep)
+		writeProbeSummary(g, opts.Target, c, chk, rep)
 	default:
-		writeProbe(g, opts.Target, c, results, rep)
+		writeProbe(g, opts.Target, c, chk, rep)
 	}
 	if !rep.OK() {
 		return fail(ExitFailed, nil)
@@ -116,10 +137,20 @@ func (opts *probeOptions) connection() ([]card.Option, []probe.Option, error) {
 	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
 }
 
-func probeJSON(target string, results []probe.Result, rep probe.Report) probeOutput {
-	out := probeOutput{Target: target, OK: rep.OK(), Interfaces: make([]probeInterface, 0, len(results)),
-		Findings: make([]probeFinding, 0, len(rep.Findings)), Clients: rep.Clients}
-	for _, r := range results {
+func probeJSON(target string, chk probe.CardCheck, rep probe.Report) probeOutput {
+	out := probeOutput{Target: target, OK: rep.OK(), Interfaces: make([]probeInterface, 0, len(chk.Results)),
+		Findings: make([]probeFinding, 0, len(rep.Findings)), Clients: rep.Clients,
+		Capabilities: make([]probeCapability, 0, len(chk.Capabilities))}
+	for _, cr := range chk.Capabilities {
+		pc := probeCapability{Name: cr.Name, Declared: cr.Declared(), Verdict: cr.Verdict, Interfaces: make([]capabilityOnWire, 0, len(cr.Calls))}
+		for _, call := range cr.Calls {
+			i := call.Interface
+			pc.Interfaces = append(pc.Interfaces, capabilityOnWire{URL: i.URL, Binding: i.Binding, ProtocolVersion: i.ProtocolVersion,
+				Source: i.Source.String(), Outcome: call.Outcome, Detail: call.Detail, LatencyMs: millis(call.Latency)})
+		}
+		out.Capabilities = append(out.Capabilities, pc)
+	}
+	for _, r := range chk.Results {
 		out.Interfaces = append(out.Interfaces, probeInterface{
 			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
 			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,

@@ -64,18 +64,42 @@ func TestProbeCmd_JSON(t *testing.T) {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
-			if diff := cmp.Diff([]string{"clients", "findings", "interfaces", "ok", "target"}, keys); diff != "" {
+			if diff := cmp.Diff([]string{"capabilities", "clients", "findings", "interfaces", "ok", "target"}, keys); diff != "" {
 				t.Errorf("top-level keys mismatch (-want +got):\n%s", diff)
 			}
 			var out struct {
-				Target     string
-				OK         bool
-				Interfaces []map[string]any
-				Findings   []map[string]any
-				Clients    []map[string]any
+				Target       string
+				OK           bool
+				Interfaces   []map[string]any
+				Findings     []map[string]any
+				Clients      []map[string]any
+				Capabilities []struct {
+					Name, Verdict string
+					Declared      *bool
+					Interfaces    []map[string]any
+				}
 			}
 			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 				t.Fatal(err)
+			}
+			// The capabilities list: every capability, its claim, and per interface asked
+			// (the served ones, one per binding) the outcome and evidence.
+			var names []string
+			for _, c := range out.Capabilities {
+				names = append(names, c.Name)
+				if c.Declared == nil || c.Verdict == "" {
+					t.Errorf("capability %s lacks declared or verdict", c.Name)
+				}
+				for _, i := range c.Interfaces {
+					for _, k := range []string{"url", "binding", "protocolVersion", "source", "outcome", "detail", "latencyMs"} {
+						if _, ok := i[k]; !ok {
+							t.Errorf("capability %s interface %v lacks %q", c.Name, i, k)
+						}
+					}
+				}
+			}
+			if diff := cmp.Diff([]string{"streaming", "pushNotifications", "extendedAgentCard"}, names); diff != "" {
+				t.Errorf("capabilities (-want +got):\n%s", diff)
 			}
 			if out.Target != a.BaseURL || out.OK != (tt.wantCode == ExitOK) {
 				t.Errorf("target, ok = %q, %v; want %q, %v", out.Target, out.OK, a.BaseURL, tt.wantCode == ExitOK)

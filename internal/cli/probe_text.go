@@ -5,6 +5,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/a2abind/a2abind/card"
@@ -14,7 +15,8 @@ import (
 
 // writeProbe prints the human report: the interface table (with each interface's
 // evidence under it), the findings, the client-impact table and a verdict.
-func writeProbe(g *globals, target string, c *card.Card, results []probe.Result, rep probe.Report) {
+func writeProbe(g *globals, target string, c *card.Card, chk probe.CardCheck, rep probe.Report) {
+	results := chk.Results
 	w := g.stdout
 	st := newStyle(w)
 	st.block(w, 0, cardTitle(target, c), st.bold)
@@ -43,6 +45,7 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		}
 	})
 	fmt.Fprintln(w)
+	writeCapabilities(w, st, chk.Capabilities)
 
 	if len(rep.Findings) > 0 {
 		fmt.Fprintln(w, st.bold("Findings"))
@@ -61,13 +64,21 @@ func writeProbe(g *globals, target string, c *card.Card, results []probe.Result,
 		if !ci.OK {
 			verdict = "FAILS"
 		}
+		if len(ci.CapabilitiesFailing) > 0 {
+			// The card declares them, so the client uses them: those calls fail.
+			var names []string
+			for _, k := range ci.CapabilitiesFailing {
+				names = append(names, string(k))
+			}
+			verdict += "; " + strings.Join(names, ", ") + " FAILS"
+		}
 		crow = append(crow, []string{ci.Profile, picks, string(ci.Outcome), verdict})
 	}
 	st.table(w, 2, crow, func(row, col int, cell string) string {
 		switch {
 		case row == 0:
 			return st.bold(cell)
-		case col == 3 && rep.Clients[row-1].OK:
+		case col == 3 && rep.Clients[row-1].OK && len(rep.Clients[row-1].CapabilitiesFailing) == 0:
 			return st.good(cell)
 		case col == 3:
 			return st.bad(cell)
@@ -130,7 +141,8 @@ func latency(d time.Duration) string {
 // writeProbeSummary prints the short report of --summary: the title, one line per
 // interface (outcome, what it declares, what is really there), the verdict, then the
 // top finding (the first of the most severe) with its fix.
-func writeProbeSummary(g *globals, target string, c *card.Card, results []probe.Result, rep probe.Report) {
+func writeProbeSummary(g *globals, target string, c *card.Card, chk probe.CardCheck, rep probe.Report) {
+	results := chk.Results
 	w := g.stdout
 	st := newStyle(w)
 	st.block(w, 0, cardTitle(target, c), st.bold)
@@ -151,6 +163,58 @@ func writeProbeSummary(g *globals, target string, c *card.Card, results []probe.
 			st.block(w, 0, fmt.Sprintf("and %s (a2abind probe without --summary lists them)", plural(n, "more finding")), st.dim)
 		}
 	}
+}
+
+// writeCapabilities prints the capability table: each capability, whether the card
+// declares it, the verdict, and each binding's outcome in one cell ("JSONRPC served,
+// GRPC not_served"); the evidence of a call that is not served goes under its row.
+func writeCapabilities(w io.Writer, st style, caps []probe.CapabilityResult) {
+	if len(caps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, st.bold("Capabilities"))
+	rows := [][]string{{"CAPABILITY", "CARD", "ON THE WIRE", "PER BINDING"}}
+	for _, cr := range caps {
+		claim := "not declared"
+		if cr.Declared() {
+			claim = "declared"
+		}
+		var per []string
+		for _, call := range cr.Calls {
+			per = append(per, string(call.Interface.Binding)+" "+string(call.Outcome))
+		}
+		cell := strings.Join(per, ", ")
+		if cell == "" {
+			cell = "no served interface to ask"
+		}
+		rows = append(rows, []string{string(cr.Name), claim, string(cr.Verdict), cell})
+	}
+	st.table(w, 2, rows, func(row, col int, cell string) string {
+		if row == 0 {
+			return st.bold(cell)
+		}
+		cr := caps[row-1]
+		if col == 2 && cr.Declared() {
+			switch cr.Verdict {
+			case probe.CapabilityServed:
+				return st.good(cell)
+			case probe.CapabilityNotServed:
+				return st.bad(cell)
+			}
+			return st.warn(cell)
+		}
+		return cell
+	}, func(row int) {
+		if row == 0 || !caps[row-1].Declared() {
+			return
+		}
+		for _, call := range caps[row-1].Calls {
+			if call.Outcome == probe.CapabilityNotServed {
+				st.block(w, 6, call.Detail, st.dim)
+			}
+		}
+	})
+	fmt.Fprintln(w)
 }
 
 // topFinding is the first finding of the highest severity present.

@@ -122,7 +122,7 @@ func TestProbeTargets_JSONLines(t *testing.T) {
 				t.Errorf("no-card line = %s, want exactly target, ok false, error", sc.Text())
 			}
 		case healthy.BaseURL, seed.BaseURL:
-			if !slices.Equal(keys, []string{"clients", "findings", "interfaces", "ok", "target"}) {
+			if !slices.Equal(keys, []string{"capabilities", "clients", "findings", "interfaces", "ok", "target"}) {
 				t.Errorf("%s: keys %v, want the single-target report's", target, keys)
 			}
 			if ok != (target == healthy.BaseURL) {

@@ -68,8 +68,9 @@ func tracedSeed(t *testing.T) (*lab.Agent, *otlptest.Recorder) {
 }
 
 // checkProbeTrace checks that the spans of one target's probe of the seed agent form
-// one trace: the check's root span, the card fetch and the three declared interfaces
-// under it with their outcomes, the lookups under those named after the A2A method,
+// one trace: the check's root span, the card fetch, the three declared interfaces with
+// their outcomes and the capability calls under it, the lookups under the interfaces,
+// each named after its A2A method,
 // and that every request the agent received carried that trace and the span id of
 // the lookup or fetch that sent it. It returns the trace id.
 func checkProbeTrace(t *testing.T, spans []otlptest.Span, received []otlptest.Received, target string) string {
@@ -89,6 +90,7 @@ func checkProbeTrace(t *testing.T, spans []otlptest.Span, received []otlptest.Re
 	byID := map[string]otlptest.Span{}
 	var ifaces []otlptest.Span
 	lookups := 0
+	capabilities := map[string]bool{}
 	for _, s := range spans {
 		if s.TraceID != root.TraceID {
 			continue
@@ -105,6 +107,11 @@ func checkProbeTrace(t *testing.T, spans []otlptest.Span, received []otlptest.Re
 		case s.Name == card.SpanFetch:
 			if s.ParentSpanID != root.SpanID {
 				t.Errorf("card fetch span is not a child of the check")
+			}
+		case s.Attrs["a2abind.capability"] != "":
+			capabilities[s.Attrs["a2abind.capability"]] = true
+			if s.ParentSpanID != root.SpanID || s.Attrs["a2abind.capability.outcome"] == "" || s.Attrs["a2a.method.name"] != s.Name {
+				t.Errorf("capability call %s %v: not a child of the check, or no outcome", s.Name, s.Attrs)
 			}
 		case s.Name == "tasks/get" || s.Name == "GetTask":
 			lookups++
@@ -134,6 +141,9 @@ func checkProbeTrace(t *testing.T, spans []otlptest.Span, received []otlptest.Re
 	}
 	if lookups < 3 {
 		t.Errorf("%d lookup spans, want one per interface at least", lookups)
+	}
+	if len(capabilities) != 3 {
+		t.Errorf("capability calls of %v, want streaming, pushNotifications and extendedAgentCard", capabilities)
 	}
 	kinds := map[string]bool{}
 	for _, r := range received {

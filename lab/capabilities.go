@@ -1,0 +1,91 @@
+package lab
+
+import (
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
+
+	"github.com/a2abind/a2abind/card"
+)
+
+// Agents whose cards claim capabilities, and the lies about them: each one is the
+// healthy three-binding v1.0 agent (JSON-RPC, gRPC, HTTP+JSON) with another card and
+// another a2a-go handler configuration.
+
+// WithHandlerOptions passes a2a-go request-handler options to a2asrv.NewHandler: a
+// push-config store and sender, an extended card, capability checks.
+func WithHandlerOptions(opts ...a2asrv.RequestHandlerOption) Option {
+	return func(c *config) { c.handlerOpts = append(c.handlerOpts, opts...) }
+}
+
+// WithOpenBinding serves binding b without the token WithAuth asks on the others.
+func WithOpenBinding(b a2a.TransportProtocol) Option {
+	return func(c *config) {
+		if c.open == nil {
+			c.open = map[a2a.TransportProtocol]bool{}
+		}
+		c.open[b] = true
+	}
+}
+
+// claiming is the healthy agent with a card whose capabilities member is caps and, when
+// secured, a bearer security scheme.
+func claiming(name string, caps map[string]any, secured bool, opts ...Option) []Option {
+	return append([]Option{
+		WithJSONRPC(card.V1, PathJSONRPC),
+		WithREST(card.V1, PathREST),
+		WithGRPC(GRPCV1),
+		WithCard(func(a *Agent) any {
+			c := V1Card(name,
+				Decl{a.URL(PathJSONRPC), JSONRPC, card.V1},
+				Decl{a.GRPCAddr, GRPC, card.V1},
+				Decl{a.URL(PathREST), HTTPJSON, card.V1})
+			c["capabilities"] = caps
+			if secured {
+				c["securitySchemes"] = map[string]any{"bearer": map[string]any{
+					"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer"}}}
+				c["securityRequirements"] = []map[string]any{{"schemes": map[string]any{"bearer": map[string]any{"list": []string{}}}}}
+			}
+			return c
+		}),
+	}, opts...)
+}
+
+// StreamingRefused declares streaming, and its handler refuses it: a2a-go's capability
+// checks with streaming off answer SubscribeToTask (and SendStreamingMessage) with
+// UnsupportedOperation on every binding.
+func StreamingRefused() []Option {
+	return claiming("streaming-refused", map[string]any{"streaming": true}, false,
+		WithHandlerOptions(a2asrv.WithCapabilityChecks(&a2a.AgentCapabilities{})))
+}
+
+// PushWithoutStore declares push notifications, and its handler has no push-config
+// store: the push-config methods answer PushNotificationNotSupported.
+func PushWithoutStore() []Option {
+	return claiming("push-without-store", map[string]any{"streaming": true, "pushNotifications": true}, false)
+}
+
+// ExtendedCardMissing declares the extended card, and its handler has none:
+// GetExtendedAgentCard answers ExtendedAgentCardNotConfigured.
+func ExtendedCardMissing() []Option {
+	return claiming("extended-card-missing", map[string]any{"streaming": true, "extendedAgentCard": true}, false)
+}
+
+// OpenBinding declares a bearer scheme; JSON-RPC and HTTP+JSON ask for the token, gRPC
+// answers without it: a bypass of the protected bindings.
+func OpenBinding(token string) []Option {
+	return claiming("open-binding", map[string]any{"streaming": true}, true,
+		WithAuth(token), WithOpenBinding(GRPC))
+}
+
+// Capable serves everything it declares and declares everything it serves: streaming,
+// push notifications (a2a-go's in-memory config store and HTTP sender) and the extended
+// card (the public card's name with " (extended)").
+func Capable() []Option {
+	ext := &a2a.AgentCard{Name: "capable (extended)", Description: "the extended card", Version: "1.0.0",
+		Capabilities: a2a.AgentCapabilities{Streaming: true, PushNotifications: true, ExtendedAgentCard: true}}
+	return claiming("capable", map[string]any{"streaming": true, "pushNotifications": true, "extendedAgentCard": true}, false,
+		WithHandlerOptions(
+			a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(&push.HTTPSenderConfig{})),
+			a2asrv.WithExtendedAgentCard(ext)))
+}

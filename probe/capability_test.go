@@ -1,0 +1,78 @@
+package probe_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
+)
+
+// capabilityCodes are the findings of issue 21.
+var capabilityCodes = map[string]bool{
+	probe.CodeCapabilityNotServed: true, probe.CodeCapabilityNotDeclared: true,
+	probe.CodeAuthNotEquivalent: true, probe.CodeErrorMapping: true,
+}
+
+// TestCheckHealthyAgents: the lab's healthy agents (v1.0, v0.3, union; a2a-go handlers
+// with no push store and no extended card) declare streaming and serve it on every
+// binding; push and the extended card are neither declared nor served. Check says so
+// on the wire, per binding, and Diagnose raises none of the capability findings.
+func TestCheckHealthyAgents(t *testing.T) {
+	for name, opts := range map[string][]lab.Option{"v1": lab.Healthy(), "v03": lab.HealthyV03(), "union": lab.Union()} {
+		t.Run(name, func(t *testing.T) {
+			a := labtest.Start(t, opts...)
+			c, err := card.Load(context.Background(), a.BaseURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := probe.Check(context.Background(), c, probe.WithTimeout(5*time.Second))
+			if len(ch.Results) != len(c.Interfaces) {
+				t.Fatalf("%d results for %d interfaces", len(ch.Results), len(c.Interfaces))
+			}
+			got := map[probe.Capability][]probe.Served{}
+			declared := map[probe.Capability]bool{}
+			for _, cr := range ch.Capabilities {
+				declared[cr.Name] = cr.Declared()
+				got[cr.Name] = append(got[cr.Name], cr.Verdict)
+				for _, call := range cr.Calls {
+					got[cr.Name] = append(got[cr.Name], call.Outcome)
+				}
+			}
+			want := map[probe.Capability][]probe.Served{
+				probe.Streaming:         {probe.CapabilityServed, probe.CapabilityServed, probe.CapabilityServed, probe.CapabilityServed},
+				probe.PushNotifications: {probe.CapabilityNotServed, probe.CapabilityNotServed, probe.CapabilityNotServed, probe.CapabilityNotServed},
+				probe.ExtendedAgentCard: {probe.CapabilityNotServed, probe.CapabilityNotServed, probe.CapabilityNotServed, probe.CapabilityNotServed},
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("verdict, then one outcome per binding (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(map[probe.Capability]bool{probe.Streaming: true, probe.PushNotifications: false, probe.ExtendedAgentCard: false}, declared); diff != "" {
+				t.Errorf("declared (-want +got):\n%s", diff)
+			}
+			for _, f := range ch.Report(c).Findings {
+				if capabilityCodes[f.Code] {
+					t.Errorf("healthy agent got %s: %s", f.Code, f.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckWithoutCapabilities: WithCapabilities(false) is Card's result alone.
+func TestCheckWithoutCapabilities(t *testing.T) {
+	a := labtest.Start(t, lab.Healthy()...)
+	c, err := card.Load(context.Background(), a.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := probe.Check(context.Background(), c, probe.WithCapabilities(false))
+	if len(ch.Capabilities) != 0 || len(ch.Results) != 3 {
+		t.Fatalf("got %d capabilities, %d results", len(ch.Capabilities), len(ch.Results))
+	}
+}
