@@ -137,3 +137,32 @@ func TestCapabilitiesOfA2AGoCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestCapabilitiesOfJS03Agent: @a2a-js/sdk 0.3.14 answers a resubscribe of an unknown
+// task, and every refusal, with JSON-RPC -32603 (InternalError) and HTTP+JSON 500: the
+// answers cannot tell, so streaming (declared) is unknown and no capability finding is
+// made from them (the text of an error message is never evidence).
+func TestCapabilitiesOfJS03Agent(t *testing.T) {
+	t.Parallel()
+	s := startJSServer(t, modeV03Server)
+	ctx, cancel := context.WithTimeout(context.Background(), probeBudget)
+	defer cancel()
+	c, err := card.Load(ctx, s.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := probe.Check(ctx, c, probe.WithTimeout(5*time.Second))
+	for _, cr := range ch.Capabilities {
+		if cr.Verdict != probe.CapabilityUnknown || len(cr.Calls) == 0 {
+			t.Errorf("%s: %s on %d bindings, want unknown", cr.Name, cr.Verdict, len(cr.Calls))
+		}
+		if cr.Name == probe.Streaming && !cr.Declared() {
+			t.Error("streaming not declared")
+		}
+	}
+	for _, f := range ch.Report(c).Findings {
+		if f.Code == probe.CodeCapabilityNotServed || f.Code == probe.CodeCapabilityNotDeclared {
+			t.Errorf("%s from answers that cannot tell: %s", f.Code, f.Message)
+		}
+	}
+}
