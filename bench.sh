@@ -2,7 +2,10 @@
 # Runs a2abind's benchmarks on loopback and prints every result as a ratio against a
 # baseline measured in the same run (never as an absolute time to compare across
 # machines). Usage: ./bench.sh [count] [benchtime] [fleet rounds]
-# (defaults: 3 runs, 300x, 20x)
+# (defaults: 3 runs, 300x, 20x), then the whole-process comparisons below with their
+# defaults; or one of these alone:
+#   ./bench.sh cold [runs] [agents]     (defaults: 5 runs, 300 agents)
+#   ./bench.sh scrape [runs] [scrapes]  (defaults: 5 runs, 200 scrapes)
 #
 #   probe     naive a2a-go check (one client per interface, sequential) / probe.Card;
 #             probe.Card on a warm engine against the naive check and one warm round trip
@@ -15,10 +18,56 @@
 #             first call and steady state
 #   card      reading and checking a signed card / reading it (valid, and rewritten so
 #             that every canonical form is tried)
+#   cold      one cold round over a2a-go agents (127.0.0.1 and 127.0.0.2): `a2abind probe
+#             --targets -o json` / the plain pooled a2a-go prober (internal/bench/pooled),
+#             each a fresh process, in turns: wall time, CPU time, TCP connections the
+#             agents accepted per interface probe
+#   scrape    the exporter's /probe / Debian's prometheus-blackbox-exporter's http probe
+#             of the same card URL, in turns (installed with apt-get when root)
 #   capabilities  Engine.Check (interfaces and capabilities) / Engine.Card on a warm
 #             engine; fleet throughput without / with the capability checks
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# fleetbench builds a2abind and internal/bench/fleetbench into .cache/bench.
+fleetbench_build() {
+	mkdir -p .cache/bench
+	go build -o .cache/bench/a2abind ./cmd/a2abind
+	go build -o .cache/bench/fleetbench ./internal/bench/fleetbench
+}
+
+cold() { # cold [runs] [agents]
+	fleetbench_build
+	echo
+	.cache/bench/fleetbench cold -runs "${1:-5}" -agents "${2:-300}" .cache/bench/a2abind
+}
+
+scrape() { # scrape [runs] [scrapes]
+	if ! command -v prometheus-blackbox-exporter >/dev/null; then
+		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+			echo "== installing Debian's prometheus-blackbox-exporter (the scrape baseline)"
+			DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-blackbox-exporter >/dev/null ||
+				{ apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-blackbox-exporter >/dev/null; }
+		else
+			echo
+			echo "scrape: skipped: prometheus-blackbox-exporter is not installed (the baseline);"
+			echo "        install it with: sudo apt-get install prometheus-blackbox-exporter"
+			return 0
+		fi
+	fi
+	fleetbench_build
+	echo
+	.cache/bench/fleetbench scrape -runs "${1:-5}" -scrapes "${2:-200}" .cache/bench/a2abind
+}
+
+case "${1:-}" in
+cold | scrape)
+	mode=$1
+	shift
+	"$mode" "$@"
+	exit
+	;;
+esac
 count=${1:-3}
 benchtime=${2:-300x}
 rounds=${3:-20x}
@@ -66,6 +115,10 @@ ratio "warm engine / one warm round trip, goal <= 3" BenchmarkProbeCardWarmEngin
 ratio "probe.Card (fresh engine) / warm engine"      BenchmarkProbeCard            BenchmarkProbeCardWarmEngine
 ratio "warm engine / its 3 lookups raw, in parallel" BenchmarkProbeCardWarmEngine  BenchmarkWarmRoundTrips3
 ratio "3 raw lookups in parallel / one round trip"   BenchmarkWarmRoundTrips3      BenchmarkWarmRoundTrip
+echo "  taking turns in one loop (BenchmarkWarmCardRatios):"
+for unit in card/raw3 card/a2ago3; do
+	medians "$unit" | awk -v u="$unit" '{ printf "  %-44s %6.2f   %s (goal %s)\n", "warm card / " (u == "card/raw3" ? "3 raw lookups in parallel" : "3 a2a-go clients in parallel"), $2, u, (u == "card/raw3" ? "<= 1.2" : "< 1") }'
+done
 for unit in B/op allocs/op; do
 	medians "$unit" | awk -v u="$unit" '$1 == "BenchmarkProbeCardWarmEngine" { printf "  %-44s %9.0f   %s per card (3 interfaces)\n", "warm engine", $2, u }'
 done
@@ -102,3 +155,6 @@ echo
 echo "card signatures: parse + verify / parse of the same signed card (ES256)"
 ratio "valid (spec form, tried first)"          BenchmarkVerifySignatures        BenchmarkParseSignedCard
 ratio "rewritten (all four forms tried)"        BenchmarkVerifySignaturesInvalid BenchmarkParseSignedCard
+
+cold
+scrape

@@ -272,16 +272,63 @@ const errorPreviewBytes = 4 << 10
 func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err error) {
 	ctx, span := telemetry.Start(ctx, SpanFetch, trace.SpanKindClient)
 	defer func() { endFetchSpan(span, cardURL, c, err) }()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	body, resp, err := get(ctx, cardURL, "application/json", o)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, err
+	}
+	finalURL := resp.Request.URL.String()
+	c, err = parse(body, o.maxBytes)
+	if err != nil {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && !strings.Contains(mt, "json") {
+			return nil, fmt.Errorf("GET %s (Content-Type %s): %w", finalURL, resp.Header.Get("Content-Type"), err)
+		}
+		return nil, fmt.Errorf("GET %s: %w", finalURL, err)
+	}
+	c.Location = finalURL
+	c.Origin = OriginOf(cardURL)
+	c.ETag = resp.Header.Get("ETag")
+	return c, nil
+}
+
+// Document is a JSON document other than a card fetched by FetchDocument.
+type Document struct {
+	// Body is the document, at most the WithMaxBytes bound.
+	Body []byte
+	// URL is where it was read (after redirects: the last one); ContentType its
+	// Content-Type header.
+	URL, ContentType string
+}
+
+// FetchDocument GETs a JSON document that is not a card (a catalog listing agents)
+// the way a card is fetched: the same client, timeout, size bound, redirect limit,
+// header policy (the user's headers never follow a redirect to another origin) and
+// errors (ErrUnavailable, *StatusError, ErrMalformed when it is over the bound or an
+// HTML page). accept is the Accept header. It does not read the document.
+func FetchDocument(ctx context.Context, docURL, accept string, opts ...Option) (Document, error) {
+	o := newLoadOptions(opts)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	body, resp, err := get(ctx, docURL, accept, o)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{Body: body, URL: resp.Request.URL.String(), ContentType: resp.Header.Get("Content-Type")}, nil
+}
+
+// get is the one HTTP GET of a card fetch: bounded, with the redirect and header
+// policy, answering the body of a 200 that is not an HTML page. The body of resp is
+// closed.
+func get(ctx context.Context, docURL, accept string, o *loadOptions) ([]byte, *http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, docURL, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	for k, vs := range o.header {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	telemetry.InjectHTTP(ctx, req.Header)
 	if o.client == http.DefaultClient || o.ownClient {
 		// A card fetch is one request: do not leave its connection idling in the
@@ -289,7 +336,7 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err er
 		req.Close = true
 	}
 	client := *o.client
-	named := NewCredentialPolicy(OriginOf(cardURL))
+	named := NewCredentialPolicy(OriginOf(docURL))
 	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if len(via) > o.maxRedirects {
 			return fmt.Errorf("%w after %d redirects", errTooManyRedirects, o.maxRedirects)
@@ -303,40 +350,30 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err er
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fetchError(ctx, cardURL, o, err)
+		return nil, nil, fetchError(ctx, docURL, o, err)
 	}
 	defer resp.Body.Close()
 	finalURL := resp.Request.URL.String()
 	ctype := resp.Header.Get("Content-Type")
 	if resp.StatusCode != http.StatusOK {
 		preview, _ := io.ReadAll(io.LimitReader(resp.Body, errorPreviewBytes))
-		return nil, &StatusError{URL: finalURL, StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ctype,
+		return nil, nil, &StatusError{URL: finalURL, StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ctype,
 			HTML: looksHTML(preview, ctype), Body: previewText(preview)}
 	}
 	if resp.ContentLength > o.maxBytes {
-		return nil, fmt.Errorf("GET %s: %w: the card is %d bytes, over the %d-byte limit", finalURL, ErrMalformed, resp.ContentLength, o.maxBytes)
+		return nil, nil, fmt.Errorf("GET %s: %w: the document is %d bytes, over the %d-byte limit", finalURL, ErrMalformed, resp.ContentLength, o.maxBytes)
 	}
 	body, err := readLimited(resp.Body, o.maxBytes)
 	if err != nil {
 		if errors.Is(err, ErrMalformed) {
-			return nil, fmt.Errorf("GET %s: %w", finalURL, err)
+			return nil, nil, fmt.Errorf("GET %s: %w", finalURL, err)
 		}
-		return nil, fetchError(ctx, finalURL, o, err)
+		return nil, nil, fetchError(ctx, finalURL, o, err)
 	}
 	if looksHTML(body, ctype) {
-		return nil, fmt.Errorf("%w: GET %s answered %w (is it the agent's base URL or its card URL?)", ErrUnavailable, finalURL, errHTML)
+		return nil, nil, fmt.Errorf("%w: GET %s answered %w (is it the agent's base URL or its card URL?)", ErrUnavailable, finalURL, errHTML)
 	}
-	c, err = parse(body, o.maxBytes)
-	if err != nil {
-		if mt, _, _ := mime.ParseMediaType(ctype); mt != "" && !strings.Contains(mt, "json") {
-			return nil, fmt.Errorf("GET %s (Content-Type %s): %w", finalURL, ctype, err)
-		}
-		return nil, fmt.Errorf("GET %s: %w", finalURL, err)
-	}
-	c.Location = finalURL
-	c.Origin = named.Origin()
-	c.ETag = resp.Header.Get("ETag")
-	return c, nil
+	return body, resp, nil
 }
 
 var errTooManyRedirects = errors.New("stopped")

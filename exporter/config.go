@@ -71,6 +71,8 @@ type Config struct {
 	AllowAddresses []string `yaml:"allow_addresses"`
 	// Modules are the probe settings a /probe request picks with ?module=NAME.
 	Modules map[string]Module `yaml:"modules"`
+	// Discovery lists the agents GET /sd gives Prometheus.
+	Discovery Discovery `yaml:"discovery"`
 
 	allowed []*regexp.Regexp
 	dial    *card.DialPolicy
@@ -221,7 +223,7 @@ func (c *Config) check() error {
 		}
 		c.Modules[name] = m
 	}
-	return nil
+	return c.Discovery.check(c)
 }
 
 func (m *Module) check() error {

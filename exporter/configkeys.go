@@ -14,7 +14,7 @@ import (
 var configTypes = map[string]reflect.Type{}
 
 func init() {
-	for _, v := range []any{Config{}, Module{}, Secret{}, TLS{}, Signatures{}} {
+	for _, v := range []any{Config{}, Module{}, Secret{}, TLS{}, Signatures{}, Discovery{}} {
 		t := reflect.TypeOf(v)
 		configTypes[t.String()] = t
 	}

@@ -54,13 +54,17 @@ func TestDocsConfigParses(t *testing.T) {
 	if err := os.WriteFile(jwks, []byte(`{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	agents := filepath.Join(dir, "agents.txt")
+	if err := os.WriteFile(agents, []byte("https://billing.agents.example.com\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	doc := strings.NewReplacer("/run/secrets/a2a-token", token, "/etc/a2abind/ca.pem", ca,
-		"/etc/a2abind/agents-jwks.json", jwks).Replace(docBlocks(t)[0])
+		"/etc/a2abind/agents-jwks.json", jwks, "/etc/a2abind/agents.txt", agents).Replace(docBlocks(t)[0])
 	cfg, err := exporter.ParseConfig([]byte(doc))
 	if err != nil {
 		t.Fatalf("the documented config: %v", err)
 	}
-	if len(cfg.AllowedTargets) != 2 || len(cfg.Modules) != 2 {
+	if len(cfg.AllowedTargets) != 2 || len(cfg.Modules) != 2 || len(cfg.Discovery.Catalogs) != 1 || len(cfg.Discovery.Files) != 1 {
 		t.Errorf("documented config read as %+v", cfg)
 	}
 }

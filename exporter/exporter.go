@@ -12,7 +12,8 @@ import (
 )
 
 // Exporter is the multi-target exporter: an http.Handler serving /probe (with
-// debug=true, the probe's log as text), /metrics, and a page of the recent probes (/)
+// debug=true, the probe's log as text), /metrics, /sd (Prometheus HTTP service
+// discovery from the config's discovery sources), and a page of the recent probes (/)
 // with their logs (/logs?id=N), on one probe engine whose connections stay warm from scrape to
 // scrape. Close it when done.
 type Exporter struct {
@@ -23,6 +24,7 @@ type Exporter struct {
 	mux    *http.ServeMux
 	slots  chan struct{} // one per running probe, max_concurrent_probes of them
 	recent history       // the recent probes shown on /
+	sd     *sd           // the discovery sources' listings, for /sd
 }
 
 // Option configures New.
@@ -54,14 +56,17 @@ func New(cfg *Config, opts ...Option) *Exporter {
 	x := &Exporter{cfg: cfg, engine: probe.NewEngine(o.engine...), log: o.log, mux: http.NewServeMux(),
 		slots: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentProbes, 0), DefaultMaxConcurrentProbes))}
 	x.self = newSelfMetrics(x.engine)
+	x.sd = newSD()
+	x.self.reg.MustRegister(x.sd.targets, x.sd.up)
 	x.mux.HandleFunc("GET /probe", x.serveProbe)
 	x.mux.Handle("GET /metrics", promhttp.HandlerFor(x.self.reg, promhttp.HandlerOpts{}))
 	x.mux.HandleFunc("GET /logs", x.serveLogs)
+	x.mux.HandleFunc("GET /sd", x.serveSD)
 	x.mux.HandleFunc("GET /{$}", x.serveIndex)
 	return x
 }
 
-// ServeHTTP serves /probe, /metrics, / and /logs.
+// ServeHTTP serves /probe, /metrics, /sd, / and /logs.
 func (x *Exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) { x.mux.ServeHTTP(w, r) }
 
 // Close closes the probe engine's connections.

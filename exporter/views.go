@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 )
 
@@ -83,13 +83,13 @@ func (h *history) get(id int64) (recent, bool) {
 // debugOutput is blackbox_exporter's debug page for one probe: the probe's log, the
 // series the scrape would have returned, and the module (header names only, never
 // their values), bounded to maxDebugOutput.
-func debugOutput(log []byte, reg *prometheus.Registry, name string, mod Module) string {
+func debugOutput(log []byte, mfs []*dto.MetricFamily, gatherErr error, name string, mod Module) string {
 	var b strings.Builder
 	b.WriteString("Logs for the probe:\n")
 	b.Write(log)
 	b.WriteString("\n\nMetrics that would have been returned:\n")
-	if mfs, err := reg.Gather(); err != nil {
-		fmt.Fprintf(&b, "gathering the series failed: %v\n", err)
+	if gatherErr != nil {
+		fmt.Fprintf(&b, "gathering the series failed: %v\n", gatherErr)
 	} else {
 		var m bytes.Buffer
 		enc := expfmt.NewEncoder(&m, expfmt.NewFormat(expfmt.TypeTextPlain))

@@ -164,28 +164,35 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 	if n := o.conn.Interfaces(); len(ifaces) > n {
 		ifaces = ifaces[:n]
 	}
-	// The first interface of each core binding is asked at once, beside the lookups.
-	first := map[a2a.TransportProtocol]int{}
+	// The first interface of each core binding is asked its capability calls one after
+	// the other (one connection): in a lane of their own beside its lookup, or, in a
+	// lane whose requests take turns on the card fetch's connection, after the lookup.
+	first := map[int]bool{}
+	seen := map[a2a.TransportProtocol]bool{}
 	for i, iface := range ifaces {
-		if b, ok := card.CanonicalBinding(iface.Binding); ok {
-			if _, seen := first[b]; !seen {
-				first[b] = i
-			}
+		if b, ok := card.CanonicalBinding(iface.Binding); ok && !seen[b] {
+			seen[b], first[i] = true, true
 		}
 	}
 	calls := make(map[int][]CapabilityCall, len(first))
 	var mu sync.Mutex
-	var results []Result
 	var wg sync.WaitGroup
-	wg.Go(func() { results = e.Card(ctx, c, opts...) })
-	for _, i := range first {
-		wg.Go(func() {
-			got := e.capabilityCalls(ctx, c, ifaces[i], opts)
-			mu.Lock()
-			calls[i] = got
-			mu.Unlock()
-		})
+	ask := func(i int) {
+		got := e.capabilityCalls(ctx, c, ifaces[i], opts)
+		mu.Lock()
+		calls[i] = got
+		mu.Unlock()
 	}
+	results := e.card(ctx, c, opts, func(n int, turns bool) func() {
+		switch {
+		case !first[n]:
+			return nil
+		case turns:
+			return func() { ask(n) }
+		}
+		wg.Go(func() { ask(n) })
+		return nil
+	})
 	wg.Wait()
 	// Keep, per binding, the calls on its first served interface; ask it now when that
 	// is not the one asked above.
@@ -230,9 +237,10 @@ func verdict(calls []CapabilityCall) Served {
 	return CapabilityUnknown
 }
 
-// capabilityCalls makes every capability's call on iface, in parallel, and returns them
-// in AllCapabilities order; calls the Engine made on the same interface for the same
-// caller within the max age are reused (capability_cache.go).
+// capabilityCalls makes every capability's call on iface, one after the other so that
+// they take turns on one connection, and returns them in AllCapabilities order; calls
+// the Engine made on the same interface for the same caller within the max age are
+// reused (capability_cache.go).
 func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.Interface, opts []Option) []CapabilityCall {
 	o := newOptions(opts)
 	if o.creds == nil {
@@ -254,19 +262,15 @@ func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.I
 	return calls
 }
 
-// askCapabilities makes every capability's call on iface (asked at local), in parallel.
+// askCapabilities makes every capability's call on iface (asked at local), in turn.
 func (e *Engine) askCapabilities(ctx context.Context, c *card.Card, iface, local card.Interface, o *options) []CapabilityCall {
 	secured := len(c.SecuritySchemes) > 0
 	out := make([]CapabilityCall, len(capabilityOps))
-	var wg sync.WaitGroup
 	for n, k := range AllCapabilities() {
-		wg.Go(func() {
-			oc := *o
-			out[n] = e.capabilityCall(ctx, k, local, &oc, secured)
-			out[n].Interface, out[n].At = iface, time.Now()
-		})
+		oc := *o
+		out[n] = e.capabilityCall(ctx, k, local, &oc, secured)
+		out[n].Interface, out[n].At = iface, time.Now()
 	}
-	wg.Wait()
 	return out
 }
 

@@ -2,11 +2,13 @@ package probe_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	grpcgo "google.golang.org/grpc"
 	grpccodes "google.golang.org/grpc/codes"
@@ -229,4 +234,95 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkWarmCardRatios times, in one loop and in a rotating order (so that the load
+// of a shared machine falls on all three alike), on one healthy three-interface agent:
+// probe.Card on a warm engine; the three lookups it makes, raw and in parallel
+// (BenchmarkWarmRoundTrips3); and three a2a-go clients of the agent, one per interface,
+// called in parallel (GetTask of a random id each, the clients made once, on warm
+// connections: what an application holding a2a-go clients pays to look at all three).
+// It reports the medians and their ratios: card/raw3 (goal <= 1.2) and card/a2ago3
+// (goal < 1).
+func BenchmarkWarmCardRatios(b *testing.B) {
+	a := labtest.Start(b, lab.Healthy()...)
+	c, err := card.Parse(a.CardJSON)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	e := probe.NewEngine()
+	defer e.Close()
+	probeCard := func() {
+		for _, r := range e.Card(ctx, c, probe.WithTimeout(5*time.Second)) {
+			if r.Outcome != wire.Served {
+				b.Fatalf("%s: %s (%s)", r.Interface, r.Outcome, r.Detail)
+			}
+		}
+	}
+	l := rawLookups(b, a)
+	raw := parallel(l.jsonrpc, l.rest, l.grpc)
+	sdk := parallel(a2aGoClients(b, c)...)
+	contenders := []func(){probeCard, raw, sdk}
+	samples := make([][]time.Duration, len(contenders))
+	for _, f := range contenders {
+		f() // warm
+	}
+	turn := 0
+	for b.Loop() {
+		for k := range contenders {
+			j := (turn + k) % len(contenders)
+			start := time.Now()
+			contenders[j]()
+			samples[j] = append(samples[j], time.Since(start))
+		}
+		turn++
+	}
+	med := make([]float64, len(samples))
+	for j, s := range samples {
+		slices.Sort(s)
+		med[j] = float64(s[len(s)/2])
+	}
+	b.ReportMetric(med[0], "card-ns")
+	b.ReportMetric(med[1], "raw3-ns")
+	b.ReportMetric(med[2], "a2ago3-ns")
+	b.ReportMetric(med[0]/med[1], "card/raw3")
+	b.ReportMetric(med[0]/med[2], "card/a2ago3")
+}
+
+// parallel returns a function that runs fs in parallel and waits for them.
+func parallel(fs ...func()) func() {
+	return func() {
+		var wg sync.WaitGroup
+		for _, f := range fs {
+			wg.Go(f)
+		}
+		wg.Wait()
+	}
+}
+
+// a2aGoClients makes one a2a-go client per interface of c (one shared keep-alive HTTP
+// client, a gRPC channel per client) and returns one GetTask call of each.
+func a2aGoClients(b *testing.B, c *card.Card) []func() {
+	ctx := context.Background()
+	hc := &http.Client{Transport: &http.Transport{}}
+	b.Cleanup(hc.CloseIdleConnections)
+	var calls []func()
+	for _, i := range c.Interfaces {
+		ep := &a2a.AgentInterface{URL: i.URL, ProtocolBinding: i.Binding, ProtocolVersion: a2a.ProtocolVersion(i.ProtocolVersion)}
+		client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep},
+			a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+			a2agrpc.WithGRPCTransport(grpcgo.WithTransportCredentials(insecure.NewCredentials())))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = client.Destroy() })
+		calls = append(calls, func() {
+			_, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID("a2abind-bench-" + a2a.NewMessageID())})
+			if !errors.Is(err, a2a.ErrTaskNotFound) {
+				b.Fatalf("%s GetTask: %v", i.Binding, err)
+			}
+		})
+	}
+	return calls
 }

@@ -296,3 +296,46 @@ func TestEngine_Targets(t *testing.T) {
 		t.Errorf("cancelled run: %d results for %d targets", n, len(targets))
 	}
 }
+
+// TestEngine_ColdRoundOneConnectionPerAddress (issue 23 item 6): a fleet round that
+// visits each target once opens one connection per address an agent serves on and no
+// more: the card fetch's connection carries the card's HTTP interfaces of that origin
+// and their capability calls in turn, and gRPC has its channel. On the next round the
+// origins are known and their interfaces are probed in parallel, with the capability
+// calls of each binding in a lane of their own: at most three more connections per
+// origin (the second HTTP interface's lane and the two capability lanes). A round
+// after that reuses them.
+func TestEngine_ColdRoundOneConnectionPerAddress(t *testing.T) {
+	t.Parallel()
+	const n = 12
+	var targets []string
+	for range n {
+		targets = append(targets, labtest.Start(t, lab.Healthy()...).BaseURL)
+	}
+	e := probe.NewEngine()
+	defer e.Close()
+	round := func() {
+		for r := range e.Targets(t.Context(), targets, probe.WithConcurrency(4), probe.WithTimeout(10*time.Second)) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", r.Target, r.Err)
+			}
+			allServed(t, r.Results)
+		}
+	}
+	round()
+	if got := e.Stats().Dials; got != 2*n {
+		t.Errorf("cold round over %d agents (an HTTP and a gRPC address each) opened %d connections, want %d", n, got, 2*n)
+	}
+	round()
+	warm := e.Stats().Dials
+	if got := warm - 2*n; got > 3*n {
+		t.Errorf("warm round opened %d more connections, want at most three per HTTP origin (%d)", got, 3*n)
+	}
+	round()
+	// net/http may dial while a connection it could reuse is on its way back to the
+	// pool; a stream cut or a connection closed after each call would be one per origin
+	// and binding, at least 2n.
+	if got := e.Stats().Dials - warm; got > n {
+		t.Errorf("steady round opened %d connections, want at most %d", got, n)
+	}
+}

@@ -20,9 +20,10 @@ type probeOptions struct {
 	g *globals
 	// Target is the TARGET argument; "" with Targets.
 	Target string
-	// Targets is the --targets FILE; Concurrency how many at once; Deadline bounds
-	// the whole run (0: none).
+	// Targets is the --targets FILE, Catalog the --catalog URL; Concurrency how many
+	// at once; Deadline bounds the whole run (0: none).
 	Targets     string
+	Catalog     string
 	Concurrency int
 	Deadline    time.Duration
 	// Summary asks for the short report.
@@ -39,7 +40,7 @@ type probeOptions struct {
 func newCmdProbe(g *globals, runF func(*probeOptions) error) *cobra.Command {
 	opts := &probeOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "probe TARGET | --targets FILE",
+		Use:   "probe TARGET | --targets FILE | --catalog URL",
 		Short: "Open every interface a card declares and say what is really served there",
 		Long: `Probe loads an AgentCard and opens each declared interface (url, binding, protocol
 version) on the wire with a side-effect-free lookup of a random task id: JSON-RPC
@@ -82,10 +83,20 @@ obtained. --timeout bounds each target (its card fetch and each interface get at
 10 s of it); --deadline bounds the whole run, and targets it leaves are "not probed".
 The signature flags apply to every target.
 
+With --catalog URL, every A2A agent a catalog lists is probed as with --targets: an
+AI Catalog (entries of type application/a2a-agent-card+json give an agent by url, or
+an inline card by data, named URL#identifier; nested application/ai-catalog+json
+catalogs are followed 4 deep, each once) or an RFC 9727 API catalog (a linkset); a
+URL without a path reads the site's /.well-known/ai-catalog.json, else its
+/.well-known/api-catalog. A catalog is fetched like a card (4 MiB, 10 s, 3 redirects on its own origin, the dial
+policy). A refused entry (a path, unix:, a link-local or metadata address, control
+characters) is a row without a card, with the reason. With --header, the headers go to the catalog's
+origin, and an agent on another host is refused unless it is a --credential-host.
+
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be
 obtained or the command line is wrong. With --targets: 0 when every target is fine, 1
 when any target fails or its card cannot be obtained, 2 when the command line or FILE
-is wrong.`,
+is wrong, or the catalog cannot be read.`,
 		Example: `  # the seed incident's agent: names both defects and the clients that fail
   a2abind probe http://127.0.0.1:8443
 
@@ -96,16 +107,22 @@ is wrong.`,
   a2abind probe https://127.0.0.1:8443 --insecure -o json --timeout 5s
 
   # a fleet: one target per line, JSON Lines out as each target finishes
-  a2abind probe --targets agents.txt --concurrency 32 -o json --deadline 30m`,
+  a2abind probe --targets agents.txt --concurrency 32 -o json --deadline 30m
+
+  # every agent an organisation's AI Catalog lists
+  a2abind probe --catalog https://example.com/.well-known/ai-catalog.json`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if opts.Targets != "" {
-				if len(args) != 0 {
-					return fail(ExitUsage, fmt.Errorf("probe --targets takes no TARGET argument, got %d; put every target in the file", len(args)))
-				}
+			switch {
+			case opts.Targets != "" && opts.Catalog != "":
+				return fail(ExitUsage, fmt.Errorf("give --targets FILE or --catalog URL, not both"))
+			case opts.Targets != "" && len(args) != 0:
+				return fail(ExitUsage, fmt.Errorf("probe --targets takes no TARGET argument, got %d; put every target in the file", len(args)))
+			case opts.Catalog != "" && len(args) != 0:
+				return fail(ExitUsage, fmt.Errorf("probe --catalog takes no TARGET argument, got %d; the catalog lists the targets", len(args)))
+			case opts.Targets != "" || opts.Catalog != "":
 				return nil
-			}
-			if len(args) != 1 {
-				return argsError("probe", "one TARGET (a base URL, a card URL, a file or -) or --targets FILE", len(args))
+			case len(args) != 1:
+				return argsError("probe", "one TARGET (a base URL, a card URL, a file or -), --targets FILE or --catalog URL", len(args))
 			}
 			return nil
 		},
@@ -127,8 +144,9 @@ is wrong.`,
 	opts.Conn.register(fl, `header for the card fetch and every probe request (gRPC metadata too), "Name: value" (repeatable)`)
 	opts.Sig.register(fl)
 	fl.StringVar(&opts.Targets, "targets", "", `probe every target listed in FILE, one per line ("-" for standard input, "#" starts a comment line)`)
-	fl.IntVar(&opts.Concurrency, "concurrency", probe.DefaultConcurrency, "with --targets, how many targets are probed at once")
-	fl.DurationVar(&opts.Deadline, "deadline", 0, "with --targets, bound on the whole run (--timeout bounds each target); 0 for none")
+	fl.StringVar(&opts.Catalog, "catalog", "", "probe every A2A agent an AI Catalog or RFC 9727 API catalog at URL lists")
+	fl.IntVar(&opts.Concurrency, "concurrency", probe.DefaultConcurrency, "with --targets or --catalog, how many targets are probed at once")
+	fl.DurationVar(&opts.Deadline, "deadline", 0, "with --targets or --catalog, bound on the whole run (--timeout bounds each target); 0 for none")
 	fl.BoolVar(&opts.Summary, "summary", false, "short report: one line per interface, the verdict, the top finding and its fix")
 	return cmd
 }

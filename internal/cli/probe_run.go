@@ -65,15 +65,15 @@ type probeFinding struct {
 	Interface string        `json:"interface,omitempty"`
 }
 
-// probeRun probes one target (or, with --targets, every target of a file) and prints the
-// report.
+// probeRun probes one target (or, with --targets or --catalog, every target of a file or
+// a catalog) and prints the report.
 func probeRun(parent context.Context, opts *probeOptions) error {
 	g := opts.g
 	cardOpts, probeOpts, err := opts.connection()
 	if err != nil {
 		return err
 	}
-	if opts.Targets != "" {
+	if opts.Targets != "" || opts.Catalog != "" {
 		return runTargets(parent, opts, cardOpts, probeOpts)
 	}
 	if g.timeout > 0 {

@@ -4,10 +4,8 @@ package cli
 // Lines record) per target as each finishes, a progress bar on a terminal.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,23 +13,19 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 	"unicode/utf8"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/discovery"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
 
-// Bounds on a targets file and on what a text run keeps.
+// Bounds of a fleet run (--targets, --catalog) and of what a text run keeps.
 const (
-	maxTargets    = 100_000
-	maxTargetLine = 8 << 10
 	// targetBudget caps each card fetch and each interface request of a --targets run
 	// (--timeout bounds each target as a whole), so one silent interface cannot use up
 	// a target's time.
@@ -50,9 +44,9 @@ type targetError struct {
 	Error  string `json:"error"`
 }
 
-// runTargets probes every target of f.Targets and prints a summary row (or a JSON
-// Lines record) per target as each finishes. --timeout bounds each target, --deadline
-// the whole run.
+// runTargets probes every target of f.Targets (or every agent of f.Catalog) and prints
+// a summary row (or a JSON Lines record) per target as each finishes. --timeout bounds
+// each target, --deadline the whole run.
 func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option, probeOpts []probe.Option) error {
 	g := f.g
 	if f.Concurrency < 1 || f.Concurrency > 4096 {
@@ -61,9 +55,12 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	if f.Deadline < 0 {
 		return fail(ExitUsage, fmt.Errorf("--deadline %s is negative: give the whole run's bound, e.g. --deadline 10m", f.Deadline))
 	}
-	targets, err := readTargets(f.Targets, g.stdin)
-	if err != nil {
-		return fail(ExitUsage, err)
+	var targets []string
+	if f.Catalog == "" {
+		var err error
+		if targets, err = readTargets(f.Targets, g.stdin); err != nil {
+			return fail(ExitUsage, err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -91,15 +88,22 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	// so open sockets and goroutines grow with the concurrency, not with the targets.
 	e := probe.NewEngine(probe.WithMaxIdle(4 * f.Concurrency))
 	defer e.Close()
+	var cat listed
+	if f.Catalog != "" {
+		if cat, err = listCatalog(ctx, f, e, probeOpts); err != nil {
+			return fail(ExitUsage, err)
+		}
+		targets = cat.targets
+	}
 
-	bar := newProgress(g.stderr, len(targets))
-	var out targetWriter = newTargetText(g, targets, bar, f.Summary)
+	bar := newProgress(g.stderr, len(targets)+cat.others())
+	var out targetWriter = newTargetText(g, append(targets, cat.names()...), bar, f.Summary)
 	if g.json() {
 		out = targetJSON{w: g.stdout}
 	}
 	failed := 0
 	var writeErr error
-	for r := range e.Targets(ctx, targets, probeOpts...) {
+	emit := func(r probe.TargetResult) {
 		bar.add()
 		row := summarise(ctx, r, f.Sig, sigOpts)
 		if !row.ok {
@@ -111,6 +115,10 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 			}
 		}
 	}
+	for r := range e.Targets(ctx, targets, probeOpts...) {
+		emit(r)
+	}
+	cat.probeOthers(ctx, e, g.timeout, probeOpts, emit)
 	bar.finish()
 	if writeErr == nil {
 		writeErr = out.finish()
@@ -124,10 +132,8 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	return nil
 }
 
-// readTargets reads a targets file ("-": standard input): one http:// or https://
-// URL per line, blank lines and lines starting with "#" skipped, surrounding spaces
-// trimmed. A line that is not such a URL is an error naming it: a targets file must
-// not make a2abind read the local files it names.
+// readTargets reads a targets file ("-": standard input) with discovery.ReadTargets,
+// the one reader of the format.
 func readTargets(name string, stdin io.Reader) ([]string, error) {
 	var r io.Reader = stdin
 	if name != "-" {
@@ -138,48 +144,15 @@ func readTargets(name string, stdin io.Reader) ([]string, error) {
 		defer f.Close()
 		r = f
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxTargetLine)
-	var targets []string
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "" || strings.HasPrefix(line, "#"):
-			continue
-		case line == "-":
-			return nil, fmt.Errorf("--targets %s line %d: \"-\" (standard input) cannot be a target in a targets file", name, n)
-		case strings.ContainsFunc(line, unicode.IsControl):
-			return nil, fmt.Errorf("--targets %s line %d: control character in %q", name, n, line)
-		case len(targets) == maxTargets:
-			return nil, fmt.Errorf("--targets %s: more than %d targets; split the file", name, maxTargets)
-		}
-		if err := checkTargetURL(line); err != nil {
-			return nil, fmt.Errorf("--targets %s line %d: %w", name, n, err)
-		}
-		targets = append(targets, line)
+	read, err := discovery.ReadTargets(name, r)
+	if err != nil {
+		return nil, fmt.Errorf("--targets %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("a line is longer than %d bytes", maxTargetLine)
-		}
-		return nil, fmt.Errorf("--targets %s: %w", name, err)
-	}
-	if len(targets) == 0 {
-		return nil, fmt.Errorf("--targets %s: no target in it (one agent base URL or card URL per line)", name)
+	targets := make([]string, len(read))
+	for i, t := range read {
+		targets[i] = t.URL
 	}
 	return targets, nil
-}
-
-// checkTargetURL accepts an http:// or https:// URL with a host (the scheme in lower
-// case, as card.Load reads anything else as a file path).
-func checkTargetURL(line string) error {
-	if !strings.HasPrefix(line, "http://") && !strings.HasPrefix(line, "https://") {
-		return fmt.Errorf("%q is not an http:// or https:// URL; a targets file lists agents' URLs (probe a card file with \"a2abind probe FILE\")", line)
-	}
-	if _, err := card.ParseAddress(line, a2a.TransportProtocolJSONRPC); err != nil {
-		return err
-	}
-	return nil
 }
 
 // targetRow is one target's line of the summary.
