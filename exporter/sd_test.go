@@ -311,7 +311,7 @@ func TestSD_InlineCard(t *testing.T) {
 		t.Fatal(err)
 	}
 	var body atomic.Value
-	body.Store(catalogDoc(`{"identifier": "urn:inline", "type": "application/a2a-agent-card+json", "data": ` + string(inline) + `}`,
+	body.Store(catalogDoc(`{"identifier": "urn:inline", "type": "application/a2a-agent-card+json", "data": `+string(inline)+`}`,
 		`{"identifier": "urn:broken", "type": "application/a2a-agent-card+json", "data": {"supportedInterfaces": 7}}`))
 	cat, hits := catalogServer(t, &body)
 	base := start(t, mustConfig(t, fmt.Sprintf("discovery: {catalogs: [%q]}", cat.URL+"/catalog")))
