@@ -50,6 +50,7 @@ type Engine struct {
 	grpc  *grpcPool
 	dials atomic.Int64
 	reqs  atomic.Int64
+	caps  capabilityCache // capability_cache.go
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
@@ -153,6 +154,16 @@ func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e
 // left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
 // of WithHeader go only to the card's origin and the WithCredentialHosts hosts.
 func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
+	return e.card(ctx, c, opts, nil)
+}
+
+// laneHook is called in an interface's lane before its lookup (turns: the lane's
+// requests take turns on one connection); the func it returns, if any, runs in the
+// lane right after that lookup. Check hangs the capability calls on it.
+type laneHook func(n int, turns bool) (after func())
+
+// card is Card, with hook called for each interface in its lane.
+func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook laneHook) []Result {
 	if c == nil {
 		return nil
 	}
@@ -172,15 +183,22 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 	}
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
-	probeLane := func(lane []int) {
+	probeLane := func(l lane) {
 		select {
 		case sem <- struct{}{}:
 			defer func() { <-sem }()
-			for _, n := range lane {
+			for _, n := range l.idx {
+				var after func()
+				if hook != nil {
+					after = hook(n, l.turns)
+				}
 				results[n] = declared(e.Interface(ctx, local[n], opts...), ifaces[n])
+				if after != nil {
+					after()
+				}
 			}
 		case <-ctx.Done():
-			for _, n := range lane {
+			for _, n := range l.idx {
 				results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
 					Detail: "not probed: " + context.Cause(ctx).Error()}
 			}
@@ -211,8 +229,8 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 // Engine) each interface has a lane of its own, over the connections kept warm. gRPC
 // interfaces, which multiplex their calls on one channel per address, and addresses
 // that do not parse always get a lane of their own.
-func (e *Engine) lanes(ifaces []card.Interface) [][]int {
-	var out [][]int
+func (e *Engine) lanes(ifaces []card.Interface) []lane {
+	var out []lane
 	byOrigin := map[string]int{}
 	for n, iface := range ifaces {
 		b, _ := card.CanonicalBinding(iface.Binding)
@@ -220,17 +238,26 @@ func (e *Engine) lanes(ifaces []card.Interface) [][]int {
 			if ep, err := parseEndpoint(iface.URL, b); err == nil {
 				origin := ep.scheme + "://" + strings.ToLower(ep.hostport)
 				if l, ok := byOrigin[origin]; ok {
-					out[l] = append(out[l], n)
+					out[l].idx = append(out[l].idx, n)
 					continue
 				}
 				if e.firstVisit(origin) {
 					byOrigin[origin] = len(out)
+					out = append(out, lane{idx: []int{n}, turns: true})
+					continue
 				}
 			}
 		}
-		out = append(out, []int{n})
+		out = append(out, lane{idx: []int{n}})
 	}
 	return out
+}
+
+// lane is the indexes of interfaces probed one after the other; turns marks the lane
+// of an origin visited for the first time, whose requests take turns on one connection.
+type lane struct {
+	idx   []int
+	turns bool
 }
 
 // firstVisit reports whether origin is new to the Engine, and remembers it. The memory
