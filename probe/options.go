@@ -88,11 +88,6 @@ func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.
 // default is DefaultTimeout; the context bounds everything in any case.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
-// withSiblings tells the probe which other URLs the card declares, so that a binding
-// mounted at one of them on the same host and port can be noted (a swapped or mistyped
-// path). "What is really there" always comes from the declared URL itself.
-func withSiblings(urls []string) Option { return func(o *options) { o.siblings = urls } }
-
 func newOptions(opts []Option) *options {
 	o := &options{timeout: DefaultTimeout}
 	for _, opt := range opts {
