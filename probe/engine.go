@@ -6,13 +6,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
@@ -53,7 +50,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
-	visited map[string]struct{} // HTTP origins probed before (lanes)
+	visited map[string]struct{} // HTTP origins requested before (engine_turns.go)
 	closed  bool
 }
 
@@ -170,84 +167,30 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 		p := o.conn.Credentials(c)
 		o.creds = &p
 	}
+	ctx = e.withTurns(ctx) // engine_turns.go
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
-	probeLane := func(lane []int) {
+	probeOne := func(n int) {
 		select {
 		case sem <- struct{}{}:
 			defer func() { <-sem }()
-			for _, n := range lane {
-				oi := *o // the options are read once per card; each run has its own copy
-				results[n] = declared(e.probe(ctx, local[n], &oi), ifaces[n])
-			}
+			oi := *o // the options are read once per card; each run has its own copy
+			results[n] = declared(e.probe(ctx, local[n], &oi), ifaces[n])
 		case <-ctx.Done():
-			for _, n := range lane {
-				results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
-					Detail: "not probed: " + context.Cause(ctx).Error()}
-			}
+			results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
+				Detail: "not probed: " + context.Cause(ctx).Error()}
 		}
 	}
-	lanes := e.lanes(local)
-	if len(lanes) == 0 {
+	if len(ifaces) == 0 {
 		return results
 	}
 	var wg sync.WaitGroup
-	for _, lane := range lanes[:len(lanes)-1] {
-		wg.Go(func() { probeLane(lane) })
+	for n := range len(ifaces) - 1 {
+		wg.Go(func() { probeOne(n) })
 	}
-	probeLane(lanes[len(lanes)-1]) // the last in this goroutine: one handoff less
+	probeOne(len(ifaces) - 1) // the last in this goroutine: one hand-off less
 	wg.Wait()
 	return results
-}
-
-// lanes groups the indexes of ifaces into the lanes Card probes them in, which run in
-// parallel. HTTP/1.1 carries one request at a time per connection, so interfaces of
-// one origin probed in parallel need a connection each. The first time an Engine
-// probes an origin (a one-shot probe, a fleet round that visits each target once), the
-// HTTP interfaces (JSON-RPC, HTTP+JSON) of that origin (scheme, host and port) share a
-// lane and take turns on one keep-alive connection, the card fetch's when the card
-// came from there: a second connection would cost a round trip to open before its
-// request went out, as long as the wait for the first answer, and a dial, an accept
-// and a close on both sides. Afterwards (an exporter, a fleet loop on a long-lived
-// Engine) each interface has a lane of its own, over the connections kept warm. gRPC
-// interfaces, which multiplex their calls on one channel per address, and addresses
-// that do not parse always get a lane of their own.
-func (e *Engine) lanes(ifaces []card.Interface) [][]int {
-	var out [][]int
-	byOrigin := map[string]int{}
-	for n, iface := range ifaces {
-		b, _ := card.CanonicalBinding(iface.Binding)
-		if b == a2a.TransportProtocolJSONRPC || b == a2a.TransportProtocolHTTPJSON {
-			if ep, err := parseEndpoint(iface.URL, b); err == nil {
-				origin := ep.scheme + "://" + strings.ToLower(ep.hostport)
-				if l, ok := byOrigin[origin]; ok {
-					out[l] = append(out[l], n)
-					continue
-				}
-				if e.firstVisit(origin) {
-					byOrigin[origin] = len(out)
-				}
-			}
-		}
-		out = append(out, []int{n})
-	}
-	return out
-}
-
-// firstVisit reports whether origin is new to the Engine, and remembers it. The memory
-// is bounded by WithMaxIdle (the connections it could hold warm): when full it starts
-// over.
-func (e *Engine) firstVisit(origin string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.visited[origin]; ok {
-		return false
-	}
-	if len(e.visited) >= e.cfg.maxIdle {
-		clear(e.visited)
-	}
-	e.visited[origin] = struct{}{}
-	return true
 }
 
 // Interface probes one declared interface as probe.Interface does, reusing the

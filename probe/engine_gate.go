@@ -79,8 +79,10 @@ type gatedTransport struct {
 }
 
 func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	turn := takeTurn(r.Context(), r.URL.Scheme+"://"+r.URL.Host) // engine_turns.go
 	release, err := t.e.gate.acquire(r.Context(), strings.ToLower(r.URL.Host))
 	if err != nil {
+		turn()
 		if r.Body != nil {
 			_ = r.Body.Close() // RoundTrip must close the body, even on errors
 		}
@@ -90,9 +92,12 @@ func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(r)
 	if err != nil {
 		release()
+		turn()
 		return nil, err
 	}
-	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+	// The connection goes back to the pool when the body has been read to its end,
+	// before the body's Close returns: the next request in turn finds it idle.
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: func() { release(); turn() }}
 	return resp, nil
 }
 

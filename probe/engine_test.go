@@ -298,10 +298,14 @@ func TestEngine_Targets(t *testing.T) {
 }
 
 // TestEngine_ColdRoundOneConnectionPerAddress (issue 23 item 6): a fleet round that
-// visits each target once opens one connection per address an agent serves on and no
-// more: the card fetch's connection carries the card's HTTP interfaces of that origin
-// in turn, and gRPC has its channel. On the next round the origins are known and their
-// interfaces are probed in parallel, at most one more connection per origin.
+// visits each target once opens about one connection per address an agent serves on:
+// the card fetch's connection carries the lookups of the card's HTTP interfaces in turn
+// (engine_turns.go), and gRPC has its channel. Without the turns a round opened three
+// per agent (a second HTTP connection for the lookups made in parallel). A request waits
+// at most turnPatience for its turn, so on a loaded machine a few more may open: the
+// bound leaves a quarter of an extra connection per agent. On the next round the
+// origins are known and their interfaces are looked up in parallel: at most one more
+// connection per origin.
 func TestEngine_ColdRoundOneConnectionPerAddress(t *testing.T) {
 	t.Parallel()
 	const n = 12
@@ -312,7 +316,8 @@ func TestEngine_ColdRoundOneConnectionPerAddress(t *testing.T) {
 	e := probe.NewEngine()
 	defer e.Close()
 	round := func() {
-		for r := range e.Targets(t.Context(), targets, probe.WithConcurrency(4), probe.WithTimeout(10*time.Second)) {
+		for r := range e.Targets(t.Context(), targets, probe.WithConcurrency(4), probe.WithTimeout(10*time.Second),
+			probe.WithCapabilities(false)) {
 			if r.Err != nil {
 				t.Fatalf("%s: %v", r.Target, r.Err)
 			}
@@ -320,11 +325,12 @@ func TestEngine_ColdRoundOneConnectionPerAddress(t *testing.T) {
 		}
 	}
 	round()
-	if got := e.Stats().Dials; got != 2*n {
-		t.Errorf("cold round over %d agents (an HTTP and a gRPC address each) opened %d connections, want %d", n, got, 2*n)
+	cold := e.Stats().Dials
+	if cold < 2*n || cold > 2*n+n/4 {
+		t.Errorf("cold round over %d agents (an HTTP and a gRPC address each) opened %d connections, want %d (at most %d)", n, cold, 2*n, 2*n+n/4)
 	}
 	round()
-	if got := e.Stats().Dials - 2*n; got > n {
+	if got := e.Stats().Dials - cold; got > n {
 		t.Errorf("warm round opened %d more connections, want at most one per HTTP origin (%d)", got, n)
 	}
 }
