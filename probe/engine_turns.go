@@ -65,12 +65,18 @@ func takeTurn(ctx context.Context, origin string) func() {
 	if slot == nil {
 		return func() {}
 	}
+	var once sync.Once
+	release := func() { once.Do(func() { <-slot }) }
+	select {
+	case slot <- struct{}{}: // the connection is free: no timer
+		return release
+	default:
+	}
 	wait := time.NewTimer(turnPatience)
 	defer wait.Stop()
 	select {
 	case slot <- struct{}{}:
-		var once sync.Once
-		return func() { once.Do(func() { <-slot }) }
+		return release
 	case <-wait.C: // slow to answer: a connection of its own
 	case <-ctx.Done(): // the request fails on its own context
 	}
