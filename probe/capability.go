@@ -83,6 +83,8 @@ type CapabilityCall struct {
 	// Mapping says how the call's A2A error answer differs from the specification's
 	// error table for its binding (wire.MappingProblem); "" when it agrees.
 	Mapping string
+	// At is when the call was made: an Engine reuses a call for WithCapabilityMaxAge.
+	At time.Time
 }
 
 // CapabilityResult is one capability checked on a served interface of each declared
@@ -124,6 +126,7 @@ func WithCapabilities(on bool) Option { return func(o *options) { o.noCapabiliti
 // each capability (Streaming, PushNotifications, ExtendedAgentCard) on an interface of
 // each declared core binding with one side-effect-free call, on a fresh Engine closed
 // before it returns. A binding none of whose interfaces turns out served is not asked.
+// Engine.Check reuses an interface's capability calls for WithCapabilityMaxAge.
 func Check(ctx context.Context, c *card.Card, opts ...Option) CardCheck {
 	e := NewEngine()
 	defer e.Close()
@@ -158,28 +161,35 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 	if n := o.conn.Interfaces(); len(ifaces) > n {
 		ifaces = ifaces[:n]
 	}
-	// The first interface of each core binding is asked at once, beside the lookups.
-	first := map[a2a.TransportProtocol]int{}
+	// The first interface of each core binding is asked its capability calls one after
+	// the other (one connection): in a lane of their own beside its lookup, or, in a
+	// lane whose requests take turns on the card fetch's connection, after the lookup.
+	first := map[int]bool{}
+	seen := map[a2a.TransportProtocol]bool{}
 	for i, iface := range ifaces {
-		if b, ok := card.CanonicalBinding(iface.Binding); ok {
-			if _, seen := first[b]; !seen {
-				first[b] = i
-			}
+		if b, ok := card.CanonicalBinding(iface.Binding); ok && !seen[b] {
+			seen[b], first[i] = true, true
 		}
 	}
 	calls := make(map[int][]CapabilityCall, len(first))
 	var mu sync.Mutex
-	var results []Result
 	var wg sync.WaitGroup
-	wg.Go(func() { results = e.Card(ctx, c, opts...) })
-	for _, i := range first {
-		wg.Go(func() {
-			got := e.capabilityCalls(ctx, c, ifaces[i], opts)
-			mu.Lock()
-			calls[i] = got
-			mu.Unlock()
-		})
+	ask := func(i int) {
+		got := e.capabilityCalls(ctx, c, ifaces[i], opts)
+		mu.Lock()
+		calls[i] = got
+		mu.Unlock()
 	}
+	results := e.card(ctx, c, opts, func(n int, turns bool) func() {
+		switch {
+		case !first[n]:
+			return nil
+		case turns:
+			return func() { ask(n) }
+		}
+		wg.Go(func() { ask(n) })
+		return nil
+	})
 	wg.Wait()
 	// Keep, per binding, the calls on its first served interface; ask it now when that
 	// is not the one asked above.
@@ -224,8 +234,10 @@ func verdict(calls []CapabilityCall) Served {
 	return CapabilityUnknown
 }
 
-// capabilityCalls makes every capability's call on iface, in parallel, and returns them
-// in AllCapabilities order.
+// capabilityCalls makes every capability's call on iface, one after the other so that
+// they take turns on one connection, and returns them in AllCapabilities order; calls
+// the Engine made on the same interface for the same caller within the max age are
+// reused (capability_cache.go).
 func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.Interface, opts []Option) []CapabilityCall {
 	o := newOptions(opts)
 	if o.creds == nil {
@@ -234,17 +246,28 @@ func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.I
 	}
 	o.engine = e
 	local := localInterfaces([]card.Interface{iface}, o.via)[0]
+	maxAge := DefaultCapabilityMaxAge
+	if o.capMaxAgeSet {
+		maxAge = o.capMaxAge
+	}
+	key := newCapabilityKey(c, iface, local, o)
+	if calls, ok := e.caps.get(key, maxAge); ok {
+		return calls
+	}
+	calls := e.askCapabilities(ctx, c, iface, local, o)
+	e.caps.put(key, calls, maxAge)
+	return calls
+}
+
+// askCapabilities makes every capability's call on iface (asked at local), in turn.
+func (e *Engine) askCapabilities(ctx context.Context, c *card.Card, iface, local card.Interface, o *options) []CapabilityCall {
 	secured := len(c.SecuritySchemes) > 0
 	out := make([]CapabilityCall, len(capabilityOps))
-	var wg sync.WaitGroup
 	for n, k := range AllCapabilities() {
-		wg.Go(func() {
-			oc := *o
-			out[n] = e.capabilityCall(ctx, k, local, &oc, secured)
-			out[n].Interface = iface
-		})
+		oc := *o
+		out[n] = e.capabilityCall(ctx, k, local, &oc, secured)
+		out[n].Interface, out[n].At = iface, time.Now()
 	}
-	wg.Wait()
 	return out
 }
 

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
@@ -47,10 +50,11 @@ type Engine struct {
 	grpc  *grpcPool
 	dials atomic.Int64
 	reqs  atomic.Int64
+	caps  capabilityCache // capability_cache.go
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
-	visited map[string]struct{} // HTTP origins requested before (engine_turns.go)
+	visited map[string]struct{} // HTTP origins probed before (lanes)
 	closed  bool
 }
 
@@ -150,6 +154,16 @@ func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e
 // left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
 // of WithHeader go only to the card's origin and the WithCredentialHosts hosts.
 func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
+	return e.card(ctx, c, opts, nil)
+}
+
+// laneHook is called in an interface's lane before its lookup (turns: the lane's
+// requests take turns on one connection); the func it returns, if any, runs in the
+// lane right after that lookup. Check hangs the capability calls on it.
+type laneHook func(n int, turns bool) (after func())
+
+// card is Card, with hook called for each interface in its lane.
+func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook laneHook) []Result {
 	if c == nil {
 		return nil
 	}
@@ -167,30 +181,100 @@ func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Resul
 		p := o.conn.Credentials(c)
 		o.creds = &p
 	}
-	ctx = e.withTurns(ctx) // engine_turns.go
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
-	probeOne := func(n int) {
+	probeLane := func(l lane) {
 		select {
 		case sem <- struct{}{}:
 			defer func() { <-sem }()
-			oi := *o // the options are read once per card; each run has its own copy
-			results[n] = declared(e.probe(ctx, local[n], &oi), ifaces[n])
+			for _, n := range l.idx {
+				var after func()
+				if hook != nil {
+					after = hook(n, l.turns)
+				}
+				oi := *o // the options are read once per card; each run has its own copy
+				results[n] = declared(e.probe(ctx, local[n], &oi), ifaces[n])
+				if after != nil {
+					after()
+				}
+			}
 		case <-ctx.Done():
-			results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
-				Detail: "not probed: " + context.Cause(ctx).Error()}
+			for _, n := range l.idx {
+				results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
+					Detail: "not probed: " + context.Cause(ctx).Error()}
+			}
 		}
 	}
-	if len(ifaces) == 0 {
+	lanes := e.lanes(local)
+	if len(lanes) == 0 {
 		return results
 	}
 	var wg sync.WaitGroup
-	for n := range len(ifaces) - 1 {
-		wg.Go(func() { probeOne(n) })
+	for _, lane := range lanes[:len(lanes)-1] {
+		wg.Go(func() { probeLane(lane) })
 	}
-	probeOne(len(ifaces) - 1) // the last in this goroutine: one hand-off less
+	probeLane(lanes[len(lanes)-1]) // the last in this goroutine: one handoff less
 	wg.Wait()
 	return results
+}
+
+// lanes groups the indexes of ifaces into the lanes Card probes them in, which run in
+// parallel. HTTP/1.1 carries one request at a time per connection, so interfaces of
+// one origin probed in parallel need a connection each. The first time an Engine
+// probes an origin (a one-shot probe, a fleet round that visits each target once), the
+// HTTP interfaces (JSON-RPC, HTTP+JSON) of that origin (scheme, host and port) share a
+// lane and take turns on one keep-alive connection, the card fetch's when the card
+// came from there: a second connection would cost a round trip to open before its
+// request went out, as long as the wait for the first answer, and a dial, an accept
+// and a close on both sides. Afterwards (an exporter, a fleet loop on a long-lived
+// Engine) each interface has a lane of its own, over the connections kept warm. gRPC
+// interfaces, which multiplex their calls on one channel per address, and addresses
+// that do not parse always get a lane of their own.
+func (e *Engine) lanes(ifaces []card.Interface) []lane {
+	var out []lane
+	byOrigin := map[string]int{}
+	for n, iface := range ifaces {
+		b, _ := card.CanonicalBinding(iface.Binding)
+		if b == a2a.TransportProtocolJSONRPC || b == a2a.TransportProtocolHTTPJSON {
+			if ep, err := parseEndpoint(iface.URL, b); err == nil {
+				origin := ep.scheme + "://" + strings.ToLower(ep.hostport)
+				if l, ok := byOrigin[origin]; ok {
+					out[l].idx = append(out[l].idx, n)
+					continue
+				}
+				if e.firstVisit(origin) {
+					byOrigin[origin] = len(out)
+					out = append(out, lane{idx: []int{n}, turns: true})
+					continue
+				}
+			}
+		}
+		out = append(out, lane{idx: []int{n}})
+	}
+	return out
+}
+
+// lane is the indexes of interfaces probed one after the other; turns marks the lane
+// of an origin visited for the first time, whose requests take turns on one connection.
+type lane struct {
+	idx   []int
+	turns bool
+}
+
+// firstVisit reports whether origin is new to the Engine, and remembers it. The memory
+// is bounded by WithMaxIdle (the connections it could hold warm): when full it starts
+// over.
+func (e *Engine) firstVisit(origin string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.visited[origin]; ok {
+		return false
+	}
+	if len(e.visited) >= e.cfg.maxIdle {
+		clear(e.visited)
+	}
+	e.visited[origin] = struct{}{}
+	return true
 }
 
 // Interface probes one declared interface as probe.Interface does, reusing the

@@ -79,10 +79,8 @@ type gatedTransport struct {
 }
 
 func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	turn := takeTurn(r.Context(), r.URL.Scheme+"://"+r.URL.Host) // engine_turns.go
 	release, err := t.e.gate.acquire(r.Context(), strings.ToLower(r.URL.Host))
 	if err != nil {
-		turn()
 		if r.Body != nil {
 			_ = r.Body.Close() // RoundTrip must close the body, even on errors
 		}
@@ -92,12 +90,9 @@ func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(r)
 	if err != nil {
 		release()
-		turn()
 		return nil, err
 	}
-	// The connection goes back to the pool when the body has been read to its end,
-	// before the body's Close returns: the next request in turn finds it idle.
-	resp.Body = &releasingBody{ReadCloser: resp.Body, release: func() { release(); turn() }}
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 	return resp, nil
 }
 

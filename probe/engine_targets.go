@@ -102,7 +102,6 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 		ctx, cancel = context.WithTimeout(ctx, o.perTarget)
 		defer cancel()
 	}
-	ctx = e.withTurns(ctx) // the card fetch's connection serves the probes after it
 	start := time.Now()
 	loadOpts := append([]card.Option{card.WithConn(o.conn), card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
 	res.Card, res.Err = card.Load(ctx, target, loadOpts...)

@@ -77,6 +77,9 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if mt == "text/event-stream" {
 		// A stream (SubscribeToTask's) may never end: its first event is the answer.
 		data, rerr = firstEvent(resp.Body, maxBody+1)
+		if rerr == nil {
+			drainEnded(resp.Body)
+		}
 	} else {
 		data, rerr = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	}
@@ -97,6 +100,22 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 		a.err = rerr
 	}
 	return a
+}
+
+// Of a stream that ends right after its first event (an error for a random task id),
+// the end is read so that its keep-alive connection is reused; one that goes on is
+// closed after drainBytes or drainWait, whichever comes first.
+const (
+	drainBytes = 4 << 10
+	drainWait  = 50 * time.Millisecond
+)
+
+// drainEnded reads what is left of body up to its end, within drainBytes and
+// drainWait; a stream that goes on is cut (its connection closed, not reused).
+func drainEnded(body io.ReadCloser) {
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
 }
 
 // firstEvent reads a server-sent event stream up to the end of its first event with

@@ -21,7 +21,9 @@ type options struct {
 	engine   *Engine                             // whose connections and caps the requests use
 	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
-	noCapabilities bool // WithCapabilities(false): Check and Targets probe the interfaces only
+	noCapabilities bool          // WithCapabilities(false): Check and Targets probe the interfaces only
+	capMaxAge      time.Duration // WithCapabilityMaxAge
+	capMaxAgeSet   bool
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
