@@ -128,17 +128,20 @@ func firstEvent(r io.Reader, limit int) ([]byte, error) {
 	br := bufio.NewReaderSize(io.LimitReader(r, int64(limit)), 4096)
 	var out []byte
 	data := false
+	whole := true // the previous read ended a line
 	for {
 		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		starts := whole
+		whole = err != bufio.ErrBufferFull
+		if !whole {
 			err = nil // a long line: keep reading it
 		}
 		out = append(out, line...)
 		trimmed := bytes.TrimSpace(line)
-		if bytes.HasPrefix(trimmed, []byte("data:")) {
+		if starts && bytes.HasPrefix(trimmed, []byte("data:")) {
 			data = true
 		}
-		if data && len(trimmed) == 0 && len(line) > 0 {
+		if starts && whole && data && len(trimmed) == 0 && len(line) > 0 {
 			return out, nil
 		}
 		if err == io.EOF {
