@@ -62,7 +62,7 @@ func (p probed) registry() *prometheus.Registry {
 		g.Set(v)
 		reg.MustRegister(g)
 	}
-	gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no lint error).", boolValue(p.ok()))
+	gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no declared capability refused, the same authentication on every binding, no lint error).", boolValue(p.ok()))
 	gauge(metricDuration, "How long the probe took, card fetch included, in seconds.", p.duration.Seconds())
 	gauge(metricCardSuccess, "1 when the agent card was obtained and read.", boolValue(p.fetchErr == nil))
 	gauge(metricCardDuration, "How long fetching the agent card took, in seconds.", p.fetchDuration.Seconds())

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -146,6 +147,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	if req.version == card.V1 {
 		md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
 	}
+	telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
 	var p peer.Peer
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
 	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)
@@ -184,10 +186,17 @@ func invokeGRPC(ctx context.Context, conn *grpc.ClientConn, call grpcCall, p *pe
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends an endless stream after its first message
-	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, call.method, grpc.Peer(p))
+	// Not grpc.Peer: it is filled in when the stream finishes, which the cancel above
+	// leaves to another goroutine; the stream's context carries the peer once it is up.
+	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, call.method)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if pr, ok := peer.FromContext(cs.Context()); ok {
+			*p = *pr
+		}
+	}()
 	if err := cs.SendMsg(call.in); err != nil {
 		return cs.RecvMsg(call.out) // the status that ended the stream
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -62,6 +63,8 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	// reused keep-alive connection turns out closed by the server before any answer
 	// (the key, with no value, is not sent).
 	hr.Header["Idempotency-Key"] = nil
+	// The trace context: the agent's spans join the probe's trace.
+	telemetry.InjectHTTP(ctx, hr.Header)
 	var wrote atomic.Bool // the request was fully written, as delegate records it
 	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
@@ -125,17 +128,20 @@ func firstEvent(r io.Reader, limit int) ([]byte, error) {
 	br := bufio.NewReaderSize(io.LimitReader(r, int64(limit)), 4096)
 	var out []byte
 	data := false
+	whole := true // the previous read ended a line
 	for {
 		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		starts := whole
+		whole = err != bufio.ErrBufferFull
+		if !whole {
 			err = nil // a long line: keep reading it
 		}
 		out = append(out, line...)
 		trimmed := bytes.TrimSpace(line)
-		if bytes.HasPrefix(trimmed, []byte("data:")) {
+		if starts && bytes.HasPrefix(trimmed, []byte("data:")) {
 			data = true
 		}
-		if data && len(trimmed) == 0 && len(line) > 0 {
+		if starts && whole && data && len(trimmed) == 0 && len(line) > 0 {
 			return out, nil
 		}
 		if err == io.EOF {
