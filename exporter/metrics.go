@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
@@ -54,84 +54,70 @@ type probed struct {
 // ok is probe_success: the card was obtained and no finding is an error.
 func (p probed) ok() bool { return p.fetchErr == nil && p.report.OK() }
 
-// registry renders p as the series of a /probe answer.
-func (p probed) registry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	gauge := func(name, help string, v float64) {
-		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-		g.Set(v)
-		reg.MustRegister(g)
-	}
-	gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no declared capability refused, the same authentication on every binding, no lint error).", boolValue(p.ok()))
-	gauge(metricDuration, "How long the probe took, card fetch included, in seconds.", p.duration.Seconds())
-	gauge(metricCardSuccess, "1 when the agent card was obtained and read.", boolValue(p.fetchErr == nil))
-	gauge(metricCardDuration, "How long fetching the agent card took, in seconds.", p.fetchDuration.Seconds())
+// families renders p as the series of a /probe answer, in the order a
+// prometheus.Registry gathers them (families by name, series by label values).
+func (p probed) families() []*dto.MetricFamily {
+	var s series
+	s.gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no declared capability refused, the same authentication on every binding, no lint error).").set(boolValue(p.ok()))
+	s.gauge(metricDuration, "How long the probe took, card fetch included, in seconds.").set(p.duration.Seconds())
+	s.gauge(metricCardSuccess, "1 when the agent card was obtained and read.").set(boolValue(p.fetchErr == nil))
+	s.gauge(metricCardDuration, "How long fetching the agent card took, in seconds.").set(p.fetchDuration.Seconds())
 	if !p.certExpiry.IsZero() {
-		gauge(metricCertExpiry, "Earliest expiry of the TLS certificates seen (card and interfaces), as a Unix time.", float64(p.certExpiry.Unix()))
+		s.gauge(metricCertExpiry, "Earliest expiry of the TLS certificates seen (card and interfaces), as a Unix time.").set(float64(p.certExpiry.Unix()))
 	}
 	if p.card == nil {
-		return reg
+		return s.gather()
 	}
-	gauge(metricDeclared, "Interfaces the card declares.", float64(p.declared))
-	p.registerCard(reg)
+	s.gauge(metricDeclared, "Interfaces the card declares.").set(float64(p.declared))
+	p.cardSeries(&s)
 
-	up := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricUp,
-		Help: "1 when the declared interface (url, binding, protocol_version) is served as declared."}, interfaceLabels)
-	outcome := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricOutcome,
-		Help: "1 for the outcome observed at the declared interface, 0 for the others."}, append(interfaceLabels[:3:3], "outcome"))
-	latency := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricLatency,
-		Help: "How long the declared binding's lookup took, in seconds."}, interfaceLabels)
+	up := s.gauge(metricUp, "1 when the declared interface (url, binding, protocol_version) is served as declared.", interfaceLabels...)
+	outcome := s.gauge(metricOutcome, "1 for the outcome observed at the declared interface, 0 for the others.", append(interfaceLabels[:3:3], "outcome")...)
+	latency := s.gauge(metricLatency, "How long the declared binding's lookup took, in seconds.", interfaceLabels...)
 	seen := map[[3]string]bool{}
 	for _, r := range p.results {
 		l := [3]string{label(r.Interface.URL), label(string(r.Interface.Binding)), label(r.Interface.ProtocolVersion)}
 		if !seen[l] { // a card may declare one interface twice: its state set is set once
 			seen[l] = true
 			for _, o := range wire.Outcomes() {
-				outcome.WithLabelValues(l[0], l[1], l[2], string(o)).Set(0)
+				outcome.with(l[0], l[1], l[2], string(o)).set(0)
 			}
 		}
-		outcome.WithLabelValues(l[0], l[1], l[2], string(r.Outcome)).Set(1)
-		up.WithLabelValues(l[:]...).Set(boolValue(r.Outcome == wire.Served))
-		latency.WithLabelValues(l[:]...).Set(r.Latency.Seconds())
+		outcome.with(l[0], l[1], l[2], string(r.Outcome)).set(1)
+		up.with(l[:]...).set(boolValue(r.Outcome == wire.Served))
+		latency.with(l[:]...).set(r.Latency.Seconds())
 	}
-	reg.MustRegister(up, outcome, latency)
-	p.registerCapabilities(reg)
+	p.capabilitySeries(&s)
 
-	findings := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricFindings,
-		Help: "Findings (wire and lint) per severity."}, []string{"severity"})
-	byCode := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricFindingsCode,
-		Help: "Findings per code; the wire codes are always present."}, []string{"code"})
-	for _, s := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
-		findings.WithLabelValues(string(s))
+	findings := s.gauge(metricFindings, "Findings (wire and lint) per severity.", "severity")
+	byCode := s.gauge(metricFindingsCode, "Findings per code; the wire codes are always present.", "code")
+	for _, sv := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
+		findings.with(string(sv))
 	}
 	for _, c := range []string{probe.CodePreferredNotServed, probe.CodeInterfaceNotServed,
 		probe.CodeCapabilityNotServed, probe.CodeAuthNotEquivalent, probe.CodeErrorMapping} {
-		byCode.WithLabelValues(c)
+		byCode.with(c)
 	}
 	for _, f := range p.report.Findings {
-		findings.WithLabelValues(label(string(f.Severity))).Inc()
-		byCode.WithLabelValues(label(f.Code)).Inc()
+		findings.with(label(string(f.Severity))).inc()
+		byCode.with(label(f.Code)).inc()
 	}
-	reg.MustRegister(findings, byCode)
-	return reg
+	return s.gather()
 }
 
-// registerCapabilities adds a2abind_capability_up{capability} for each capability the
+// capabilitySeries adds a2abind_capability_up{capability} for each capability the
 // card declares and its calls judged: 1 when they show it served on every binding asked,
 // 0 when one shows it refused or not there (capability-not-served). A declared
 // capability whose calls cannot tell (credentials asked, a timeout, a 5xx, no served
 // interface to ask) has no series, as one the card does not declare: an alert on 0 fires
 // on a lie, not on a module without credentials.
-func (p probed) registerCapabilities(reg *prometheus.Registry) {
-	capUp := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricCapability,
-		Help: "1 when the declared capability (streaming, pushNotifications, extendedAgentCard) is served on every binding asked, 0 when it is refused or not there; absent when not declared or the calls cannot tell."},
-		[]string{"capability"})
+func (p probed) capabilitySeries(s *series) {
+	capUp := s.gauge(metricCapability, "1 when the declared capability (streaming, pushNotifications, extendedAgentCard) is served on every binding asked, 0 when it is refused or not there; absent when not declared or the calls cannot tell.", "capability")
 	for _, cr := range p.capabilities {
 		if cr.Declared() && cr.Verdict != probe.CapabilityUnknown {
-			capUp.WithLabelValues(string(cr.Name)).Set(boolValue(cr.Verdict == probe.CapabilityServed))
+			capUp.with(string(cr.Name)).set(boolValue(cr.Verdict == probe.CapabilityServed))
 		}
 	}
-	reg.MustRegister(capUp)
 }
 
 // Signature states of a card (a2abind_card_signature{status}).
@@ -143,33 +129,25 @@ const (
 	sigUnsigned   = "unsigned"   // no signature
 )
 
-// registerCard adds what identifies the card (a2abind_card_info: a change of its
+// cardSeries adds what identifies the card (a2abind_card_info: a change of its
 // sha256 between scrapes is a changed card) and its signature state.
-func (p probed) registerCard(reg *prometheus.Registry) {
-	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricCardInfo,
-		Help: "1, labelled with the SHA-256 of the card document as served, its shape and the agent's version."},
-		[]string{"sha256", "shape", "version"})
+func (p probed) cardSeries(s *series) {
+	info := s.gauge(metricCardInfo, "1, labelled with the SHA-256 of the card document as served, its shape and the agent's version.", "sha256", "shape", "version")
 	sum := sha256.Sum256(p.card.Document())
-	info.WithLabelValues(hex.EncodeToString(sum[:]), label(string(p.card.Shape)), label(p.card.Version)).Set(1)
-	sig := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricSignature,
-		Help: "1 for the card's signature state (verified, partial, invalid, unverified, unsigned), 0 for the others."},
-		[]string{"status"})
+	info.with(hex.EncodeToString(sum[:]), label(string(p.card.Shape)), label(p.card.Version)).set(1)
+	sig := s.gauge(metricSignature, "1 for the card's signature state (verified, partial, invalid, unverified, unsigned), 0 for the others.", "status")
 	state := signatureState(p.card)
-	for _, s := range []string{sigVerified, sigPartial, sigInvalid, sigUnverified, sigUnsigned} {
-		sig.WithLabelValues(s).Set(boolValue(s == state))
+	for _, st := range []string{sigVerified, sigPartial, sigInvalid, sigUnverified, sigUnsigned} {
+		sig.with(st).set(boolValue(st == state))
 	}
-	reg.MustRegister(info, sig)
 	var expiry time.Time
-	for _, s := range sigChecks(p.card.Verification()) {
-		if (s.Status == card.StatusValid || s.Status == card.StatusVariant) && s.KeyExpiry.After(expiry) {
-			expiry = s.KeyExpiry
+	for _, sc := range sigChecks(p.card.Verification()) {
+		if (sc.Status == card.StatusValid || sc.Status == card.StatusVariant) && sc.KeyExpiry.After(expiry) {
+			expiry = sc.KeyExpiry
 		}
 	}
 	if !expiry.IsZero() {
-		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricSigningKey,
-			Help: "When the last key that verifies the card's signatures expires, as a Unix time; absent when no verifying key says."})
-		g.Set(float64(expiry.Unix()))
-		reg.MustRegister(g)
+		s.gauge(metricSigningKey, "When the last key that verifies the card's signatures expires, as a Unix time; absent when no verifying key says.").set(float64(expiry.Unix()))
 	}
 }
 

@@ -89,14 +89,14 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
 	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
 	// The series are gathered once, for the answer and for the debug output.
-	mfs, gatherErr := p.registry().Gather()
-	debug := debugOutput(logBuf.Bytes(), mfs, gatherErr, name, mod)
+	mfs := p.families()
+	debug := debugOutput(logBuf.Bytes(), mfs, name, mod)
 	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
 	if on, _ := strconv.ParseBool(q.Get("debug")); on {
 		serveDebug(w, debug)
 		return
 	}
-	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, gatherErr })
+	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })
 	promhttp.HandlerFor(gathered, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 

@@ -83,21 +83,17 @@ func (h *history) get(id int64) (recent, bool) {
 // debugOutput is blackbox_exporter's debug page for one probe: the probe's log, the
 // series the scrape would have returned, and the module (header names only, never
 // their values), bounded to maxDebugOutput.
-func debugOutput(log []byte, mfs []*dto.MetricFamily, gatherErr error, name string, mod Module) string {
+func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module) string {
 	var b strings.Builder
 	b.WriteString("Logs for the probe:\n")
 	b.Write(log)
 	b.WriteString("\n\nMetrics that would have been returned:\n")
-	if gatherErr != nil {
-		fmt.Fprintf(&b, "gathering the series failed: %v\n", gatherErr)
-	} else {
-		var m bytes.Buffer
-		enc := expfmt.NewEncoder(&m, expfmt.NewFormat(expfmt.TypeTextPlain))
-		for _, mf := range mfs {
-			_ = enc.Encode(mf)
-		}
-		b.Write(m.Bytes())
+	var m bytes.Buffer
+	enc := expfmt.NewEncoder(&m, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		_ = enc.Encode(mf)
 	}
+	b.Write(m.Bytes())
 	b.WriteString("\n\nModule configuration:\n")
 	fmt.Fprintf(&b, "module: %s\ntimeout: %s\nmax_interfaces: %d\n", strconv.Quote(name), mod.Timeout, mod.MaxInterfaces)
 	if len(mod.CredentialHosts) > 0 {
