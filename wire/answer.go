@@ -60,8 +60,10 @@ func ReadAnswer(contentType string, body []byte) Answer {
 	if len(body) == 0 {
 		return Answer{}
 	}
-	if a, err := ParseJSONRPC(body); err == nil {
-		return a
+	if mayBeJSONRPC(body) {
+		if a, err := ParseJSONRPC(body); err == nil {
+			return a
+		}
 	}
 	if a, ok := ParseStatus(body); ok {
 		switch {
@@ -76,6 +78,14 @@ func ReadAnswer(contentType string, body []byte) Answer {
 		return a
 	}
 	return Answer{Framing: Unrecognised}
+}
+
+// mayBeJSONRPC reports whether body may be a JSON-RPC 2.0 response, which needs a
+// member whose value reads "2.0": without a backslash escape in it, such a string is
+// written "2.0" in the body. A body with neither (a google.rpc.Status, a flat error)
+// is not JSON-RPC, and ReadAnswer reads it once, in its own shape, instead of twice.
+func mayBeJSONRPC(body []byte) bool {
+	return bytes.Contains(body, []byte(`"2.0"`)) || bytes.IndexByte(body, '\\') >= 0
 }
 
 // Fill records the answer in ev.

@@ -1,6 +1,9 @@
 package wire_test
 
 import (
+	"bytes"
+	"mime"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -131,4 +134,62 @@ func FuzzReadAnswer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzReadAnswerShapes holds ReadAnswer, which skips the JSON-RPC parse for a body
+// that cannot be one, to the answers of trying every shape in turn (JSON-RPC, then
+// google.rpc.Status, then the flat v0.3 error) on any body and media type.
+func FuzzReadAnswerShapes(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":"x","error":{"code":-32001,"message":"task not found","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND"}]}}`,
+		`{"JSONRPC":"2.0","result":{}}`, `{"jsonrpc":"\u0032.0","result":1}`, `{"j\u0073onrpc":"2.0","result":1}`,
+		`{"jsonrpc":"2.0 ","result":1}`, `{"jsonrpc":"2.0","jsonrpc":"1.0","result":1}`,
+		`{"error":{"code":404,"status":"NOT_FOUND","message":"x","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND"}]}}`,
+		`{"jsonrpc":"2.0","error":{"code":404,"status":"NOT_FOUND","message":"x"}}`,
+		`{"code":-32001,"message":"Task not found"}`, `{"code":-32001,"message":"\u0032.0"}`,
+		"data: {\"jsonrpc\":\"2.0\",\"result\":{}}\n\n", "", "{", "null",
+	} {
+		for _, ct := range []string{"application/json", "application/problem+json", "text/event-stream", ""} {
+			f.Add(ct, []byte(s))
+		}
+	}
+	f.Fuzz(func(t *testing.T, contentType string, b []byte) {
+		if got, want := wire.ReadAnswer(contentType, b), readInTurn(contentType, b); !reflect.DeepEqual(got, want) {
+			t.Fatalf("ReadAnswer(%q, %q) = %+v, trying every shape in turn = %+v", contentType, b, got, want)
+		}
+	})
+}
+
+// readInTurn is ReadAnswer as it was before it skipped the JSON-RPC parse of bodies
+// that cannot be JSON-RPC: every shape tried in turn.
+func readInTurn(contentType string, body []byte) wire.Answer {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt == "text/event-stream" {
+		for line := range bytes.Lines(body) {
+			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
+				body = d
+				break
+			}
+		}
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return wire.Answer{}
+	}
+	if a, err := wire.ParseJSONRPC(body); err == nil {
+		return a
+	}
+	if a, ok := wire.ParseStatus(body); ok {
+		switch {
+		case mt == "application/problem+json":
+			a.Version = "0.3"
+		case a.Reason != "" && (mt == "application/json" || mt == "application/a2a+json"):
+			a.Version = "1.0"
+		}
+		return a
+	}
+	if a, ok := wire.ParseFlatError(body); ok {
+		return a
+	}
+	return wire.Answer{Framing: wire.Unrecognised}
 }
