@@ -88,12 +88,18 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	x.self.probes.WithLabelValues(name, result).Inc()
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
 	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
-	// The series are gathered once, for the answer and for the debug output.
+	// The series are rendered once, for the answer and for the debug output, which is
+	// written out only when it is asked for (debug=true, or /logs). Its log is kept up
+	// to the output's bound: what lies beyond would be cut anyway.
 	mfs := p.families()
-	debug := debugOutput(logBuf.Bytes(), mfs, name, mod)
+	log := logBuf.Bytes()
+	if len(log) > maxDebugOutput {
+		log = bytes.Clone(log[:maxDebugOutput])
+	}
+	debug := func() string { return debugOutput(log, mfs, name, mod) }
 	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
 	if on, _ := strconv.ParseBool(q.Get("debug")); on {
-		serveDebug(w, debug)
+		serveDebug(w, debug())
 		return
 	}
 	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })

@@ -36,7 +36,7 @@ type recent struct {
 	Target   string
 	Result   string
 	Duration time.Duration
-	debug    string
+	debug    func() string // renders the probe's debug output when it is asked for
 }
 
 // history is the ring of recent probes.
@@ -156,7 +156,7 @@ func (x *Exporter) serveLogs(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "probe "+strconv.FormatInt(id, 10)+" is not among the "+strconv.Itoa(recentProbes)+" most recent", http.StatusNotFound)
 		return
 	}
-	serveDebug(w, p.debug)
+	serveDebug(w, p.debug())
 }
 
 // indexPage is the landing page: how to probe, and the recent probes.
