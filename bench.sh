@@ -24,6 +24,8 @@
 #             agents accepted per interface probe
 #   scrape    the exporter's /probe / Debian's prometheus-blackbox-exporter's http probe
 #             of the same card URL, in turns (installed with apt-get when root)
+#   capabilities  Engine.Check (interfaces and capabilities) / Engine.Card on a warm
+#             engine; fleet throughput without / with the capability checks
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -134,6 +136,20 @@ for unit in guarded/bare bounded/inmemory delegate/a2ago seed-steady/healthy see
 done
 ratio "start-to-ready: guarded / bare"         BenchmarkStartToReady/guarded     BenchmarkStartToReady/bare
 ratio "start-to-ready: guarded+v03 / bare"     BenchmarkStartToReady/guarded+v03 BenchmarkStartToReady/bare
+
+echo
+echo "capabilities (issue 21): warm engine, healthy 3-interface agent, medians over $count runs"
+ratio "check / card, goal <= 1.5"                    BenchmarkCapabilityCheck/check           BenchmarkCapabilityCheck/card
+ratio "check, every call made / card"                BenchmarkCapabilityCheck/check-every     BenchmarkCapabilityCheck/card
+ratio "check / card, 4 ms round trip"                BenchmarkCapabilityCheck/check-wan       BenchmarkCapabilityCheck/card-wan
+ratio "check, every call made / card, 4 ms rtt"      BenchmarkCapabilityCheck/check-every-wan BenchmarkCapabilityCheck/card-wan
+medians probes/s | awk '
+	$1 == "BenchmarkFleetCapabilities/without" { w = $2 } $1 == "BenchmarkFleetCapabilities/with" { c = $2 }
+	$1 == "BenchmarkFleetCapabilities/with-every" { e = $2 }
+	END {
+		if (c > 0) printf "  %-44s %6.2f   (%.0f / %.0f probes/s)\n", "fleet of 100: without / with, goal <= 1.3", w / c, w, c
+		if (e > 0) printf "  %-44s %6.2f   (%.0f / %.0f probes/s)\n", "fleet of 100: without / with every call", w / e, w, e
+	}'
 
 echo
 echo "card signatures: parse + verify / parse of the same signed card (ES256)"

@@ -54,43 +54,39 @@ type Document struct {
 }
 
 // Parse reads a catalog document: an AI Catalog ({"specVersion", "entries"}) or an
-// RFC 9727 linkset ({"linkset"}), told apart by contentType when it names one, else
-// by the member the document has. More than maxEntries entries (DefaultMaxEntries
-// when 0 or less) is an error, as are repeated or case-variant member names.
+// RFC 9727 linkset ({"linkset"}), told apart by the member the document has (by
+// contentType only when it has both). More than maxEntries entries
+// (DefaultMaxEntries when 0 or less) is an error, as are repeated or case-variant
+// member names.
 func Parse(data []byte, contentType string, maxEntries int) (Document, error) {
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
 	}
-	kind := mediaType(contentType)
-	if kind != TypeAICatalog && kind != TypeLinkset {
-		top, err := members(data, "catalog", "entries", "linkset")
-		if err != nil {
-			return Document{}, fmt.Errorf("%w: %w", ErrCatalog, err)
-		}
-		_, entries := top["entries"]
-		_, links := top["linkset"]
-		switch {
-		case entries && !links:
-			kind = TypeAICatalog
-		case links && !entries:
-			kind = TypeLinkset
-		default:
-			return Document{}, fmt.Errorf("%w: want an AI Catalog (\"entries\") or an RFC 9727 linkset (\"linkset\")", ErrCatalog)
-		}
+	top, err := members(data, "catalog", "entries", "linkset")
+	if err != nil {
+		return Document{}, fmt.Errorf("%w: %w", ErrCatalog, err)
 	}
-	var (
-		entries []Entry
-		err     error
-	)
+	_, entries := top["entries"]
+	_, links := top["linkset"]
+	kind := mediaType(contentType)
+	switch {
+	case entries && !links:
+		kind = TypeAICatalog
+	case links && !entries:
+		kind = TypeLinkset
+	case !entries && !links || kind != TypeAICatalog && kind != TypeLinkset:
+		return Document{}, fmt.Errorf("%w: want an AI Catalog (\"entries\") or an RFC 9727 linkset (\"linkset\")", ErrCatalog)
+	}
+	var list []Entry
 	if kind == TypeAICatalog {
-		entries, err = parseAICatalog(data, maxEntries)
+		list, err = parseAICatalog(data, maxEntries)
 	} else {
-		entries, err = parseLinkset(data, maxEntries)
+		list, err = parseLinkset(data, maxEntries)
 	}
 	if err != nil {
 		return Document{}, fmt.Errorf("%w: %w", ErrCatalog, err)
 	}
-	return Document{Type: kind, Entries: entries}, nil
+	return Document{Type: kind, Entries: list}, nil
 }
 
 // parseAICatalog reads {"specVersion": "1.0", "entries": [{"identifier",

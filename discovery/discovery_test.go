@@ -282,3 +282,42 @@ func TestCatalogURLRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogOfASite: a URL without a path reads the site's AI Catalog, or its RFC 9727
+// API catalog when there is no AI Catalog, or says both are missing.
+func TestCatalogOfASite(t *testing.T) {
+	t.Parallel()
+	agent := `{"identifier": "a", "type": "application/a2a-agent-card+json", "url": "{{base}}/a"}`
+	ai := docs(t, map[string]string{discovery.AICatalogPath: `{"entries": [` + agent + `]}`})
+	api := docs(t, map[string]string{discovery.APICatalogPath: `{"linkset": [{"item": [{"href": "{{base}}/a", "type": "application/a2a-agent-card+json"}]}]}`})
+	none := docs(t, map[string]string{})
+	for _, srv := range []*httptest.Server{ai, api} {
+		res, err := discover(t, srv.URL+"/", discovery.Options{})
+		if err != nil || len(res.Agents) != 1 || res.Agents[0].Target != srv.URL+"/a" {
+			t.Errorf("%s: %+v, %v; want its agent", srv.URL, res.Agents, err)
+		}
+	}
+	_, err := discover(t, none.URL, discovery.Options{})
+	if err == nil || !strings.Contains(err.Error(), discovery.AICatalogPath) || !strings.Contains(err.Error(), discovery.APICatalogPath) {
+		t.Errorf("a site without catalogs: %v, want both paths named", err)
+	}
+}
+
+// TestParseKind: the document's member decides what it is; the Content-Type only
+// breaks a tie, and a document that is neither is refused.
+func TestParseKind(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ doc, ctype, want string }{
+		{`{"entries": []}`, discovery.TypeLinkset, discovery.TypeAICatalog},
+		{`{"linkset": []}`, discovery.TypeAICatalog, discovery.TypeLinkset},
+		{`{"linkset": [], "entries": []}`, discovery.TypeLinkset + "; charset=utf-8", discovery.TypeLinkset},
+		{`{"linkset": [], "entries": []}`, "application/json", ""},
+		{`{"name": "an agent card"}`, discovery.TypeAICatalog, ""},
+		{`{"entries": [], "Entries": []}`, "", ""},
+	} {
+		d, err := discovery.Parse([]byte(tc.doc), tc.ctype, 0)
+		if d.Type != tc.want || (tc.want == "") != errors.Is(err, discovery.ErrCatalog) {
+			t.Errorf("%s as %q: %q, %v; want %q", tc.doc, tc.ctype, d.Type, err, tc.want)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func ReadTargets(name string, r io.Reader) ([]FileTarget, error) {
 			return nil, fmt.Errorf("%s: more than %d targets; split the file", name, MaxTargets)
 		}
 		if err := CheckTargetURL(line); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, n, err)
+			return nil, fmt.Errorf("%s line %d: %w (a targets file lists agents' URLs; probe a card file with \"a2abind probe FILE\")", name, n, err)
 		}
 		targets = append(targets, FileTarget{URL: line, Line: n})
 	}
@@ -66,17 +66,18 @@ func ReadTargets(name string, r io.Reader) ([]FileTarget, error) {
 
 // CheckTargetURL accepts an http:// or https:// URL with a host and without
 // user:password@ (the scheme in lower case, as card.Load reads anything else as a file
-// path). It is the one rule of what a listed target may be.
+// path). It is the one rule of what a listed or requested target may be: targets
+// files, catalog entries and the exporter's /probe.
 func CheckTargetURL(target string) error {
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
-		return fmt.Errorf("%q is not an http:// or https:// URL; a target list names agents' URLs (probe a card file with \"a2abind probe FILE\")", target)
+		return fmt.Errorf("%q is not an http:// or https:// URL", target)
 	}
 	a, err := card.ParseAddress(target, a2a.TransportProtocolJSONRPC)
 	if err != nil {
 		return err
 	}
 	if a.UserInfo {
-		return fmt.Errorf("%q carries user:password@ credentials; give credentials as headers", a.Rewrite("", a.HostPort()))
+		return fmt.Errorf("%q carries user information (user:password@); give credentials as headers", a.Rewrite("", a.HostPort()))
 	}
 	return nil
 }

@@ -119,9 +119,16 @@ type Result struct {
 	Ignored, Repeats, Documents int
 }
 
+// Well-known catalog paths, tried in this order for a catalog URL without a path.
+const (
+	AICatalogPath  = "/.well-known/ai-catalog.json"
+	APICatalogPath = "/.well-known/api-catalog" // RFC 9727
+)
+
 // Catalog reads the catalog at catalogURL and the catalogs it nests, and lists the
-// A2A agents they name. An error means the catalog itself could not be read (or its
-// URL is refused); problems with entries are in Result.Refused.
+// A2A agents they name. A URL without a path is a site: its AICatalogPath is read, or
+// its APICatalogPath when that answers 404. An error means the catalog itself could
+// not be read (or its URL is refused); problems with entries are in Result.Refused.
 func Catalog(ctx context.Context, catalogURL string, opts Options) (Result, error) {
 	w := &walker{o: opts.withDefaults(), seen: map[string]bool{}, targets: map[string]bool{}}
 	if w.o.Client == nil {
@@ -132,7 +139,19 @@ func Catalog(ctx context.Context, catalogURL string, opts Options) (Result, erro
 	if err := w.o.CheckURL(catalogURL); err != nil {
 		return Result{}, fmt.Errorf("catalog %s: %w", catalogURL, err)
 	}
-	err := w.read(ctx, catalogURL, 0)
+	a, _ := card.ParseAddress(catalogURL, a2a.TransportProtocolJSONRPC) // checked by CheckURL
+	if a.Path != "" || a.Query != "" {
+		return w.res, w.read(ctx, catalogURL, 0)
+	}
+	site := strings.TrimSuffix(catalogURL, "/")
+	err := w.read(ctx, site+AICatalogPath, 0)
+	var se *card.StatusError
+	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
+		if err2 := w.read(ctx, site+APICatalogPath, 0); err2 != nil {
+			return w.res, fmt.Errorf("%w (and %v)", err, err2)
+		}
+		return w.res, nil
+	}
 	return w.res, err
 }
 

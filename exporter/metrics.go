@@ -31,6 +31,7 @@ const (
 	metricCardInfo      = "a2abind_card_info"
 	metricSignature     = "a2abind_card_signature"
 	metricSigningKey    = "a2abind_card_signing_key_expiry"
+	metricCapability    = "a2abind_capability_up"
 	maxLabelValueLength = 512
 )
 
@@ -42,6 +43,7 @@ type probed struct {
 	card          *card.Card // nil when the card could not be obtained; bounded to max_interfaces
 	declared      int        // interfaces the card declares
 	results       []probe.Result
+	capabilities  []probe.CapabilityResult // probe.Check's, in probe.AllCapabilities order
 	report        probe.Report
 	fetchErr      error
 	fetchDuration time.Duration
@@ -93,6 +95,7 @@ func (p probed) registry() *prometheus.Registry {
 		latency.WithLabelValues(l[:]...).Set(r.Latency.Seconds())
 	}
 	reg.MustRegister(up, outcome, latency)
+	p.registerCapabilities(reg)
 
 	findings := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricFindings,
 		Help: "Findings (wire and lint) per severity."}, []string{"severity"})
@@ -101,7 +104,8 @@ func (p probed) registry() *prometheus.Registry {
 	for _, s := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
 		findings.WithLabelValues(string(s))
 	}
-	for _, c := range []string{probe.CodePreferredNotServed, probe.CodeInterfaceNotServed} {
+	for _, c := range []string{probe.CodePreferredNotServed, probe.CodeInterfaceNotServed,
+		probe.CodeCapabilityNotServed, probe.CodeAuthNotEquivalent, probe.CodeErrorMapping} {
 		byCode.WithLabelValues(c)
 	}
 	for _, f := range p.report.Findings {
@@ -110,6 +114,22 @@ func (p probed) registry() *prometheus.Registry {
 	}
 	reg.MustRegister(findings, byCode)
 	return reg
+}
+
+// registerCapabilities adds a2abind_capability_up{capability} for each capability the
+// card declares: 1 when its calls show it served on every binding asked, 0 otherwise
+// (not served, or the calls could not tell: a timeout, a 5xx, no served interface to
+// ask). A capability the card does not declare has no series: nothing relies on it.
+func (p probed) registerCapabilities(reg *prometheus.Registry) {
+	capUp := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricCapability,
+		Help: "1 when the declared capability (streaming, pushNotifications, extendedAgentCard) is served on every binding asked, 0 when not; absent when not declared."},
+		[]string{"capability"})
+	for _, cr := range p.capabilities {
+		if cr.Declared() {
+			capUp.WithLabelValues(string(cr.Name)).Set(boolValue(cr.Verdict == probe.CapabilityServed))
+		}
+	}
+	reg.MustRegister(capUp)
 }
 
 // Signature states of a card (a2abind_card_signature{status}).

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/discovery"
 )
 
 // Target policy: /probe makes the exporter dial whatever a request (and then the card it
@@ -24,21 +22,15 @@ const maxTargetBytes = 4 << 10
 var errNotAllowed = errors.New("target not allowed")
 
 // checkTarget reports whether /probe may probe target: an http or https URL (a card
-// file path would make the exporter read local files), without user information
-// (credentials belong in module headers), matching the allow-list when there is one.
+// file path would make the exporter read local files) without user information
+// (credentials belong in module headers), as discovery.CheckTargetURL says, matching
+// the allow-list when there is one.
 func (c *Config) checkTarget(target string) error {
 	if len(target) > maxTargetBytes {
 		return fmt.Errorf("%w: the target is %d bytes long, over %d", errNotAllowed, len(target), maxTargetBytes)
 	}
-	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
-		return fmt.Errorf("%w: %q is not an http:// or https:// URL", errNotAllowed, target)
-	}
-	a, err := card.ParseAddress(target, a2a.TransportProtocolJSONRPC)
-	if err != nil {
+	if err := discovery.CheckTargetURL(target); err != nil {
 		return fmt.Errorf("%w: %v", errNotAllowed, err)
-	}
-	if a.UserInfo {
-		return fmt.Errorf("%w: %q carries user information; put credentials in a module's headers", errNotAllowed, a.Rewrite("", a.HostPort()))
 	}
 	if c.matchesAllowed(target) {
 		return nil

@@ -137,12 +137,15 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 			}
 		}
 	}
-	p.results = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
+	p.results, p.capabilities = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
 	for _, r := range p.results {
 		plog.Info("interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
 			"outcome", r.Outcome, "latency_seconds", r.Latency.Seconds(), "detail", r.Detail)
 	}
-	p.report = probe.Diagnose(c, p.results)
+	for _, cr := range p.capabilities {
+		plog.Info("capability", "name", cr.Name, "declared", cr.Declared(), "verdict", cr.Verdict, "calls", len(cr.Calls))
+	}
+	p.report = probe.Diagnose(c, p.results, p.capabilities...)
 	for _, f := range p.report.Findings {
 		plog.Info("finding", "code", f.Code, "severity", f.Severity, "message", f.Message)
 	}
@@ -152,9 +155,10 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	return p
 }
 
-// probeAllowed probes the first limit interfaces of c that allowed_targets lets the
-// exporter reach; the others are reported Blocked, nothing sent to them.
-func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, opts []probe.Option) []probe.Result {
+// probeAllowed checks (probe.Check: interfaces and capabilities) the first limit
+// interfaces of c that allowed_targets lets the exporter reach; the others are reported
+// Blocked, nothing sent to them, and no capability is asked there.
+func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, opts []probe.Option) ([]probe.Result, []probe.CapabilityResult) {
 	ifaces := c.Interfaces[:min(limit, len(c.Interfaces))]
 	reach := *c
 	reach.Interfaces = make([]card.Interface, 0, len(ifaces))
@@ -167,9 +171,11 @@ func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, op
 		reach.Interfaces = append(reach.Interfaces, i)
 	}
 	if len(blocked) == 0 {
-		return x.engine.Card(ctx, c, opts...)
+		ch := x.engine.Check(ctx, c, opts...)
+		return ch.Results, ch.Capabilities
 	}
-	probed := x.engine.Card(ctx, &reach, opts...)
+	ch := x.engine.Check(ctx, &reach, opts...)
+	probed := ch.Results
 	results := make([]probe.Result, 0, len(ifaces))
 	for n := range ifaces {
 		if r, ok := blocked[n]; ok {
@@ -179,7 +185,7 @@ func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, op
 		results = append(results, probed[0])
 		probed = probed[1:]
 	}
-	return results
+	return results, ch.Capabilities
 }
 
 // refuse answers a /probe request that cannot be probed: a plain-text error the scrape

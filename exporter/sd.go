@@ -5,6 +5,7 @@ package exporter
 // /probe?target=.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -151,6 +152,7 @@ func newSD() *sd {
 // read longer than refresh_interval ago.
 func (x *Exporter) serveSD(w http.ResponseWriter, r *http.Request) {
 	d := x.cfg.Discovery
+	maxTargets := cmp.Or(max(d.MaxTargets, 0), discovery.DefaultMaxEntries) // a Config not from ParseConfig
 	// A refresh outlives a scraper that gives up, so its result is kept for the next.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), refreshBudget)
 	defer cancel()
@@ -163,14 +165,15 @@ func (x *Exporter) serveSD(w http.ResponseWriter, r *http.Request) {
 	}
 	groups := []sdGroup{}
 	seen := map[string]bool{}
+sources:
 	for _, name := range append(append([]string(nil), d.Files...), d.Catalogs...) {
 		for _, g := range x.sd.sources[name].groups {
 			if seen[g.Targets[0]] {
 				continue // listed by an earlier source
 			}
-			if len(groups) == d.MaxTargets {
-				x.log.Warn("discovery: more targets than max_targets; the rest are not listed", "max_targets", d.MaxTargets, "source", name)
-				break
+			if len(groups) == maxTargets {
+				x.log.Warn("discovery: more targets than max_targets; the rest are not listed", "max_targets", maxTargets, "source", name)
+				break sources
 			}
 			seen[g.Targets[0]] = true
 			groups = append(groups, g)

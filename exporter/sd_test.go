@@ -285,3 +285,18 @@ func TestSD_TenThousandAgents(t *testing.T) {
 		t.Errorf("the heap grew by %d MiB for 10,000 agents", held>>20)
 	}
 }
+
+// TestSD_MaxTargets: max_targets bounds /sd over all sources, files first.
+func TestSD_MaxTargets(t *testing.T) {
+	t.Parallel()
+	var body atomic.Value
+	body.Store(catalogDoc(agentEntry("c1", "", "{{base}}/c1"), agentEntry("c2", "", "{{base}}/c2")))
+	cat, _ := catalogServer(t, &body)
+	file := filepath.Join(t.TempDir(), "agents.txt")
+	writeFile(t, file, "http://127.0.0.1:9/f1\nhttp://127.0.0.1:9/f2\nhttp://127.0.0.1:9/f3\n")
+	base := start(t, mustConfig(t, fmt.Sprintf("discovery: {files: [%q], catalogs: [%q], max_targets: 4}", file, cat.URL+"/catalog")))
+	got := getSD(t, base)
+	if len(got) != 4 || got["http://127.0.0.1:9/f3"] == nil || got[cat.URL+"/c1"] == nil {
+		t.Errorf("/sd %v, want the file's 3 targets and the catalog's first", got)
+	}
+}

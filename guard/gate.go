@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a2abind/a2abind/card"
@@ -27,6 +28,10 @@ const (
 	// HeaderSignaturesDropped says the upstream card was signed and its signatures were
 	// dropped because the card was rewritten; its value is how many.
 	HeaderSignaturesDropped = "A2abind-Signatures-Dropped"
+	// HeaderCapabilities says which capability flags the normalizer set to what is
+	// served: "member=value" pairs, comma-separated
+	// ("capabilities.pushNotifications=false").
+	HeaderCapabilities = "A2abind-Card-Capabilities"
 )
 
 // State is what the guard publishes after its last round.
@@ -43,10 +48,13 @@ type State struct {
 	// Reason says why the card is withheld, empty while published.
 	Reason string
 	// Findings are the wire findings of the last round (interface-not-served,
-	// preferred-not-served), each naming an interface and its cause.
+	// preferred-not-served, capability-not-served), each naming an interface and its
+	// cause.
 	Findings []card.Finding
 	// Results are the last round's probe results, in card order.
 	Results []probe.Result
+	// Capabilities are the last round's capability results (probe.Check).
+	Capabilities []probe.CapabilityResult
 	// Normalized is what the normalizer did to the published card (WithNormalize only).
 	Normalized *Normalized
 	// Resigned is the key ID the guard re-signed the rewritten card with
@@ -77,6 +85,13 @@ func (g *Guard) serveCard(w http.ResponseWriter, r *http.Request) {
 		p.Header.Set(HeaderNormalized, strconv.Itoa(len(nz.Removed)))
 		if nz.SignaturesDropped > 0 {
 			p.Header.Set(HeaderSignaturesDropped, strconv.Itoa(nz.SignaturesDropped))
+		}
+		if len(nz.Capabilities) > 0 {
+			set := make([]string, 0, len(nz.Capabilities))
+			for _, c := range nz.Capabilities {
+				set = append(set, c.Member+"="+strconv.FormatBool(c.Declared))
+			}
+			p.Header.Set(HeaderCapabilities, strings.Join(set, ", "))
 		}
 	}
 	if s.Resigned != "" {

@@ -54,6 +54,9 @@ type Normalized struct {
 	// StrayMembers are the JSON paths of the members removed because they are named
 	// like a card field but not exactly (card.Card.ReadIssues).
 	StrayMembers []string
+	// Capabilities are the capability flags set to what is served, in
+	// probe.AllCapabilities order.
+	Capabilities []CapabilityChange
 	// SignaturesDropped counts the signatures removed: a rewritten card no longer
 	// matches them, and a signed card is never altered silently.
 	SignaturesDropped int
@@ -69,17 +72,19 @@ type Normalized struct {
 //   - a union card is both; a part with nothing served is removed.
 //
 // An interface counts as served exactly when probe.Diagnose raises no
-// interface-not-served finding for it (served, or auth_required). Every other field
-// survives untouched; signatures are dropped when anything changed. When nothing has to
-// change the upstream document is returned as it is. The result is parsed again and
-// checked before it is returned. The error wraps ErrNothingServed when nothing is served.
-func Normalize(c *card.Card, results []probe.Result) (Normalized, error) {
-	return normalize(c, results, probe.Diagnose(c, results).Findings)
+// interface-not-served finding for it (served, or auth_required). With capability
+// results (probe.Check), each capability flag whose check is definite is set to what is
+// served (see CapabilityChange). Every other field survives untouched; signatures are
+// dropped when anything changed. When nothing has to change the upstream document is
+// returned as it is. The result is parsed again and checked before it is returned. The
+// error wraps ErrNothingServed when nothing is served.
+func Normalize(c *card.Card, results []probe.Result, caps ...probe.CapabilityResult) (Normalized, error) {
+	return normalize(c, results, caps, probe.Diagnose(c, results, caps...).Findings)
 }
 
-// normalize is Normalize with the card's findings already computed (probe.Diagnose of c
-// and results), so that a round diagnoses a card once.
-func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (Normalized, error) {
+// normalize is Normalize with the card's findings already computed (probe.Diagnose of c,
+// results and caps), so that a round diagnoses a card once.
+func normalize(c *card.Card, results []probe.Result, caps []probe.CapabilityResult, findings []card.Finding) (Normalized, error) {
 	doc := c.Document()
 	if doc == nil {
 		return Normalized{}, errors.New("normalize: the card has no JSON document (not read by card.Parse or card.Load)")
@@ -107,11 +112,14 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 	if err != nil {
 		return Normalized{}, err
 	}
-	out := Normalized{Document: c.Document(), Removed: n.removed, Preferred: n.preferred, StrayMembers: stray}
+	if err := n.capabilities(c, caps); err != nil { // capability.go
+		return Normalized{}, err
+	}
+	out := Normalized{Document: c.Document(), Removed: n.removed, Preferred: n.preferred, StrayMembers: stray, Capabilities: n.capChanges}
 	if !v1Left && !v03Left {
 		return out, fmt.Errorf("%w: %s", ErrNothingServed, listInterfaces(n.removed))
 	}
-	if len(n.removed) == 0 && len(stray) == 0 {
+	if len(n.removed) == 0 && len(stray) == 0 && len(n.capChanges) == 0 {
 		return out, nil
 	}
 	out.SignaturesDropped = n.dropSignatures()
@@ -119,18 +127,19 @@ func normalize(c *card.Card, results []probe.Result, findings []card.Finding) (N
 		return Normalized{}, fmt.Errorf("normalize: %w", err)
 	}
 	out.Changed = true
-	if err := verify(out.Document, n.served); err != nil {
+	if err := verify(out.Document, n.served, n.capChanges); err != nil {
 		return Normalized{}, err
 	}
 	return out, nil
 }
 
 type normalizer struct {
-	obj       card.Object
-	served    map[string]bool           // Interface.Key() of the served interfaces
-	declared  map[string]card.Interface // by Source
-	removed   []card.Interface
-	preferred *card.Interface
+	obj        card.Object
+	served     map[string]bool           // Interface.Key() of the served interfaces
+	declared   map[string]card.Interface // by Source
+	removed    []card.Interface
+	preferred  *card.Interface
+	capChanges []CapabilityChange
 }
 
 // servedKeys are the keys of the results probe.Diagnose's findings do not call "not
@@ -280,8 +289,9 @@ func marshalList(list []json.RawMessage) json.RawMessage {
 }
 
 // verify parses the normalized document the way clients of package card do and checks
-// that every interface and preferred entry it declares is served.
-func verify(doc []byte, served map[string]bool) error {
+// that every interface and preferred entry it declares is served, and that it claims
+// the capabilities as changed.
+func verify(doc []byte, served map[string]bool, caps []CapabilityChange) error {
 	c, err := card.Parse(doc)
 	if err != nil {
 		return fmt.Errorf("normalize: the rewritten card does not parse: %w", err)
@@ -291,7 +301,7 @@ func verify(doc []byte, served map[string]bool) error {
 			return fmt.Errorf("%w: %s (%s)", errInconsistent, i, i.Source)
 		}
 	}
-	return nil
+	return verifyCapabilities(c, caps)
 }
 
 func listInterfaces(is []card.Interface) string {

@@ -64,23 +64,25 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 		s.Reason, s.Findings = s.public+": "+f[0].Message, f
 		return
 	}
-	s.Results = g.probe(ctx, c, pt)
-	findings := probe.Diagnose(c, s.Results).Findings
+	ch := g.probe(ctx, c, pt)
+	s.Results, s.Capabilities = ch.Results, ch.Capabilities
+	findings := ch.Report(c).Findings
 	for _, f := range findings {
-		if f.Code == probe.CodeInterfaceNotServed || f.Code == probe.CodePreferredNotServed {
+		switch f.Code {
+		case probe.CodeInterfaceNotServed, probe.CodePreferredNotServed, probe.CodeCapabilityNotServed:
 			s.Findings = append(s.Findings, f)
 		}
 	}
 	if !g.o.normalize {
 		if len(s.Findings) > 0 {
-			s.Reason = withheldReason(s.Findings)
+			s.Reason = withheldReason(s.Findings, s.Capabilities)
 			s.public = s.Reason
 			return
 		}
 		s.Published, s.body = true, c.Document()
 		return
 	}
-	nz, err := normalize(c, s.Results, findings)
+	nz, err := normalize(c, s.Results, s.Capabilities, findings)
 	if err != nil {
 		// ErrNothingServed's text is the public reason already; the interfaces follow it.
 		s.public, s.Reason = ErrNothingServed.Error(), err.Error()
@@ -93,7 +95,7 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	if nz.Changed && g.o.signing != nil {
 		signed, err := g.o.signing.signer.Sign(nz.Document)
 		if err == nil {
-			err = verify(signed, servedKeys(findings, s.Results))
+			err = verify(signed, servedKeys(findings, s.Results), nz.Capabilities)
 		}
 		if err != nil {
 			s.public = "the normalized card cannot be signed"
@@ -119,25 +121,50 @@ func (g *Guard) requireSignature(ctx context.Context, c *card.Card, pt time.Dura
 	return v.Require()
 }
 
-// probe probes c where the mappings say (the card's own addresses otherwise,
-// probe.WithProbeVia) and returns the results in card order, each naming the interface
-// as the card declares it.
-func (g *Guard) probe(ctx context.Context, c *card.Card, pt time.Duration) []probe.Result {
+// probe checks c's interfaces and capabilities (probe.Check) where the mappings say
+// (the card's own addresses otherwise, probe.WithProbeVia): the results in card order,
+// each naming the interface as the card declares it.
+func (g *Guard) probe(ctx context.Context, c *card.Card, pt time.Duration) probe.CardCheck {
 	via := func(i card.Interface) (string, bool) { return mapURL(i.URL, g.o.via) }
-	return probe.Card(ctx, c, probe.WithTimeout(pt), probe.WithProbeVia(via))
+	return probe.Check(ctx, c, probe.WithTimeout(pt), probe.WithProbeVia(via))
 }
 
-func withheldReason(findings []card.Finding) string {
-	n := 0
+// withheldReason says why strict mode withholds a card: how many declared interfaces
+// are not served, and which declared capabilities (names only: the 503 a client sees
+// carries no upstream address; State.Reason's findings and the log have them).
+func withheldReason(findings []card.Finding, caps []probe.CapabilityResult) string {
+	ifaces, preferred := 0, false
 	for _, f := range findings {
-		if f.Code == probe.CodeInterfaceNotServed {
-			n++
+		switch f.Code {
+		case probe.CodeInterfaceNotServed:
+			ifaces++
+		case probe.CodePreferredNotServed:
+			preferred = true
 		}
 	}
-	if n == 0 {
-		return "the preferred interface is not served"
+	var parts, names []string
+	switch {
+	case ifaces > 0:
+		parts = append(parts, fmt.Sprintf("%d declared interface(s) not served", ifaces))
+	case preferred:
+		parts = append(parts, "the preferred interface is not served")
 	}
-	return fmt.Sprintf("%d declared interface(s) not served", n)
+	for _, cr := range caps {
+		if cr.Declared() && cr.Verdict == probe.CapabilityNotServed {
+			names = append(names, string(cr.Name))
+		}
+	}
+	if len(names) > 0 {
+		parts = append(parts, fmt.Sprintf("declared capabilit%s not served: %s", plural(len(names), "y", "ies"), strings.Join(names, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // logChange logs a state that differs from the previous one: published (which card,
@@ -166,6 +193,9 @@ func (g *Guard) logChange(prev, next *snapshot) {
 		removed = append(removed, i.String()+" ("+i.Source.String()+")")
 	}
 	attrs = append(attrs, "removed", strings.Join(removed, ", "))
+	for _, c := range nz.Capabilities {
+		attrs = append(attrs, "set "+c.Member, c.Declared)
+	}
 	if nz.Preferred != nil {
 		attrs = append(attrs, "preferred", nz.Preferred.String())
 	}

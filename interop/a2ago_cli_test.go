@@ -107,8 +107,16 @@ func goBuildA2AGoCLI(release string) (string, error) {
 // the process (group) is killed when the test ends.
 func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 	t.Helper()
+	return startA2AGoServe(t, bin, append([]string{"--echo"}, extra...)...)
+}
+
+// startA2AGoServe runs `a2a serve [args...]` (a mode among them: --echo, --exec CMD,
+// --proxy URL) on a free loopback port and returns its base URL; the process (group) is
+// killed when the test ends.
+func startA2AGoServe(t *testing.T, bin string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--echo", "--host", "127.0.0.1", "--port", "0"}, extra...)...) // a later --port wins
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--host", "127.0.0.1", "--port", "0"}, args...)...) // a later --port wins
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 3 * time.Second
@@ -122,7 +130,8 @@ func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 	}
 	logs := &lockedBuffer{}
 	ready := make(chan string, 1)
-	exited := make(chan error, 1)
+	exited := make(chan error, 1) // read once; ended is closed when the process is gone
+	ended := make(chan struct{})
 	listening := regexp.MustCompile(`(?:gRPC l|L)istening on (127\.0\.0\.1:\d+)`)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -136,18 +145,19 @@ func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 			}
 		}
 		exited <- cmd.Wait()
+		close(ended)
 	}()
 	t.Cleanup(func() {
 		cancel()
-		<-exited
+		<-ended
 	})
 	select {
 	case addr := <-ready:
 		return "http://" + addr
 	case err := <-exited:
-		t.Fatalf("a2a serve --echo exited: %v\n%s", err, logs)
+		t.Fatalf("a2a serve %s exited: %v\n%s", strings.Join(args, " "), err, logs)
 	case <-time.After(30 * time.Second):
-		t.Fatalf("a2a serve --echo did not listen within 30s\n%s", logs)
+		t.Fatalf("a2a serve %s did not listen within 30s\n%s", strings.Join(args, " "), logs)
 	}
 	return ""
 }

@@ -83,6 +83,8 @@ type CapabilityCall struct {
 	// Mapping says how the call's A2A error answer differs from the specification's
 	// error table for its binding (wire.MappingProblem); "" when it agrees.
 	Mapping string
+	// At is when the call was made: an Engine reuses a call for WithCapabilityMaxAge.
+	At time.Time
 }
 
 // CapabilityResult is one capability checked on a served interface of each declared
@@ -124,6 +126,7 @@ func WithCapabilities(on bool) Option { return func(o *options) { o.noCapabiliti
 // each capability (Streaming, PushNotifications, ExtendedAgentCard) on an interface of
 // each declared core binding with one side-effect-free call, on a fresh Engine closed
 // before it returns. A binding none of whose interfaces turns out served is not asked.
+// Engine.Check reuses an interface's capability calls for WithCapabilityMaxAge.
 func Check(ctx context.Context, c *card.Card, opts ...Option) CardCheck {
 	e := NewEngine()
 	defer e.Close()
@@ -232,7 +235,9 @@ func verdict(calls []CapabilityCall) Served {
 }
 
 // capabilityCalls makes every capability's call on iface, one after the other so that
-// they take turns on one connection, and returns them in AllCapabilities order.
+// they take turns on one connection, and returns them in AllCapabilities order; calls
+// the Engine made on the same interface for the same caller within the max age are
+// reused (capability_cache.go).
 func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.Interface, opts []Option) []CapabilityCall {
 	o := newOptions(opts)
 	if o.creds == nil {
@@ -241,12 +246,27 @@ func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.I
 	}
 	o.engine = e
 	local := localInterfaces([]card.Interface{iface}, o.via)[0]
+	maxAge := DefaultCapabilityMaxAge
+	if o.capMaxAgeSet {
+		maxAge = o.capMaxAge
+	}
+	key := newCapabilityKey(c, iface, local, o)
+	if calls, ok := e.caps.get(key, maxAge); ok {
+		return calls
+	}
+	calls := e.askCapabilities(ctx, c, iface, local, o)
+	e.caps.put(key, calls, maxAge)
+	return calls
+}
+
+// askCapabilities makes every capability's call on iface (asked at local), in turn.
+func (e *Engine) askCapabilities(ctx context.Context, c *card.Card, iface, local card.Interface, o *options) []CapabilityCall {
 	secured := len(c.SecuritySchemes) > 0
 	out := make([]CapabilityCall, len(capabilityOps))
 	for n, k := range AllCapabilities() {
 		oc := *o
 		out[n] = e.capabilityCall(ctx, k, local, &oc, secured)
-		out[n].Interface = iface
+		out[n].Interface, out[n].At = iface, time.Now()
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,40 @@ func TestCheckWithoutCapabilities(t *testing.T) {
 	ch := probe.Check(context.Background(), c, probe.WithCapabilities(false))
 	if len(ch.Capabilities) != 0 || len(ch.Results) != 3 {
 		t.Fatalf("got %d capabilities, %d results", len(ch.Capabilities), len(ch.Results))
+	}
+}
+
+// TestCapabilityCallsReused: an Engine reuses an interface's capability calls within
+// the max age and asks again with WithCapabilityMaxAge(0), or when the card's claims
+// change; the lookups run every time.
+func TestCapabilityCallsReused(t *testing.T) {
+	a := labtest.Start(t, lab.Healthy()...)
+	c, err := card.Parse(a.CardJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := probe.NewEngine()
+	defer e.Close()
+	ctx := context.Background()
+	at := func(ch probe.CardCheck) time.Time { return ch.Capabilities[0].Calls[0].At }
+	first := e.Check(ctx, c)
+	before := e.Stats().Requests
+	again := e.Check(ctx, c)
+	if at(again) != at(first) {
+		t.Error("the calls were made again within the max age")
+	}
+	if n := e.Stats().Requests - before; n != 3 {
+		t.Errorf("a check with reused calls made %d requests, want the 3 lookups", n)
+	}
+	fresh := e.Check(ctx, c, probe.WithCapabilityMaxAge(0))
+	if !at(fresh).After(at(first)) {
+		t.Error("WithCapabilityMaxAge(0) reused the calls")
+	}
+	changed, err := card.Parse([]byte(strings.Replace(string(a.CardJSON), `"streaming":true`, `"streaming":false`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other := e.Check(ctx, changed); !at(other).After(at(fresh)) || other.Capabilities[0].Declared() {
+		t.Error("a card with other claims reused the calls")
 	}
 }

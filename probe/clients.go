@@ -222,7 +222,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 		i      card.Interface
 		semver string
 	}
-	var cands []cand
+	cands := make([]cand, 0, len(list))
 	var dropped []string
 	for _, i := range list {
 		sv := "v" + i.ProtocolVersion

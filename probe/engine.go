@@ -50,6 +50,7 @@ type Engine struct {
 	grpc  *grpcPool
 	dials atomic.Int64
 	reqs  atomic.Int64
+	caps  capabilityCache // capability_cache.go
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
@@ -172,13 +173,13 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 		ifaces = ifaces[:n]
 	}
 	local := localInterfaces(ifaces, o.via) // via.go
-	urls := make([]string, 0, len(ifaces))
+	o.siblings = make([]string, 0, len(ifaces))
 	for _, i := range local {
-		urls = append(urls, i.URL)
+		o.siblings = append(o.siblings, i.URL)
 	}
-	opts = append(append([]Option(nil), opts...), withSiblings(urls))
 	if o.creds == nil {
-		opts = append(opts, WithCredentialPolicy(o.conn.Credentials(c)))
+		p := o.conn.Credentials(c)
+		o.creds = &p
 	}
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
@@ -191,7 +192,8 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 				if hook != nil {
 					after = hook(n, l.turns)
 				}
-				results[n] = declared(e.Interface(ctx, local[n], opts...), ifaces[n])
+				oi := *o // the options are read once per card; each run has its own copy
+				results[n] = declared(e.probe(ctx, local[n], &oi), ifaces[n])
 				if after != nil {
 					after()
 				}
@@ -278,7 +280,11 @@ func (e *Engine) firstVisit(origin string) bool {
 // Interface probes one declared interface as probe.Interface does, reusing the
 // Engine's connections.
 func (e *Engine) Interface(ctx context.Context, iface card.Interface, opts ...Option) Result {
-	o := newOptions(opts)
+	return e.probe(ctx, iface, newOptions(opts))
+}
+
+// probe runs one interface's probe with o on the Engine's connections.
+func (e *Engine) probe(ctx context.Context, iface card.Interface, o *options) Result {
 	o.engine = e
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()

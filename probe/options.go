@@ -21,7 +21,9 @@ type options struct {
 	engine   *Engine                             // whose connections and caps the requests use
 	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
-	noCapabilities bool // WithCapabilities(false): Check and Targets probe the interfaces only
+	noCapabilities bool          // WithCapabilities(false): Check and Targets probe the interfaces only
+	capMaxAge      time.Duration // WithCapabilityMaxAge
+	capMaxAgeSet   bool
 
 	concurrency int           // Engine.Targets: targets at once
 	cardOpts    []card.Option // Engine.Targets: card.Load options
@@ -85,11 +87,6 @@ func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.
 // WithTimeout sets the budget of one interface's probe, all its requests included. The
 // default is DefaultTimeout; the context bounds everything in any case.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
-
-// withSiblings tells the probe which other URLs the card declares, so that a binding
-// mounted at one of them on the same host and port can be noted (a swapped or mistyped
-// path). "What is really there" always comes from the declared URL itself.
-func withSiblings(urls []string) Option { return func(o *options) { o.siblings = urls } }
 
 func newOptions(opts []Option) *options {
 	o := &options{timeout: DefaultTimeout}

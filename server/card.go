@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -40,6 +41,11 @@ func (srv *Server) buildCard() error {
 		return fmt.Errorf("server: card: %w (rename or remove it)", stray[0])
 	}
 	matched, err := srv.verify(c)
+	if !derived {
+		caps, capErr := srv.checkClaims(c) // capability.go
+		err = errors.Join(err, capErr)
+		srv.capabilities = caps
+	}
 	if err != nil {
 		if derived {
 			return fmt.Errorf("server: derived card does not match the bindings (a bug): %w", err)
@@ -73,15 +79,13 @@ func (srv *Server) localOf(i card.Interface) (string, bool) {
 	return l.URL, ok
 }
 
-func (srv *Server) deriveCard() ([]byte, error) {
+// agentCard is the card derived from what this server serves: every binding it serves,
+// the capabilities it provides (provided), the agent info and security of the options.
+func (srv *Server) agentCard() *a2a.AgentCard {
 	o := &srv.o
 	ac := &a2a.AgentCard{
 		Name: o.name, Description: o.description, Version: o.version,
-		Capabilities: a2a.AgentCapabilities{
-			Streaming:         true,
-			PushNotifications: o.pushStore != nil && o.pushSender != nil,
-			ExtendedAgentCard: o.extendedCard != nil,
-		},
+		Capabilities:         o.provided(),
 		DefaultInputModes:    []string{"text/plain"},
 		DefaultOutputModes:   []string{"text/plain"},
 		Skills:               o.skills,
@@ -91,16 +95,21 @@ func (srv *Server) deriveCard() ([]byte, error) {
 	if ac.Skills == nil {
 		ac.Skills = []a2a.AgentSkill{}
 	}
-	// The handler refuses what the card does not declare (a2asrv.WithCapabilityChecks).
-	caps := ac.Capabilities
-	srv.capabilities = &caps
 	for _, s := range srv.served {
 		ac.SupportedInterfaces = append(ac.SupportedInterfaces, &a2a.AgentInterface{
 			URL: s.public, ProtocolBinding: s.binding, ProtocolVersion: a2a.ProtocolVersion(s.version),
 			Tenant: o.tenant,
 		})
 	}
-	if !o.v03 {
+	return ac
+}
+
+func (srv *Server) deriveCard() ([]byte, error) {
+	ac := srv.agentCard()
+	// The handler refuses what the card does not declare (a2asrv.WithCapabilityChecks).
+	caps := ac.Capabilities
+	srv.capabilities = &caps
+	if !srv.o.v03 {
 		return json.MarshalIndent(ac, "", "  ")
 	}
 	p, ok := a2av0.NewStaticAgentCardProducer(ac).(a2asrv.AgentCardJSONProducer)

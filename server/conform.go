@@ -28,6 +28,20 @@ type conforming struct {
 	execs *executions
 }
 
+// refusal is a2a-go's own answer to SubscribeToTask of a task GetTask did not find,
+// when it refuses the method (capability checks: streaming not declared; a call
+// interceptor), else notFound: a card that does not declare streaming is not contradicted
+// by a TaskNotFound answer.
+func (h *conforming) refusal(ctx context.Context, req *a2a.SubscribeToTaskRequest, notFound error) error {
+	for _, err := range h.RequestHandler.SubscribeToTask(ctx, req) {
+		if err != nil && !errors.Is(err, a2a.ErrTaskNotFound) {
+			return err
+		}
+		break
+	}
+	return notFound
+}
+
 // SubscribeToTask attaches to the task's running execution, or to its next one.
 func (h *conforming) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
@@ -35,8 +49,12 @@ func (h *conforming) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 			yield(nil, a2a.ErrInvalidParams)
 			return
 		}
+		req = withGRPCTenant(ctx, req) // grpc.go
 		task, err := h.GetTask(ctx, &a2a.GetTaskRequest{Tenant: req.Tenant, ID: req.ID})
 		if err != nil {
+			if errors.Is(err, a2a.ErrTaskNotFound) {
+				err = h.refusal(ctx, req, err)
+			}
 			yield(nil, err)
 			return
 		}

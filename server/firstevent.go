@@ -18,8 +18,15 @@ import (
 // client that reads one error from the first event is unaffected; one that checks the
 // status or content type before reading a stream now sees the error.
 func firstEvent(jsonrpc bool, next http.Handler) http.Handler {
+	return firstEventAs(jsonrpc, "application/json", next)
+}
+
+// firstEventAs is firstEvent answering the plain error with content type errType: v0.3
+// HTTP+JSON errors are application/problem+json, as a2a-go's v0.3 handler answers its
+// other errors (the media type tells a v0.3 answer from a 1.0 one).
+func firstEventAs(jsonrpc bool, errType string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := &firstEventWriter{ResponseWriter: w, jsonrpc: jsonrpc}
+		fw := &firstEventWriter{ResponseWriter: w, jsonrpc: jsonrpc, errType: errType}
 		next.ServeHTTP(fw, r)
 		if fw.held && !fw.decided {
 			fw.commit()
@@ -33,9 +40,10 @@ const maxFirstEvent = 1 << 20
 type firstEventWriter struct {
 	http.ResponseWriter
 	jsonrpc bool
-	held    bool // a 200 text/event-stream status is held back
-	decided bool // the held status was written, or replaced by a plain error
-	plain   bool // the answer is a plain error: later writes are dropped
+	errType string // the content type of a plain error answer
+	held    bool   // a 200 text/event-stream status is held back
+	decided bool   // the held status was written, or replaced by a plain error
+	plain   bool   // the answer is a plain error: later writes are dropped
 	buf     bytes.Buffer
 }
 
@@ -87,7 +95,7 @@ func (w *firstEventWriter) decide() {
 	h := w.Header()
 	h.Del("Cache-Control")
 	h.Del("X-Accel-Buffering")
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", w.errType)
 	w.ResponseWriter.WriteHeader(status)
 	_, _ = w.ResponseWriter.Write(append(data, '\n'))
 }

@@ -21,18 +21,26 @@ import (
 var ErrSelfCheck = errors.New("self-check failed")
 
 // SelfCheckError is Start's refusal to publish the card: the last self-check round
-// found declared interfaces that are not served.
+// found declared interfaces, or declared capabilities, that are not served.
 type SelfCheckError struct {
 	// Results are the probe results of the last round, in card order.
 	Results []probe.Result
+	// Capabilities are the last round's capability results (probe.Check).
+	Capabilities []probe.CapabilityResult
 }
 
-// Error lists the interfaces that are not served and what the probe found.
+// Error lists the interfaces and the declared capabilities that are not served and
+// what the probe found.
 func (e *SelfCheckError) Error() string {
 	var bad []string
 	for _, r := range e.Results {
 		if r.Outcome != wire.Served {
 			bad = append(bad, fmt.Sprintf("%s (%s): %s: %s", r.Interface, r.Interface.Source, r.Outcome, r.Detail))
+		}
+	}
+	for _, cr := range e.Capabilities {
+		if cr.Declared() && cr.Verdict != probe.CapabilityServed {
+			bad = append(bad, capabilityText(cr))
 		}
 	}
 	return "self-check over the real sockets failed, card not published: " + strings.Join(bad, "; ")
@@ -149,7 +157,8 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 	backoff := 20 * time.Millisecond
 	var prev []probe.Result
 	for round := 1; ; round++ {
-		results := probe.Card(ctx, srv.card, opts...)
+		ch := probe.Check(ctx, srv.card, opts...)
+		results := ch.Results
 		if ctx.Err() != nil && prev != nil {
 			// The deadline cut this round short: keep what the previous, complete round
 			// found for the interfaces that only timed out now.
@@ -171,15 +180,27 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 				"version", r.Interface.ProtocolVersion, "url", r.Interface.URL, "outcome", string(r.Outcome),
 				"latency", r.Latency, "detail", r.Detail)
 		}
+		for _, cr := range ch.Capabilities {
+			if !cr.Declared() {
+				continue
+			}
+			level := slog.LevelInfo
+			if cr.Verdict != probe.CapabilityServed {
+				ok = false
+				level = slog.LevelWarn
+			}
+			srv.log.Log(ctx, level, "self-check", "round", round, "capability", string(cr.Name),
+				"member", cr.Claim.Source, "verdict", string(cr.Verdict), "calls", len(cr.Calls))
+		}
 		if ok {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return &SelfCheckError{Results: results}
+			return &SelfCheckError{Results: results, Capabilities: ch.Capabilities}
 		}
 		select {
 		case <-ctx.Done():
-			return &SelfCheckError{Results: results}
+			return &SelfCheckError{Results: results, Capabilities: ch.Capabilities}
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, time.Second)

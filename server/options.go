@@ -60,6 +60,7 @@ type options struct {
 	pushStore       push.ConfigStore
 	pushSender      push.Sender
 	extendedCard    a2asrv.ExtendedAgentCardProducer
+	extendedDerived bool
 	securitySchemes a2a.NamedSecuritySchemes
 	securityReqs    a2a.SecurityRequirementsOptions
 	mountHTTP       string
@@ -236,18 +237,31 @@ func WithHandlerOptions(opts ...a2asrv.RequestHandlerOption) Option {
 	return func(o *options) { o.handlerOpts = append(o.handlerOpts, opts...) }
 }
 
-// WithPushNotifications serves the push-notification methods with a2a-go's config store
-// and sender (a2asrv.WithPushNotifications) and declares capabilities.pushNotifications
-// in the derived card. Without it the methods answer PushNotificationNotSupported.
+// WithPushNotifications serves the push-notification methods with a config store
+// (NewPushConfigStore, a2a-go's in-memory store bounded, or one's own) and a sender
+// (a2a-go's push.NewHTTPPushSender) through a2asrv.WithPushNotifications, and declares
+// capabilities.pushNotifications in the derived card. Without both the methods answer
+// PushNotificationNotSupported, and a hand-written card that declares the capability is
+// refused.
 func WithPushNotifications(store push.ConfigStore, sender push.Sender) Option {
 	return func(o *options) { o.pushStore, o.pushSender = store, sender }
 }
 
 // WithExtendedAgentCard serves GetExtendedAgentCard from p
 // (a2asrv.WithExtendedAgentCardProducer) and declares capabilities.extendedAgentCard in
-// the derived card. Without it the method answers UnsupportedOperation.
+// the derived card. Without it (or WithDerivedExtendedCard) the method answers
+// UnsupportedOperation, and a hand-written card that declares the capability is refused.
 func WithExtendedAgentCard(p a2asrv.ExtendedAgentCardProducer) Option {
-	return func(o *options) { o.extendedCard = p }
+	return func(o *options) { o.extendedCard, o.extendedDerived = p, false }
+}
+
+// WithDerivedExtendedCard serves GetExtendedAgentCard with the card derived from what
+// this server serves (every interface, the capabilities, WithAgentInfo and
+// WithSecurity), for an agent that shows authenticated clients nothing more than that,
+// and declares capabilities.extendedAgentCard. It needs WithAgentInfo, also beside a
+// hand-written card. WithExtendedAgentCard replaces it.
+func WithDerivedExtendedCard() Option {
+	return func(o *options) { o.extendedCard, o.extendedDerived = nil, true }
 }
 
 // WithSecurity declares security schemes and requirements in the derived card. The

@@ -33,7 +33,7 @@ import (
 //     a2a-go's {"error": google.rpc.Status} (application/problem+json, kept: it is how
 //     a v0.3 HTTP+JSON answer is told from a 1.0 one).
 func restV03Routes(handler a2asrv.RequestHandler) http.Handler {
-	sdk := firstEvent(false, a2av0.NewRESTHandler(handler))
+	sdk := firstEventAs(false, "application/problem+json", a2av0.NewRESTHandler(handler))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.URL.RawQuery = camelQuery(r.URL.Query()).Encode()
 		if m := v03Body(r); m != nil {

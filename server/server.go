@@ -91,8 +91,12 @@ func New(executor a2asrv.AgentExecutor, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.cardJSON == nil && o.agentCard == nil && (o.name == "" || o.description == "" || o.version == "") {
+	noInfo := o.name == "" || o.description == "" || o.version == ""
+	if o.cardJSON == nil && o.agentCard == nil && noInfo {
 		return nil, errorf("no agent info: pass WithAgentInfo(name, description, version, skills...) for the derived card, or a whole card (WithAgentCard, WithCardJSON)")
+	}
+	if o.extendedDerived && noInfo {
+		return nil, errorf("no agent info for the derived extended card: pass WithAgentInfo(name, description, version, skills...) with WithDerivedExtendedCard")
 	}
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
@@ -262,8 +266,8 @@ func (srv *Server) handlerOptions() []a2asrv.RequestHandlerOption {
 	if o.pushStore != nil && o.pushSender != nil {
 		hopts = append(hopts, a2asrv.WithPushNotifications(o.pushStore, o.pushSender))
 	}
-	if o.extendedCard != nil {
-		hopts = append(hopts, a2asrv.WithExtendedAgentCardProducer(o.extendedCard))
+	if p := srv.extendedProducer(); p != nil {
+		hopts = append(hopts, a2asrv.WithExtendedAgentCardProducer(p))
 	}
 	if srv.capabilities != nil {
 		hopts = append(hopts, a2asrv.WithCapabilityChecks(srv.capabilities))

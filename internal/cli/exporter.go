@@ -44,6 +44,8 @@ a2abind_interface_outcome{url,binding,protocol_version,outcome}, the findings pe
 severity and per code, the card fetch duration and the earliest TLS certificate
 expiry; with &debug=true, the probe's log and series as text. GET /metrics serves the
 exporter's own metrics, GET / a page of the recent probes linking to their logs.
+GET /sd answers Prometheus HTTP service discovery (http_sd_configs) with the agents
+the config's discovery lists: targets files, AI Catalogs and RFC 9727 API catalogs.
 Connections to the agents stay open from scrape to scrape.
 
 --config names a YAML file of modules (headers from files or the environment, timeout,
@@ -53,7 +55,8 @@ and interface hosts. A module with headers must say where they may go
 max_concurrent_probes (default 16) probes run at once; more get a quick 503. Only
 http(s) targets are probed; link-local and cloud metadata addresses are never dialled
 unless allow_link_local is set. See docs/exporter.md for the config and a
-Prometheus scrape config, and deploy/prometheus/a2abind-rules.yml for alerting rules.
+Prometheus scrape config, deploy/prometheus/a2abind-rules.yml for alerting rules and
+deploy/grafana/a2abind-dashboard.json for a Grafana dashboard.
 
 The exporter runs until SIGINT or SIGTERM: --timeout does not apply to it.`,
 		Example: `  a2abind exporter --listen 127.0.0.1:9115

@@ -86,10 +86,11 @@ The signature flags apply to every target.
 With --catalog URL, every A2A agent a catalog lists is probed as with --targets: an
 AI Catalog (entries of type application/a2a-agent-card+json give an agent by url, or
 an inline card by data, named URL#identifier; nested application/ai-catalog+json
-catalogs are followed 4 deep, each once) or an RFC 9727 API catalog (a linkset). A
-catalog is fetched like a card (4 MiB, 10 s, 3 redirects on its own origin, the dial
+catalogs are followed 4 deep, each once) or an RFC 9727 API catalog (a linkset); a
+URL without a path reads the site's /.well-known/ai-catalog.json, else its
+/.well-known/api-catalog. A catalog is fetched like a card (4 MiB, 10 s, 3 redirects on its own origin, the dial
 policy). A refused entry (a path, unix:, a link-local or metadata address, control
-characters) is a row without a card, with the reason. Headers go to the catalog's
+characters) is a row without a card, with the reason. With --header, the headers go to the catalog's
 origin, and an agent on another host is refused unless it is a --credential-host.
 
 Exit status: 0 when no finding is an error, 1 when one is, 2 when the card cannot be

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
@@ -42,6 +43,9 @@ type serveOptions struct {
 	taskMaxCount    int
 	taskMaxBytes    int64
 	maxRequestBytes int64
+	push            bool
+	pushPrivate     bool
+	extendedCard    bool
 	sign            signingFlags
 }
 
@@ -62,13 +66,20 @@ The card is derived from what is served, so it cannot disagree with the sockets.
 hand-written card (--card FILE) is published only if every interface it declares is served
 at that address, binding and version, and its preferred entry at its primary URL;
 otherwise serve refuses to start, says which interface is wrong and what is served there,
-and exits 1. Behind a proxy or in a container, --public-url and --public-grpc set what the
+and exits 1.
+
+Capabilities are declared as served: streaming always; push notifications only with
+--push (a bounded in-memory config store and an HTTP webhook sender that refuses
+loopback and private addresses unless --push-private); the extended card only with
+--extended-card (the derived card, for authenticated clients). A hand-written card that
+claims a capability serve does not provide is refused, exit 1, naming the member; one
+it leaves out is refused on the wire, so the card stays true both ways. Behind a proxy or in a container, --public-url and --public-grpc set what the
 card advertises. --tenant NAME serves one tenant: every interface declares it, HTTP+JSON is
 served under the {url}/NAME/ path prefix, and a request with another tenant or none is
 refused with A2A InvalidParams naming NAME.
 
-Before the card is published, every declared interface is probed over the real sockets;
-until each answers "served" the card endpoint answers 503 with Retry-After and /readyz is
+Before the card is published, every declared interface and capability is probed over
+the real sockets; until each answers "served" the card endpoint answers 503 with Retry-After and /readyz is
 not ready. On SIGINT or SIGTERM the card and readiness are withdrawn first; requests in
 flight are answered, new HTTP requests get 503 with Connection: close, then the listeners
 close (new connections are refused) and the bindings drain; whatever is left, idle or
@@ -96,6 +107,9 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 
   # one tenant: every interface declares "tenant": "acme"; HTTP+JSON at /a2a/rest/acme/...
   a2abind serve --grpc 127.0.0.1:9090 --tenant acme
+
+  # push notifications and the extended card, declared because they are served
+  a2abind serve --push --extended-card
 
   # the seed incident's card: refused, exit 1
   a2abind serve --card testdata/cards/seed-v03.json`,
@@ -126,6 +140,9 @@ Exit status: 0 after a clean stop, 1 when the card is refused or the self-check 
 	fl.IntVar(&f.taskMaxCount, "task-max-count", server.DefaultTaskMaxCount, "keep at most this many finished tasks (oldest evicted first)")
 	fl.Int64Var(&f.taskMaxBytes, "task-max-bytes", server.DefaultTaskMaxBytes, "evict finished tasks, oldest first, while all stored tasks take more bytes than this")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "bound on an HTTP request body and a received gRPC message")
+	fl.BoolVar(&f.push, "push", false, "serve push notifications (bounded in-memory config store, HTTP webhook sender)")
+	fl.BoolVar(&f.pushPrivate, "push-private", false, "with --push, let webhooks reach loopback and private addresses (refused by default)")
+	fl.BoolVar(&f.extendedCard, "extended-card", false, "serve GetExtendedAgentCard with the card derived from what is served")
 	f.sign.register(fl, "sign the published card (A2A 1.0 §8.4)", "its path serves the JWKS on the HTTP listener")
 	return cmd
 }
@@ -171,6 +188,16 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	if f.tlsCert != "" {
 		opts = append(opts, server.WithTLS(f.tlsCert, f.tlsKey))
 	}
+	if f.pushPrivate && !f.push {
+		return fail(ExitUsage, errors.New("--push-private goes with --push"))
+	}
+	if f.push {
+		sender := push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, AllowPrivateNetworks: f.pushPrivate})
+		opts = append(opts, server.WithPushNotifications(server.NewPushConfigStore(), sender))
+	}
+	if f.extendedCard {
+		opts = append(opts, server.WithDerivedExtendedCard())
+	}
 	if f.cardFile != "" {
 		raw, err := readCardFile(g, f.cardFile)
 		if err != nil {
@@ -193,7 +220,7 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	defer stop()
 	srv, err := server.New(echo.Executor{}, opts...)
 	if err != nil {
-		if errors.Is(err, server.ErrCardMismatch) || errors.Is(err, card.ErrAmbiguous) {
+		if errors.Is(err, server.ErrCardMismatch) || errors.Is(err, server.ErrCapabilityNotServed) || errors.Is(err, card.ErrAmbiguous) {
 			return fail(ExitFailed, fmt.Errorf("card refused: %w", err))
 		}
 		return fail(ExitUsage, err)
@@ -225,6 +252,9 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 	}
 	return nil
 }
+
+// pushTimeout bounds one webhook delivery of serve --push.
+const pushTimeout = 10 * time.Second
 
 // serveLogger logs text on standard error, or JSON with -o json; a line logged inside
 // a span carries its trace_id and span_id.

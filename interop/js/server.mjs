@@ -21,6 +21,13 @@
 //   legacy-compat    JSONRPC and HTTP+JSON served with legacyCompat enabled, each declared
 //                    twice at its URL: protocolVersion 1.0 and 0.3 (v0.3 REST is served
 //                    under {url}/v1/..., while {url}/tasks/{id} answers in 1.0 shape).
+//   capable          the honest interfaces; the card declares streaming, push
+//                    notifications (a2a-js's in-memory push store) and the extended card
+//                    (an extendedAgentCardProvider), and the handler serves all three.
+//   capability-lies  the honest interfaces; the card declares streaming, push
+//                    notifications and the extended card, while the request handler is
+//                    given the same card with all three off (a2a-js decides what it
+//                    serves from the card it holds): every capability is refused.
 //
 // Once listening it prints one JSON line on stdout:
 //   {"mode","sdkVersion","baseUrl","cardUrl","jsonrpc","rest","grpc","bareGrpc","card"}
@@ -40,7 +47,7 @@ const { DefaultRequestHandler, InMemoryTaskStore, AgentEvent } = load('@a2a-js/s
 const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } = load('@a2a-js/sdk/server/express');
 const { grpcService, A2AService } = load('@a2a-js/sdk/server/grpc');
 
-const MODES = ['honest', 'grpc-at-http', 'grpc-no-service', 'seed', 'legacy-compat'];
+const MODES = ['honest', 'grpc-at-http', 'grpc-no-service', 'seed', 'legacy-compat', 'capable', 'capability-lies'];
 const TaskState = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 };
 const HOLD_MS = 30_000;
 
@@ -172,6 +179,8 @@ function buildCard(mode, addrs) {
   let supportedInterfaces = [];
   switch (baseUrl ? mode : 'none') {
     case 'honest':
+    case 'capable':
+    case 'capability-lies':
       supportedInterfaces = [iface(jsonrpc, 'JSONRPC'), iface(grpcAddr, 'GRPC'), iface(rest, 'HTTP+JSON')];
       break;
     case 'grpc-at-http':
@@ -204,7 +213,10 @@ function buildCard(mode, addrs) {
     supportedInterfaces,
     provider: undefined,
     version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    capabilities:
+      mode === 'capable' || mode === 'capability-lies'
+        ? { streaming: true, pushNotifications: true, extendedAgentCard: true, extensions: [] }
+        : { streaming: true, pushNotifications: false, extensions: [] },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
@@ -257,7 +269,14 @@ async function main() {
   // it) and the card endpoint; its interfaces are filled in once every port is known.
   const card = buildCard(mode, {});
   const executor = new EchoExecutor();
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  // capability-lies: the handler holds the card with every capability off, so it refuses
+  // them while the published card claims them.
+  const handlerCard =
+    mode === 'capability-lies'
+      ? { ...card, capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false, extensions: [] } }
+      : card;
+  const extended = mode === 'capable' ? async () => ({ ...card, name: `${card.name} (extended)` }) : undefined;
+  const handler = new DefaultRequestHandler(handlerCard, new InMemoryTaskStore(), executor, undefined, undefined, undefined, extended);
   const userBuilder = UserBuilder.noAuthentication;
 
   const app = express();
@@ -283,7 +302,7 @@ async function main() {
     addrs.jsonrpc = `${baseUrl}/a2a/jsonrpc`;
     addrs.rest = `${baseUrl}/a2a/rest`;
   }
-  if (mode === 'honest') {
+  if (mode === 'honest' || mode === 'capable' || mode === 'capability-lies') {
     const grpcServer = new grpc.Server();
     grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder }));
     closers.push(() => grpcServer.forceShutdown());
@@ -297,6 +316,7 @@ async function main() {
     addrs.bareGrpc = await listenGRPC(bare);
   }
   card.supportedInterfaces = buildCard(mode, addrs).supportedInterfaces;
+  handlerCard.supportedInterfaces = card.supportedInterfaces;
 
   process.stdout.write(
     JSON.stringify({
