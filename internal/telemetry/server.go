@@ -1,14 +1,12 @@
 package telemetry
 
 import (
-	"context"
 	"net/http"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/stats"
 )
 
 // off reports that tracing is off: no tracer provider was set, or the last one was shut
@@ -32,25 +30,12 @@ func Handler(h http.Handler, operation string) http.Handler {
 }
 
 // GRPCServerOption is the grpc.Server option that gives each call a server span
-// continuing the trace in its metadata (otelgrpc). While tracing is off a call skips it.
+// continuing the trace in its metadata (otelgrpc). While tracing is off as the server is
+// built it is an empty option: a stats handler costs grpc-go work on every call even when
+// it records nothing, so set the tracer provider up before building the server.
 func GRPCServerOption() grpc.ServerOption {
-	return grpc.StatsHandler(whenOn{otelgrpc.NewServerHandler()})
-}
-
-// whenOn passes a call's stats to a handler only when tracing was on as the call began.
-type whenOn struct{ stats.Handler }
-
-type tracedCall struct{}
-
-func (h whenOn) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
 	if off() {
-		return ctx
+		return grpc.EmptyServerOption{}
 	}
-	return context.WithValue(h.Handler.TagRPC(ctx, info), tracedCall{}, true)
-}
-
-func (h whenOn) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	if ctx.Value(tracedCall{}) != nil {
-		h.Handler.HandleRPC(ctx, s)
-	}
+	return grpc.StatsHandler(otelgrpc.NewServerHandler())
 }

@@ -5,9 +5,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 )
 
-// Task is a2a.task.id and a2a.task.state of an A2A request, answer or stream event,
-// where it names them (a task, a message of a task, a status or artifact update, a
-// request naming a task); nil when it names none (a nil answer included).
+// Task is a2a.task.id and a2a.task.state of an A2A answer or stream event, where it
+// names them (a task, a message of a task, a status or artifact update); nil when it
+// names none (a nil answer included).
 func Task(v any) []attribute.KeyValue {
 	var id a2a.TaskID
 	var state a2a.TaskState
@@ -27,22 +27,6 @@ func Task(v any) []attribute.KeyValue {
 	case *a2a.TaskArtifactUpdateEvent:
 		if e != nil {
 			id = e.TaskID
-		}
-	case *a2a.GetTaskRequest:
-		if e != nil {
-			id = e.ID
-		}
-	case *a2a.CancelTaskRequest:
-		if e != nil {
-			id = e.ID
-		}
-	case *a2a.SubscribeToTaskRequest:
-		if e != nil {
-			id = e.ID
-		}
-	case *a2a.SendMessageRequest:
-		if e != nil && e.Message != nil {
-			id = e.Message.TaskID
 		}
 	}
 	var kv []attribute.KeyValue

@@ -20,10 +20,10 @@ func TestTask(t *testing.T) {
 		{"message of a task", &a2a.Message{TaskID: "t2"}, map[string]string{"a2a.task.id": "t2"}},
 		{"status update", &a2a.TaskStatusUpdateEvent{TaskID: "t3", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}},
 			map[string]string{"a2a.task.id": "t3", "a2a.task.state": "TASK_STATE_WORKING"}},
-		{"get request", &a2a.GetTaskRequest{ID: "t4"}, map[string]string{"a2a.task.id": "t4"}},
-		{"message without task", &a2a.SendMessageRequest{Message: &a2a.Message{}}, map[string]string{}},
+		{"artifact update", &a2a.TaskArtifactUpdateEvent{TaskID: "t4"}, map[string]string{"a2a.task.id": "t4"}},
+		{"message without task", &a2a.Message{}, map[string]string{}},
 		{"nil task", (*a2a.Task)(nil), map[string]string{}},
-		{"nil request", (*a2a.SendMessageRequest)(nil), map[string]string{}},
+		{"nil event", (*a2a.TaskStatusUpdateEvent)(nil), map[string]string{}},
 		{"nil", nil, map[string]string{}},
 		{"other", "text", map[string]string{}},
 	} {
