@@ -15,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -69,7 +70,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	var logBuf bytes.Buffer
-	plog := slog.New(slog.NewTextHandler(&logBuf, nil))
+	plog := slog.New(telemetry.LogHandler(slog.NewTextHandler(&logBuf, nil)))
 	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
 	p := x.probe(ctx, target, mod, header, plog)
 	p.duration = time.Since(start)
@@ -109,19 +110,24 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 		origin: card.OriginOf(target), cfg: x.cfg}}
 
 	var p probed
+	ctx, span := probe.StartTarget(ctx, target)
+	defer func() { span.End(p.card, p.results, p.fetchErr) }()
 	fetchStart := time.Now()
-	c, err := card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
-		card.WithHTTPClient(&http.Client{Transport: certs}))
+	c, err := x.sd.inlineCard(target) // a catalog's inline card, as /sd listed it
+	if c == nil && err == nil {
+		c, err = card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
+			card.WithHTTPClient(&http.Client{Transport: certs}))
+	}
 	p.fetchDuration = time.Since(fetchStart)
 	p.certExpiry = certs.earliest()
 	if err != nil {
 		p.fetchErr = err
-		plog.Error("card not obtainable", "err", err, "duration_seconds", p.fetchDuration.Seconds())
+		plog.ErrorContext(ctx, "card not obtainable", "err", err, "duration_seconds", p.fetchDuration.Seconds())
 		return p
 	}
 	p.declared = len(c.Interfaces)
 	p.card = c
-	plog.Info("card fetched", "url", c.Location, "shape", c.Shape, "name", c.Name, "interfaces", len(c.Interfaces),
+	plog.InfoContext(ctx, "card fetched", "url", c.Location, "shape", c.Shape, "name", c.Name, "interfaces", len(c.Interfaces),
 		"probed", min(len(c.Interfaces), mod.MaxInterfaces), "duration_seconds", p.fetchDuration.Seconds())
 	if card.Signed(c) || len(mod.Signatures.keys) > 0 {
 		vopts := []card.VerifyOption{card.WithJKUOrigins(mod.Signatures.JKUOrigins...),
@@ -130,16 +136,16 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 			vopts = append(vopts, card.WithKeySet(ks))
 		}
 		if v, err := card.VerifySignatures(ctx, c, vopts...); err != nil {
-			plog.Warn("signatures not verified", "err", err)
+			plog.WarnContext(ctx, "signatures not verified", "err", err)
 		} else {
 			for _, sc := range v.Signatures {
-				plog.Info("signature", "index", sc.Index, "status", sc.Status, "kid", sc.KeyID, "alg", sc.Algorithm, "reason", sc.Reason)
+				plog.InfoContext(ctx, "signature", "index", sc.Index, "status", sc.Status, "kid", sc.KeyID, "alg", sc.Algorithm, "reason", sc.Reason)
 			}
 		}
 	}
 	p.results, p.capabilities = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
 	for _, r := range p.results {
-		plog.Info("interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
+		plog.InfoContext(ctx, "interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
 			"outcome", r.Outcome, "latency_seconds", r.Latency.Seconds(), "detail", r.Detail)
 	}
 	for _, cr := range p.capabilities {
@@ -147,7 +153,7 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	}
 	p.report = probe.Diagnose(c, p.results, p.capabilities...)
 	for _, f := range p.report.Findings {
-		plog.Info("finding", "code", f.Code, "severity", f.Severity, "message", f.Message)
+		plog.InfoContext(ctx, "finding", "code", f.Code, "severity", f.Severity, "message", f.Message)
 	}
 	for _, r := range p.results {
 		p.certExpiry = earlier(p.certExpiry, r.CertExpiry)

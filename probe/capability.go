@@ -288,12 +288,14 @@ func (e *Engine) capabilityCall(ctx context.Context, k Capability, iface card.In
 	}
 	version, _, _ := versions(iface.ProtocolVersion)
 	req := request{ep: ep, version: version, tenant: iface.Tenant, taskID: r.taskID, o: o, mode: tlsAuto, op: capabilityOps[k]}
+	ctx, span := startCall(ctx, req) // trace.go
 	start := time.Now()
 	a := probers[r.binding](ctx, req)
 	call := CapabilityCall{Latency: time.Since(start), Detail: a.describe()}
 	call.Outcome, call.Reason = callOutcome(k, a.ev, secured)
 	call.Detail += " (" + call.Reason + ")"
 	call.Mapping = wire.MappingProblem(a.ev)
+	endCapabilityCall(span, req, r.binding, a, k, call)
 	return call
 }
 

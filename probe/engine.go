@@ -288,7 +288,7 @@ func (e *Engine) probe(ctx context.Context, iface card.Interface, o *options) Re
 	o.engine = e
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	return newRun(iface, o).run(ctx)
+	return newRun(iface, o).traced(ctx) // trace.go
 }
 
 // HTTPClient returns the Engine's keep-alive client for the TLS settings of opts

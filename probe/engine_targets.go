@@ -102,6 +102,8 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 		ctx, cancel = context.WithTimeout(ctx, o.perTarget)
 		defer cancel()
 	}
+	ctx, span := StartTarget(ctx, target) // trace.go
+	defer func() { span.End(res.Card, res.Results, res.Err) }()
 	start := time.Now()
 	loadOpts := append([]card.Option{card.WithConn(o.conn), card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
 	res.Card, res.Err = card.Load(ctx, target, loadOpts...)

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -146,6 +147,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	if req.version == card.V1 {
 		md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
 	}
+	telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
 	var p peer.Peer
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
 	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -68,6 +69,8 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	// reused keep-alive connection turns out closed by the server before any answer
 	// (the key, with no value, is not sent).
 	hr.Header["Idempotency-Key"] = nil
+	// The trace context: the agent's spans join the probe's trace.
+	telemetry.InjectHTTP(ctx, hr.Header)
 	var wrote atomic.Bool // the request was fully written, as delegate records it
 	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },

@@ -325,6 +325,8 @@ func (r *run) search(ctx context.Context, eps []endpoint, mode tlsMode, skipBind
 func (r *run) attempt(ctx context.Context, ep endpoint, b a2a.TransportProtocol, version string, mode tlsMode) attempt {
 	req := request{ep: ep, version: version, tenant: r.iface.Tenant, taskID: r.taskID, o: r.o, mode: mode}
 	var a attempt
+	ctx, span := startCall(ctx, req) // trace.go
+	defer func() { endLookup(span, req, a) }()
 	start := time.Now()
 	if p, ok := probers[b]; ok { // bindings.go
 		a = p(ctx, req)

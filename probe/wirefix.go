@@ -87,7 +87,7 @@ func contradicted(fix string, b a2a.TransportProtocol, results []Result) (Result
 
 // reached reports an outcome that shows the declared binding there: served, or served
 // behind credentials.
-func reached(o wire.Outcome) bool { return o == wire.Served || o == wire.AuthRequired }
+func reached(o wire.Outcome) bool { return o.Reached() }
 
 // names reports whether text names addr: addr occurs, not followed by more of a port
 // or path ("h:80" does not name "h:8080").

@@ -51,6 +51,10 @@ func Outcomes() []Outcome {
 		Refused, TLSMismatch, Timeout, Unreachable, Malformed, AgentError, Ambiguous, Blocked}
 }
 
+// Reached reports an outcome that shows an A2A server answering at the interface:
+// served, or auth_required (something answers and asks for credentials).
+func (o Outcome) Reached() bool { return o == Served || o == AuthRequired }
+
 // ReachedHandler reports whether an outcome means that the request reached an A2A
 // handler, or may have: Served, AgentError and Ambiguous. Every other outcome is one
 // Classify gives only with proof that no handler ran (an answer refusing the route,

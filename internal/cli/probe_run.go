@@ -85,18 +85,20 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 
 	ctx, cancel := g.context(parent)
 	defer cancel()
+	ctx, span := probe.StartTarget(ctx, opts.Target)
+	var chk probe.CardCheck
 	hc := hintContext{command: "probe", target: opts.Target, headers: len(opts.Conn.Headers) > 0, tlsFlags: true}
 	c, err := loadCard(ctx, g, cardLoad{hint: hc, timeoutSet: opts.TimeoutSet, opts: cardOpts, failed: func(err error) any {
 		return probeOutput{Target: opts.Target, Interfaces: []probeInterface{}, Findings: []probeFinding{},
 			Clients: []probe.ClientImpact{}, Capabilities: []probeCapability{}, Error: err.Error()}
 	}})
+	defer func() { span.End(c, chk.Results, err) }()
 	if err != nil {
 		return err
 	}
 	if err := opts.Sig.check(ctx, c); err != nil {
 		return fail(ExitUsage, err)
 	}
-	var chk probe.CardCheck
 	if opts.Sig.require && !c.Verification().Verified() {
 		// no signature vouches for where the card points: dial nothing
 		fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")

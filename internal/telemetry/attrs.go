@@ -23,15 +23,18 @@ const (
 	ErrorType      = attribute.Key("error.type") // the outcome or error class of a failed span
 
 	// a2abind's own.
-	Binding         = attribute.Key("a2abind.binding")          // the binding of the request: JSONRPC, GRPC, HTTP+JSON
-	ProtocolVersion = attribute.Key("a2abind.protocol_version") // the A2A protocol version of the request
-	Outcome         = attribute.Key("a2abind.outcome")          // the wire outcome (docs/taxonomy.md)
-	Target          = attribute.Key("a2abind.target")           // the target as given: base URL, card URL or file
-	CardURL         = attribute.Key("a2abind.card.url")         // where the card was read
-	Declared        = attribute.Key("a2abind.declared")         // the lookup is of the interface as declared (not a cross-check)
-	InterfaceURL    = attribute.Key("a2abind.interface.url")    // the declared interface's URL
-	Interfaces      = attribute.Key("a2abind.interfaces")       // how many interfaces a card declares
-	OK              = attribute.Key("a2abind.ok")               // the check passed (no error finding)
+	Binding           = attribute.Key("a2abind.binding")               // the binding of the request: JSONRPC, GRPC, HTTP+JSON
+	ProtocolVersion   = attribute.Key("a2abind.protocol_version")      // the A2A protocol version of the request
+	Outcome           = attribute.Key("a2abind.outcome")               // the wire outcome (docs/taxonomy.md)
+	Target            = attribute.Key("a2abind.target")                // the target as given: base URL, card URL or file
+	CardURL           = attribute.Key("a2abind.card.url")              // where the card was read
+	InterfaceURL      = attribute.Key("a2abind.interface.url")         // the declared interface's URL
+	Interfaces        = attribute.Key("a2abind.interfaces")            // how many interfaces a card declares
+	NotServed         = attribute.Key("a2abind.interfaces.not_served") // how many probed interfaces are not served
+	Capability        = attribute.Key("a2abind.capability")            // the capability a call checks: streaming, pushNotifications, extendedAgentCard
+	CapabilityOutcome = attribute.Key("a2abind.capability.outcome")    // what the call showed: served, not_served, auth_required, unknown
+	ActualBinding     = attribute.Key("a2abind.actual_binding")        // the binding really answering at the interface's address
+	OK                = attribute.Key("a2abind.ok")                    // the check passed (no error finding)
 )
 
 // Server is the server.address and server.port pair of host and port ("" are left out,
