@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // Bounds on key material read from files and from jku URLs.
@@ -298,6 +300,7 @@ func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/jwk-set+json, application/json")
+	telemetry.InjectHTTP(ctx, req.Header)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("jku %s: %v", jku, err)

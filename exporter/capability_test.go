@@ -59,11 +59,16 @@ func TestProbe_CapabilityUp(t *testing.T) {
 }
 
 // TestProbe_AuthNotEquivalentCounted: an agent with one binding open beside protected
-// ones counts one auth-not-equivalent finding.
+// ones counts one auth-not-equivalent finding; its streaming claim, asked without
+// credentials, is answered "credentials needed" on the protected bindings: no verdict,
+// so no a2abind_capability_up series (an alert on 0 is not a module without credentials).
 func TestProbe_AuthNotEquivalentCounted(t *testing.T) {
 	t.Parallel()
 	a := labtest.Start(t, lab.OpenBinding("s3cret")...)
 	_, _, f := scrape(t, start(t, nil), probePath(a.BaseURL))
 	mustValue(t, f, "a2abind_findings_by_code", map[string]string{"code": probe.CodeAuthNotEquivalent}, 1)
 	mustValue(t, f, "probe_success", nil, 0)
+	if v, ok := value(f, "a2abind_capability_up", map[string]string{"capability": string(probe.Streaming)}); ok {
+		t.Errorf("a2abind_capability_up{capability=\"streaming\"} = %v, want no series when the calls cannot tell", v)
+	}
 }

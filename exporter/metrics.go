@@ -62,7 +62,7 @@ func (p probed) registry() *prometheus.Registry {
 		g.Set(v)
 		reg.MustRegister(g)
 	}
-	gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no lint error).", boolValue(p.ok()))
+	gauge(metricSuccess, "1 when the card was obtained and no finding is an error (every declared interface served or asking for credentials, no declared capability refused, the same authentication on every binding, no lint error).", boolValue(p.ok()))
 	gauge(metricDuration, "How long the probe took, card fetch included, in seconds.", p.duration.Seconds())
 	gauge(metricCardSuccess, "1 when the agent card was obtained and read.", boolValue(p.fetchErr == nil))
 	gauge(metricCardDuration, "How long fetching the agent card took, in seconds.", p.fetchDuration.Seconds())
@@ -117,15 +117,17 @@ func (p probed) registry() *prometheus.Registry {
 }
 
 // registerCapabilities adds a2abind_capability_up{capability} for each capability the
-// card declares: 1 when its calls show it served on every binding asked, 0 otherwise
-// (not served, or the calls could not tell: a timeout, a 5xx, no served interface to
-// ask). A capability the card does not declare has no series: nothing relies on it.
+// card declares and its calls judged: 1 when they show it served on every binding asked,
+// 0 when one shows it refused or not there (capability-not-served). A declared
+// capability whose calls cannot tell (credentials asked, a timeout, a 5xx, no served
+// interface to ask) has no series, as one the card does not declare: an alert on 0 fires
+// on a lie, not on a module without credentials.
 func (p probed) registerCapabilities(reg *prometheus.Registry) {
 	capUp := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricCapability,
-		Help: "1 when the declared capability (streaming, pushNotifications, extendedAgentCard) is served on every binding asked, 0 when not; absent when not declared."},
+		Help: "1 when the declared capability (streaming, pushNotifications, extendedAgentCard) is served on every binding asked, 0 when it is refused or not there; absent when not declared or the calls cannot tell."},
 		[]string{"capability"})
 	for _, cr := range p.capabilities {
-		if cr.Declared() {
+		if cr.Declared() && cr.Verdict != probe.CapabilityUnknown {
 			capUp.WithLabelValues(string(cr.Name)).Set(boolValue(cr.Verdict == probe.CapabilityServed))
 		}
 	}

@@ -113,8 +113,11 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	ctx, span := probe.StartTarget(ctx, target)
 	defer func() { span.End(p.card, p.results, p.fetchErr) }()
 	fetchStart := time.Now()
-	c, err := card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
-		card.WithHTTPClient(&http.Client{Transport: certs}))
+	c, err := x.sd.inlineCard(target) // a catalog's inline card, as /sd listed it
+	if c == nil && err == nil {
+		c, err = card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
+			card.WithHTTPClient(&http.Client{Transport: certs}))
+	}
 	p.fetchDuration = time.Since(fetchStart)
 	p.certExpiry = certs.earliest()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -127,6 +128,7 @@ type sdSource struct {
 	read    time.Time // when last read (catalogs)
 	mod     time.Time // modification time and size when read (files)
 	size    int64
+	inline  map[string]json.RawMessage // inline cards (catalog entries with data) by target
 }
 
 // sd is the /sd state: each source's last listing. One refresh runs at a time.
@@ -135,6 +137,9 @@ type sd struct {
 	sources map[string]*sdSource
 	targets *prometheus.GaugeVec // a2abind_discovery_targets{source,state}
 	up      *prometheus.GaugeVec // a2abind_discovery_source_up{source}
+	// inline are the inline cards of every source as /sd last listed them, by target;
+	// /probe reads them without waiting for a refresh.
+	inline atomic.Pointer[map[string]json.RawMessage]
 }
 
 func newSD() *sd {
@@ -179,6 +184,15 @@ sources:
 			groups = append(groups, g)
 		}
 	}
+	inline := map[string]json.RawMessage{}
+	for _, g := range groups {
+		for _, src := range x.sd.sources {
+			if data, ok := src.inline[g.Targets[0]]; ok {
+				inline[g.Targets[0]] = data
+			}
+		}
+	}
+	x.sd.inline.Store(&inline)
 	x.sd.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(groups)
@@ -228,24 +242,24 @@ func (x *Exporter) refreshCatalog(ctx context.Context, u string) {
 		x.sd.failed(u, s, err, x.log)
 		return
 	}
-	s.err, s.groups, s.refused = nil, nil, len(res.Refused)
+	s.err, s.groups, s.refused, s.inline = nil, nil, len(res.Refused), map[string]json.RawMessage{}
 	for _, r := range res.Refused {
 		x.log.Warn("discovery: catalog entry refused", "source", u, "catalog", r.Catalog, "entry", r.Entry, "err", r.Err)
 	}
 	for _, a := range res.Agents {
-		if a.Card != nil {
-			s.refused++
-			x.log.Warn("discovery: inline card not listed: /probe fetches cards by URL (probe it with a2abind probe --catalog)",
-				"source", u, "catalog", a.Catalog, "entry", a.Identifier)
-			continue
-		}
 		typ := sourceAICatalog
 		if a.CatalogType == discovery.TypeLinkset {
 			typ = sourceAPICatalog
 		}
-		s.groups = append(s.groups, sdGroup{Targets: []string{a.Target}, Labels: map[string]string{
-			"__meta_a2abind_source": u, "__meta_a2abind_source_type": typ, "__meta_a2abind_catalog": a.Catalog,
-			"__meta_a2abind_entry_identifier": a.Identifier, "__meta_a2abind_entry_name": a.DisplayName}})
+		labels := map[string]string{"__meta_a2abind_source": u, "__meta_a2abind_source_type": typ, "__meta_a2abind_catalog": a.Catalog,
+			"__meta_a2abind_entry_identifier": a.Identifier, "__meta_a2abind_entry_name": a.DisplayName}
+		if a.Card != nil {
+			// Nothing serves this card at a URL: /probe reads it from here, by the name
+			// CATALOG#identifier that /sd gives it.
+			s.inline[a.Target] = a.Card
+			labels["__meta_a2abind_entry_inline"] = "true"
+		}
+		s.groups = append(s.groups, sdGroup{Targets: []string{a.Target}, Labels: labels})
 	}
 	x.sd.listed(u, s)
 }
@@ -270,4 +284,23 @@ func (s *sd) listed(name string, src *sdSource) {
 	s.targets.WithLabelValues(name, "listed").Set(float64(len(src.groups)))
 	s.targets.WithLabelValues(name, "refused").Set(float64(src.refused))
 	s.up.WithLabelValues(name).Set(1)
+}
+
+// inlineCard is the inline card /sd last listed as target: nil and no error when
+// target is not one (its card is fetched), an error when the card does not read.
+func (s *sd) inlineCard(target string) (*card.Card, error) {
+	m := s.inline.Load()
+	if m == nil {
+		return nil, nil
+	}
+	data, ok := (*m)[target]
+	if !ok {
+		return nil, nil
+	}
+	c, err := card.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("the inline card (data) of the catalog entry %s: %w", target, err)
+	}
+	c.Location = target
+	return c, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/exporter"
+	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 )
 
@@ -155,7 +156,7 @@ func TestSD_RefreshAndFailure(t *testing.T) {
 
 // TestSD_Refused: entries that must not be probed are left out of /sd and counted:
 // metadata addresses, unix:, paths (file: and relative), hosts outside
-// allowed_targets, identifiers with control characters, inline cards.
+// allowed_targets, identifiers with control characters.
 func TestSD_Refused(t *testing.T) {
 	t.Parallel()
 	var body atomic.Value
@@ -168,7 +169,6 @@ func TestSD_Refused(t *testing.T) {
 		agentEntry("outside", "", "http://10.1.2.3/"),
 		agentEntry("ctl\x1b[2J", "", "{{base}}/ctl"),
 		agentEntry("name", "bell\a", "{{base}}/bell"),
-		`{"identifier": "inline", "type": "application/a2a-agent-card+json", "data": {"name": "x"}}`,
 	))
 	cat, _ := catalogServer(t, &body)
 	file := filepath.Join(t.TempDir(), "agents.txt")
@@ -182,7 +182,7 @@ discovery: {files: [%q], catalogs: [%q]}`, file, cat.URL+"/catalog"))
 		t.Errorf("/sd %v, want only the ok entry and the file's allowed line", got)
 	}
 	_, _, fams := scrape(t, base, "/metrics")
-	mustValue(t, fams, "a2abind_discovery_targets", map[string]string{"source": cat.URL + "/catalog", "state": "refused"}, 8)
+	mustValue(t, fams, "a2abind_discovery_targets", map[string]string{"source": cat.URL + "/catalog", "state": "refused"}, 7)
 	mustValue(t, fams, "a2abind_discovery_targets", map[string]string{"source": file, "state": "refused"}, 2)
 }
 
@@ -298,5 +298,34 @@ func TestSD_MaxTargets(t *testing.T) {
 	got := getSD(t, base)
 	if len(got) != 4 || got["http://127.0.0.1:9/f3"] == nil || got[cat.URL+"/c1"] == nil {
 		t.Errorf("/sd %v, want the file's 3 targets and the catalog's first", got)
+	}
+}
+
+// TestSD_InlineCard: a catalog entry with an inline card is listed as CATALOG#identifier,
+// and /probe of that name probes the card as the catalog gave it to /sd, with no fetch.
+func TestSD_InlineCard(t *testing.T) {
+	t.Parallel()
+	healthy := labtest.Start(t, lab.Healthy()...)
+	inline, err := json.Marshal(lab.V1Card("inline", lab.Decl{URL: healthy.BaseURL + "/a2a/jsonrpc", Binding: lab.JSONRPC, Version: "1.0"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body atomic.Value
+	body.Store(catalogDoc(`{"identifier": "urn:inline", "type": "application/a2a-agent-card+json", "data": `+string(inline)+`}`,
+		`{"identifier": "urn:broken", "type": "application/a2a-agent-card+json", "data": {"supportedInterfaces": 7}}`))
+	cat, hits := catalogServer(t, &body)
+	base := start(t, mustConfig(t, fmt.Sprintf("discovery: {catalogs: [%q]}", cat.URL+"/catalog")))
+	got := getSD(t, base)
+	name := cat.URL + "/catalog#urn:inline"
+	if got[name]["__meta_a2abind_entry_inline"] != "true" {
+		t.Fatalf("/sd %v, want %s listed as inline", got, name)
+	}
+	_, _, fams := scrape(t, base, probePath(name))
+	mustValue(t, fams, "probe_success", nil, 1)
+	mustValue(t, fams, "a2abind_interface_up", ifaceLabels(healthy.BaseURL+"/a2a/jsonrpc", "JSONRPC", "1.0"), 1)
+	_, _, fams = scrape(t, base, probePath(cat.URL+"/catalog#urn:broken"))
+	mustValue(t, fams, "a2abind_card_fetch_success", nil, 0)
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the catalog was fetched %d times, want 1 (by /sd; /probe reads the inline card /sd keeps)", n)
 	}
 }

@@ -2,6 +2,8 @@ package exporter_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -14,7 +16,8 @@ import (
 )
 
 // TestProbeIsTraced: each /probe is a trace of its own rooted at the target's check,
-// with the card fetch and every interface under it, and the agent receives that
+// with the card fetch and every interface under it, its log lines carry the trace and
+// span ids, and the agent receives that
 // trace on every request it gets (the gRPC call to the HTTP/1.1 port aside: its
 // metadata never reach an HTTP/1.1 server).
 func TestProbeIsTraced(t *testing.T) {
@@ -27,8 +30,15 @@ func TestProbeIsTraced(t *testing.T) {
 		t.Fatalf("Setup: %v", err)
 	}
 	base := start(t, nil)
-	if code, body, _ := scrape(t, base, probePath(seed.BaseURL)); code != 200 {
-		t.Fatalf("/probe answered %d: %s", code, body)
+	resp, err := http.Get(base + probePath(seed.BaseURL) + "&debug=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	debug := string(body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/probe answered %d, %v: %s", resp.StatusCode, err, debug)
 	}
 	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -42,6 +52,10 @@ func TestProbeIsTraced(t *testing.T) {
 	}
 	if root.SpanID == "" || root.ParentSpanID != "" || root.Attrs["a2abind.target"] != seed.BaseURL {
 		t.Fatalf("no root %s span for the target: %+v", probe.SpanTarget, spans)
+	}
+	// The probe's log lines, in the debug output, name the trace and the check's span.
+	if !strings.Contains(debug, "trace_id="+root.TraceID+" span_id="+root.SpanID) {
+		t.Errorf("the debug log does not carry the trace: %s", debug)
 	}
 	children := map[string]int{}
 	for _, s := range rcv.Trace(root.TraceID) {

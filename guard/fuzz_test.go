@@ -6,12 +6,15 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
 
-// FuzzNormalize: for any card document and any choice of served interfaces, Normalize
-// never panics, and a card it returns declares only served interfaces (as package card
-// reads it) and keeps its name; when it changes nothing it returns the document as is.
+// FuzzNormalize: for any card document, any choice of served interfaces and any
+// capability verdicts (the mask's top six bits, two per capability: unknown, served,
+// not_served), Normalize never panics, and a card it returns declares only served
+// interfaces (as package card reads it), claims each capability with a definite verdict
+// as served, and keeps its name; when it changes nothing it returns the document as is.
 func FuzzNormalize(f *testing.F) {
 	for _, seed := range []string{
 		`{"name":"seed","protocolVersion":"0.3.0","url":"http://h:1","preferredTransport":"GRPC","additionalInterfaces":[{"url":"http://h:1","transport":"JSONRPC"},{"url":"h:2","transport":"GRPC"}]}`,
@@ -19,9 +22,14 @@ func FuzzNormalize(f *testing.F) {
 		`{"name":"u","url":"http://h:1/v03","supportedInterfaces":[{"url":"http://h:1/v1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"additionalInterfaces":[null,{"url":"h:2"}]}`,
 		`{"name":"dup","url":"a","url":"b","supportedInterfaces":[],"supportedInterfaces":[{"url":"c","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
 		`{"name":"x","supportedInterfaces":null,"additionalInterfaces":{}}`,
+		`{"name":"c","capabilities":{"streaming":true,"pushNotifications":"yes","Streaming":false},"supportedInterfaces":[{"url":"http://h:1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
+		`{"name":"c3","protocolVersion":"0.3.0","url":"http://h:1","capabilities":null,"supportsAuthenticatedExtendedCard":true}`,
+		`{"name":"cu","url":"http://h:1","capabilities":[],"supportsAuthenticatedExtendedCard":false,"supportedInterfaces":[{"url":"http://h:1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
 	} {
 		f.Add([]byte(seed), uint64(0b10))
 		f.Add([]byte(seed), uint64(0xffff))
+		f.Add([]byte(seed), uint64(0b011001<<58|0xffff))
+		f.Add([]byte(seed), uint64(0b100110<<58|0xffff))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, mask uint64) {
 		c, err := card.Parse(doc)
@@ -36,7 +44,12 @@ func FuzzNormalize(f *testing.F) {
 			}
 			return wire.Refused
 		}
-		nz, err := guard.Normalize(c, results(c, outcome))
+		verdicts := []probe.Served{probe.CapabilityUnknown, probe.CapabilityServed, probe.CapabilityNotServed, probe.CapabilityUnknown}
+		var caps []probe.CapabilityResult
+		for n, k := range probe.AllCapabilities() {
+			caps = append(caps, probe.CapabilityResult{Name: k, Claim: k.Claim(c), Verdict: verdicts[mask>>(58+2*n)&3]})
+		}
+		nz, err := guard.Normalize(c, results(c, outcome), caps...)
 		if err != nil {
 			if errors.Is(err, guard.ErrNothingServed) && nz.Document != nil && len(nz.Removed) == 0 && len(c.Interfaces) > 0 {
 				t.Fatalf("nothing served, yet nothing removed: %v", err)
@@ -59,6 +72,11 @@ func FuzzNormalize(f *testing.F) {
 		for _, i := range out.Declared() {
 			if outcome(i) != wire.Served {
 				t.Fatalf("normalized card declares %s (%s), which is not served\n%s", i, i.Source, nz.Document)
+			}
+		}
+		for _, cr := range caps {
+			if cr.Verdict != probe.CapabilityUnknown && cr.Name.Claim(out).Declared != (cr.Verdict == probe.CapabilityServed) {
+				t.Fatalf("normalized card claims %s = %v, but it is %s\n%s", cr.Name, cr.Name.Claim(out).Declared, cr.Verdict, nz.Document)
 			}
 		}
 	})

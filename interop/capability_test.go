@@ -21,6 +21,19 @@ var capabilityFindings = map[string]bool{
 	probe.CodeAuthNotEquivalent: true, probe.CodeErrorMapping: true,
 }
 
+// checkJS loads the card of the JS server of a mode and checks it.
+func checkJS(t *testing.T, mode string) (*card.Card, probe.CardCheck) {
+	t.Helper()
+	s := startJSServer(t, mode)
+	ctx, cancel := context.WithTimeout(context.Background(), probeBudget)
+	defer cancel()
+	c, err := card.Load(ctx, s.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, probe.Check(ctx, c, probe.WithTimeout(5*time.Second))
+}
+
 // TestCapabilitiesOfJSAgents: a2a-js 1.3.0 agents are judged by what they serve. The
 // capable agent (streaming, its in-memory push store, an extended card provider) is
 // served on all three bindings and gets none of the capability findings; the agent
@@ -39,14 +52,7 @@ func TestCapabilitiesOfJSAgents(t *testing.T) {
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			s := startJSServer(t, tt.mode)
-			ctx, cancel := context.WithTimeout(context.Background(), probeBudget)
-			defer cancel()
-			c, err := card.Load(ctx, s.BaseURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ch := probe.Check(ctx, c, probe.WithTimeout(5*time.Second))
+			c, ch := checkJS(t, tt.mode)
 			for _, cr := range ch.Capabilities {
 				if !cr.Declared() || cr.Verdict != tt.want || len(cr.Calls) != 3 {
 					t.Errorf("%s: declared %v, verdict %s on %d bindings; want declared, %s on 3", cr.Name, cr.Declared(), cr.Verdict, len(cr.Calls), tt.want)
@@ -135,5 +141,27 @@ func TestCapabilitiesOfA2AGoCLI(t *testing.T) {
 				t.Error("the wrapped command ran: a probe sent a message")
 			}
 		})
+	}
+}
+
+// TestCapabilitiesOfJS03Agent: @a2a-js/sdk 0.3.14 answers a resubscribe of an unknown
+// task, and every refusal, with JSON-RPC -32603 (InternalError) and HTTP+JSON 500: the
+// answers cannot tell, so streaming (declared) is unknown and no capability finding is
+// made from them (the text of an error message is never evidence).
+func TestCapabilitiesOfJS03Agent(t *testing.T) {
+	t.Parallel()
+	c, ch := checkJS(t, modeV03Server)
+	for _, cr := range ch.Capabilities {
+		if cr.Verdict != probe.CapabilityUnknown || len(cr.Calls) == 0 {
+			t.Errorf("%s: %s on %d bindings, want unknown", cr.Name, cr.Verdict, len(cr.Calls))
+		}
+		if cr.Name == probe.Streaming && !cr.Declared() {
+			t.Error("streaming not declared")
+		}
+	}
+	for _, f := range ch.Report(c).Findings {
+		if f.Code == probe.CodeCapabilityNotServed || f.Code == probe.CodeCapabilityNotDeclared {
+			t.Errorf("%s from answers that cannot tell: %s", f.Code, f.Message)
+		}
 	}
 }

@@ -78,13 +78,22 @@ func OpenBinding(token string) []Option {
 		WithAuth(token), WithOpenBinding(GRPC))
 }
 
+// CapableProtected is Capable with a bearer security scheme declared and the token asked
+// on every binding: without the token the extended card's 401 is what the specification
+// asks of it, and the other calls cannot tell.
+func CapableProtected(token string) []Option {
+	return append(capable(true), WithAuth(token))
+}
+
 // Capable serves everything it declares and declares everything it serves: streaming,
 // push notifications (a2a-go's in-memory config store and HTTP sender) and the extended
 // card (the public card's name with " (extended)").
-func Capable() []Option {
+func Capable() []Option { return capable(false) }
+
+func capable(secured bool) []Option {
 	ext := &a2a.AgentCard{Name: "capable (extended)", Description: "the extended card", Version: "1.0.0",
 		Capabilities: a2a.AgentCapabilities{Streaming: true, PushNotifications: true, ExtendedAgentCard: true}}
-	return claiming("capable", map[string]any{"streaming": true, "pushNotifications": true, "extendedAgentCard": true}, false,
+	return claiming("capable", map[string]any{"streaming": true, "pushNotifications": true, "extendedAgentCard": true}, secured,
 		WithHandlerOptions(
 			a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(&push.HTTPSenderConfig{})),
 			a2asrv.WithExtendedAgentCard(ext)))

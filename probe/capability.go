@@ -76,8 +76,11 @@ type CapabilityCall struct {
 	Interface card.Interface
 	// Outcome is what the answer shows.
 	Outcome Served
-	// Detail is the evidence: the request and what came back.
+	// Detail is the evidence: the request and what came back, then Reason.
 	Detail string
+	// Reason is the reading of the answer that gave Outcome ("refused:
+	// UNSUPPORTED_OPERATION", "JSON-RPC error -32601: the method is not there").
+	Reason string
 	// Latency is how long the call took.
 	Latency time.Duration
 	// Mapping says how the call's A2A error answer differs from the specification's
@@ -278,10 +281,10 @@ func (e *Engine) capabilityCall(ctx context.Context, k Capability, iface card.In
 	r := newRun(iface, o)
 	ep, err := parseEndpoint(iface.URL, r.binding)
 	if err != nil || r.custom {
-		return CapabilityCall{Outcome: CapabilityUnknown, Detail: "not asked: the interface is not one a2abind can call"}
+		return CapabilityCall{Outcome: CapabilityUnknown, Detail: "not asked", Reason: "the interface is not one a2abind can call"}
 	}
 	if err := r.admit(ctx, ep); err != nil {
-		return CapabilityCall{Outcome: CapabilityUnknown, Detail: "not asked: " + err.Error()}
+		return CapabilityCall{Outcome: CapabilityUnknown, Detail: "not asked", Reason: err.Error()}
 	}
 	version, _, _ := versions(iface.ProtocolVersion)
 	req := request{ep: ep, version: version, tenant: iface.Tenant, taskID: r.taskID, o: o, mode: tlsAuto, op: capabilityOps[k]}
@@ -289,9 +292,8 @@ func (e *Engine) capabilityCall(ctx context.Context, k Capability, iface card.In
 	start := time.Now()
 	a := probers[r.binding](ctx, req)
 	call := CapabilityCall{Latency: time.Since(start), Detail: a.describe()}
-	var why string
-	call.Outcome, why = callOutcome(k, a.ev, secured)
-	call.Detail += " (" + why + ")"
+	call.Outcome, call.Reason = callOutcome(k, a.ev, secured)
+	call.Detail += " (" + call.Reason + ")"
 	call.Mapping = wire.MappingProblem(a.ev)
 	endCapabilityCall(span, req, r.binding, a, k, call)
 	return call

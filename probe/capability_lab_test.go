@@ -185,3 +185,28 @@ func TestErrorMapping(t *testing.T) {
 		t.Errorf("a warning failed the report: %v", rep.Findings)
 	}
 }
+
+// TestCapabilitiesBehindAuthentication: an agent asking for a token on every binding.
+// Without it, the extended card's 401 is served (the card declares security schemes,
+// and the specification asks for authentication there) while streaming and push cannot
+// tell; no capability finding either way. With the token (allowed to the gRPC port,
+// another origin than the card's) everything is served.
+func TestCapabilitiesBehindAuthentication(t *testing.T) {
+	const token = "lab-token"
+	_, _, ch, rep := checkLab(t, lab.CapableProtected(token))
+	want := map[probe.Capability]probe.Served{probe.Streaming: "unknown", probe.PushNotifications: "unknown", probe.ExtendedAgentCard: "served"}
+	if diff := cmp.Diff(want, verdicts(ch)); diff != "" {
+		t.Errorf("without the token (-want +got):\n%s", diff)
+	}
+	if codes := newCodes(rep); len(codes) != 0 {
+		t.Errorf("without the token: %v", codes)
+	}
+	_, _, ch, rep = checkLab(t, lab.CapableProtected(token), probe.WithHeader("Authorization", "Bearer "+token), probe.WithCredentialHosts("127.0.0.1"))
+	want = map[probe.Capability]probe.Served{probe.Streaming: "served", probe.PushNotifications: "served", probe.ExtendedAgentCard: "served"}
+	if diff := cmp.Diff(want, verdicts(ch)); diff != "" {
+		t.Errorf("with the token (-want +got):\n%s", diff)
+	}
+	if codes := newCodes(rep); len(codes) != 0 {
+		t.Errorf("with the token: %v", codes)
+	}
+}

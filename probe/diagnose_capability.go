@@ -52,7 +52,7 @@ func capabilityFindings(caps []CapabilityResult, clients []ClientImpact) []card.
 			for _, call := range cr.Calls {
 				switch call.Outcome {
 				case CapabilityNotServed:
-					not = append(not, fmt.Sprintf("%s (%s)", call.Interface, callCause(call)))
+					not = append(not, fmt.Sprintf("%s (%s)", call.Interface, call.Reason))
 					if source == "" {
 						source = call.Interface.Source.String()
 					}
@@ -98,14 +98,6 @@ func claimPath(cr CapabilityResult) string {
 		return cr.Claim.Source
 	}
 	return "capabilities." + string(cr.Name)
-}
-
-// callCause is the short reading of a call that is not served.
-func callCause(c CapabilityCall) string {
-	if i := strings.LastIndex(c.Detail, " ("); i >= 0 && strings.HasSuffix(c.Detail, ")") {
-		return c.Detail[i+2 : len(c.Detail)-1]
-	}
-	return string(c.Outcome)
 }
 
 // authFindings compares the lookups' authentication: an interface answering without

@@ -186,10 +186,17 @@ func invokeGRPC(ctx context.Context, conn *grpc.ClientConn, call grpcCall, p *pe
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends an endless stream after its first message
-	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, call.method, grpc.Peer(p))
+	// Not grpc.Peer: it is filled in when the stream finishes, which the cancel above
+	// leaves to another goroutine; the stream's context carries the peer once it is up.
+	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, call.method)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if pr, ok := peer.FromContext(cs.Context()); ok {
+			*p = *pr
+		}
+	}()
 	if err := cs.SendMsg(call.in); err != nil {
 		return cs.RecvMsg(call.out) // the status that ended the stream
 	}

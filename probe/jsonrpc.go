@@ -21,20 +21,6 @@ var jsonrpcMethods = map[operation]map[string][2]string{
 	opExtendedCard:    {card.V1: {"GetExtendedAgentCard", ""}, card.V03: {"agent/getAuthenticatedExtendedCard", ""}},
 }
 
-// getTaskCall is the JSON-RPC request of a lookup, its members in the order
-// encoding/json gives a map's: {"id","jsonrpc","method","params":{"id","tenant"}}.
-type getTaskCall struct {
-	ID      string        `json:"id"`
-	JSONRPC string        `json:"jsonrpc"`
-	Method  string        `json:"method"`
-	Params  getTaskParams `json:"params"`
-}
-
-type getTaskParams struct {
-	ID     string `json:"id"`
-	Tenant string `json:"tenant,omitempty"`
-}
-
 // probeJSONRPC POSTs the request's operation for a random task id to the interface
 // URL: GetTask (1.0) or tasks/get (0.3) for the lookup, where a served interface answers
 // JSON-RPC error -32001 TaskNotFound; SubscribeToTask, ListTaskPushNotificationConfigs

@@ -51,13 +51,15 @@ At start and every --interval it fetches the upstream card and probes every decl
 interface on the wire, as 'a2abind probe' does; changes upstream (a gRPC service registered
 late, or removed) are followed within one interval.
 
-Strict (the default): while any declared interface, or the preferred entry, is not served,
-the card answers 503 with Retry-After, /readyz is not ready, and the log names each
-interface and its cause. Once consistent, the upstream card is served unchanged.
+Strict (the default): while any declared interface, or the preferred entry, or a declared
+capability (streaming, pushNotifications, extendedAgentCard: one side-effect-free call
+each) is not served, the card answers 503 with Retry-After, /readyz is not ready, and the
+log names each interface or capability and its cause. Once consistent, the upstream card
+is served unchanged.
 
 --normalize: the card served is the truth: only the served interfaces, a served preferred
-entry (v1.0: the first supportedInterfaces entry; v0.3: url + preferredTransport), other
-fields untouched. A signed card that has to change loses its signatures, and the
+entry (v1.0: the first supportedInterfaces entry; v0.3: url + preferredTransport), each
+capability flag set to what is served, other fields untouched. A signed card that has to change loses its signatures, and the
 A2abind-Signatures-Dropped header and the log say so; with --sign-key the rewritten card is
 signed again with the operator's key, as the registry that rewrote it (A2A 1.0 §8.4; --jku
 names the key's JWKS, which the guard serves at that URL's path). Nothing served: 503.
@@ -107,7 +109,7 @@ Exit status: 0 after a clean stop, 2 for a usage error or a listener that cannot
 	fl := cmd.Flags()
 	fl.StringVar(&f.upstream, "upstream", "", "the agent's base URL (or card URL), e.g. http://127.0.0.1:8080 (required)")
 	fl.StringVar(&f.listen, "listen", "", "address the guard serves on: card, /healthz, /readyz and the proxy, e.g. :8443 (required)")
-	fl.BoolVar(&f.normalize, "normalize", false, "publish only the served interfaces instead of withholding a card that names unserved ones")
+	fl.BoolVar(&f.normalize, "normalize", false, "publish only what is served instead of withholding a card that claims more")
 	fl.DurationVar(&f.interval, "interval", guard.DefaultInterval, "how often the upstream card is fetched and probed again")
 	fl.DurationVar(&f.probeTimeout, "probe-timeout", guard.DefaultProbeTimeout, "bound on one interface's probe (at most --interval)")
 	fl.StringArrayVar(&f.probeVia, "probe-via", nil, "probe PUBLIC at LOCAL: PUBLIC=LOCAL, both origins or both host:port (repeatable)")

@@ -236,3 +236,22 @@ func TestTraceOfEachFleetTarget(t *testing.T) {
 		t.Errorf("both targets in one trace %s", id1)
 	}
 }
+
+// TestUnusableTracingVariableIsReported: a variable telemetry cannot use is reported
+// on standard error and the command runs without tracing, its exit code its own.
+func TestUnusableTracingVariableIsReported(t *testing.T) {
+	a := labtest.Start(t, lab.Healthy()...)
+	rcv := otlptest.Start(t)
+	rcv.Env(t, "http/protobuf")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "udp")
+	code, _, stderr := runCLI(t, "", "probe", a.BaseURL, "--timeout", "10s")
+	if code != ExitOK {
+		t.Errorf("probe of a healthy agent exit %d with an unusable OTEL_EXPORTER_OTLP_PROTOCOL: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "tracing is off") || !strings.Contains(stderr, "OTEL_EXPORTER_OTLP_PROTOCOL") {
+		t.Errorf("stderr does not say tracing is off and why: %q", stderr)
+	}
+	if n := rcv.Requests(); n != 0 {
+		t.Errorf("%d export requests with tracing off", n)
+	}
+}

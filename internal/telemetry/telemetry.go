@@ -103,7 +103,7 @@ func Setup(ctx context.Context, opts ...Option) (*Provider, error) {
 	}
 	exp, err := autoexport.NewSpanExporter(ctx)
 	if err != nil {
-		return &Provider{}, fmt.Errorf("telemetry: %w (check %s and OTEL_EXPORTER_OTLP_PROTOCOL: grpc or http/protobuf)", err, EnvTracesExporter)
+		return &Provider{}, fmt.Errorf("telemetry: %w (%s takes otlp, console or none; OTEL_EXPORTER_OTLP_PROTOCOL grpc or http/protobuf)", err, EnvTracesExporter)
 	}
 	if autoexport.IsNoneSpanExporter(exp) {
 		return &Provider{}, nil

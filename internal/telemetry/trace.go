@@ -22,15 +22,11 @@ var unset = otel.GetTracerProvider()
 // attribute building with span.IsRecording().
 func Start(ctx context.Context, name string, kind trace.SpanKind) (context.Context, trace.Span) {
 	parent := trace.SpanFromContext(ctx)
-	var tp trace.TracerProvider
-	switch {
-	case parent.IsRecording():
+	tp := otel.GetTracerProvider()
+	if parent.IsRecording() {
 		tp = parent.TracerProvider()
-	default:
-		tp = otel.GetTracerProvider()
-		if tp == unset {
-			return ctx, parent
-		}
+	} else if tp == unset {
+		return ctx, parent
 	}
 	return tp.Tracer(ScopeName).Start(ctx, name, trace.WithSpanKind(kind))
 }
