@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/restv03"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -72,7 +73,7 @@ func grpcTransport(c *Client, iface card.Interface, w probe.Way) (a2aclient.Tran
 		creds = credentials.NewTLS(c.tlsConfig)
 	}
 	dialer := c.opts.conn.Dial.Dialer()
-	conn, err := grpc.NewClient("passthrough:///"+a.HostPort(),
+	dopts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			return dialer.DialContext(ctx, "tcp", addr)
@@ -80,7 +81,8 @@ func grpcTransport(c *Client, iface card.Interface, w probe.Way) (a2aclient.Tran
 		grpc.WithChainUnaryInterceptor(unaryRecorder),
 		grpc.WithChainStreamInterceptor(streamRecorder),
 		grpc.WithStatsHandler(wire.GRPCStats{}),
-	)
+	}, telemetry.GRPCDialOptions()...) // the attempt's trace context goes as metadata
+	conn, err := grpc.NewClient("passthrough:///"+a.HostPort(), dopts...)
 	if err != nil {
 		return nil, err
 	}

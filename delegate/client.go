@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -127,7 +128,8 @@ func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error
 	}
 	// Calls never follow a redirect: a 3xx is an outcome naming where it pointed, and
 	// nothing (no message, no credential) is sent to the Location.
-	c.httpClient = &http.Client{Transport: recordingTransport{base: base},
+	// The attempt's trace context goes as traceparent, under the recorder.
+	c.httpClient = &http.Client{Transport: recordingTransport{base: telemetry.Transport(base)},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if o.httpClient == nil {
 		c.ownHTTP, _ = base.(*http.Transport)

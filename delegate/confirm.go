@@ -33,7 +33,8 @@ func (c *Client) lookup(ctx context.Context, iface card.Interface) wire.Outcome 
 		return wire.Timeout // no time to confirm: the attempt stays ambiguous
 	}
 	rec := &recorder{}
-	lctx, cancel := context.WithTimeout(withRecorder(ctx, rec), budget)
+	sctx, span := c.startLookup(ctx, iface)
+	lctx, cancel := context.WithTimeout(withRecorder(sctx, rec), budget)
 	defer cancel()
 	t, err := c.transport(lctx, iface)
 	if err == nil {
@@ -41,7 +42,11 @@ func (c *Client) lookup(ctx context.Context, iface card.Interface) wire.Outcome 
 		_, err = t.GetTask(lctx, c.params[iface.Key()], req)
 	}
 	if err == nil {
+		endExchange(span, wire.Served, wire.Evidence{}, "")
 		return wire.Served // a task by that id: a handler answered
 	}
-	return wire.Judge(rec.evidence(iface.Binding, iface.ProtocolVersion, err)).Outcome
+	ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+	v := wire.Judge(ev)
+	endExchange(span, v.Outcome, ev, v.Why)
+	return v.Outcome
 }

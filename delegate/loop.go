@@ -34,19 +34,22 @@ func (c *Client) tried(iface card.Interface, v wire.Verdict) wire.Tried {
 }
 
 // walker is the wire.Walker of one call: try makes the attempts, pending holds the
-// failed attempt being decided, and the decision is logged (alog) and cached once per
-// attempt.
-func (c *Client) walker(ctx context.Context, alog *attemptLog, pending *Attempt, try func(card.Interface) wire.Tried) wire.Walker {
+// failed attempt being decided, and the decision is logged (alog), cached and ended in
+// the attempt's span (cs) once per attempt. The confirming lookup runs under the
+// attempt's span.
+func (c *Client) walker(ctx context.Context, cs *callSpan, alog *attemptLog, pending *Attempt, try func(card.Interface) wire.Tried) wire.Walker {
 	return wire.Walker{
 		Try:    try,
-		Lookup: func(iface card.Interface) wire.Outcome { return c.lookup(ctx, iface) },
+		Lookup: func(iface card.Interface) wire.Outcome { return c.lookup(cs.attemptContext(ctx), iface) },
 		Decided: func(iface card.Interface, t wire.Tried, step wire.Step) {
 			if t.Final || t.Outcome == wire.Served {
+				cs.decided(iface, t, step, "")
 				return // logged by try
 			}
 			c.settle(ctx, iface, t.Outcome, step)
 			a := *pending
 			a.Outcome, a.Detail = t.Outcome, withWhy(a.Detail, t.Outcome, step)
+			cs.decided(iface, t, step, a.Detail)
 			alog.add(a)
 		},
 	}
@@ -105,10 +108,11 @@ func (c *Client) served(iface card.Interface, rec *recorder, detail string, lat 
 // becomes its Attempt for the walk to decide on. When the call's own context ended, the
 // attempt is logged and final, and kind is the call's error kind (ambiguous once the
 // request was written); otherwise kind is nil and the walk decides.
-func (c *Client) failed(ctx context.Context, iface card.Interface, alog *attemptLog, pending *Attempt, rec *recorder, err error, lat time.Duration) (t wire.Tried, kind error) {
+func (c *Client) failed(ctx context.Context, cs *callSpan, iface card.Interface, alog *attemptLog, pending *Attempt, rec *recorder, err error, lat time.Duration) (t wire.Tried, kind error) {
 	ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
 	v := judge(ev, err)
 	*pending = Attempt{Interface: iface, Outcome: v.Outcome, Detail: v.Why + rec.redirectNote(), Latency: lat, Evidence: ev, AttemptTimedOut: rec.isTimedOut()}
+	cs.failed(pending.Detail, ev)
 	if ctx.Err() == nil {
 		return c.tried(iface, v), nil
 	}
@@ -137,20 +141,21 @@ func (c *Client) failure(op string, kind error, attempts []Attempt, err error) *
 type callFn[T any] func(ctx context.Context, t a2aclient.Transport, p a2aclient.ServiceParams, iface card.Interface) (T, error)
 
 // call runs a unary operation across the candidates under the fallback policy.
-func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn callFn[T]) (T, error) {
-	var res T
+func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn callFn[T]) (res T, err error) {
+	ctx, cs := c.startCall(ctx, op)
+	defer func() { cs.end(err) }()
 	pol := c.policy(idempotent)
 	alog := newAttemptLog(ctx, c)
 	var lastErr, closedErr, finalKind error
 	var served []Attempt
 	var pending Attempt
-	w := pol.Walk(c.order(), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
+	w := pol.Walk(c.order(), c.walker(ctx, cs, alog, &pending, func(iface card.Interface) wire.Tried {
 		if err := ctx.Err(); err != nil {
 			finalKind, lastErr = ErrExhausted, err
 			return wire.Tried{Final: true}
 		}
 		rec := &recorder{}
-		actx := withRecorder(ctx, rec)
+		actx := withRecorder(cs.attempt(ctx, iface), rec)
 		cancel := context.CancelFunc(func() {})
 		if c.opts.attemptTimeout > 0 {
 			actx, cancel = context.WithTimeout(actx, c.opts.attemptTimeout)
@@ -171,11 +176,12 @@ func call[T any](ctx context.Context, c *Client, op string, idempotent bool, fn 
 		}
 		cancel()
 		if err == nil {
+			cs.answered(res)
 			served = append(served, c.served(iface, rec, "answered", lat))
 			return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 		}
 		lastErr = err
-		tried, kind := c.failed(ctx, iface, alog, &pending, rec, err, lat)
+		tried, kind := c.failed(ctx, cs, iface, alog, &pending, rec, err, lat)
 		if kind != nil {
 			finalKind = kind
 		}
@@ -199,21 +205,30 @@ type streamFn func(ctx context.Context, t a2aclient.Transport, p a2aclient.Servi
 // stream runs a streaming operation across the candidates under the fallback policy: it
 // falls back only before the first event.
 func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn streamFn) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
+	return func(out func(a2a.Event, error) bool) {
+		ctx, cs := c.startCall(ctx, op)
+		var callErr error // what the stream ended with, for its span
+		yield := func(ev a2a.Event, err error) bool {
+			if err != nil {
+				callErr = err
+			}
+			return out(ev, err)
+		}
+		defer func() { cs.end(callErr) }()
 		pol := c.policy(idempotent)
 		alog := newAttemptLog(ctx, c)
 		defer alog.flush() // no naming outlives the call
 		var lastErr error
 		done := false // the stream was delivered, or its end was yielded
 		var pending Attempt
-		w := pol.Walk(c.order(), c.walker(ctx, alog, &pending, func(iface card.Interface) wire.Tried {
+		w := pol.Walk(c.order(), c.walker(ctx, cs, alog, &pending, func(iface card.Interface) wire.Tried {
 			if err := ctx.Err(); err != nil {
 				yield(nil, c.failure(op, ErrExhausted, alog.flush(), err))
 				done = true
 				return wire.Tried{Final: true}
 			}
 			rec := &recorder{}
-			actx, cancelCause := context.WithCancelCause(withRecorder(ctx, rec))
+			actx, cancelCause := context.WithCancelCause(withRecorder(cs.attempt(ctx, iface), rec))
 			cancel := func() { cancelCause(nil) }
 			var firstEventTimer *time.Timer
 			if d := c.opts.attemptTimeout; d > 0 {
@@ -238,6 +253,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 						err = serr
 						break
 					}
+					cs.answered(ev)
 					if events == 0 {
 						if firstEventTimer != nil {
 							firstEventTimer.Stop()
@@ -272,7 +288,9 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				done = true
 				return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 			case events > 0:
-				o, detail := wire.Classify(rec.evidence(iface.Binding, iface.ProtocolVersion, err))
+				ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
+				o, detail := wire.Classify(ev)
+				cs.failed(detail, ev)
 				e := c.failure(op, ErrStreamBroken, alog.flush(), err)
 				e.Note = fmt.Sprintf("after %d events: %s (%s); not resumed on another interface", events, o, detail)
 				yield(nil, e)
@@ -280,7 +298,7 @@ func (c *Client) stream(ctx context.Context, op string, idempotent bool, fn stre
 				return wire.Tried{Outcome: o, Final: true}
 			}
 			lastErr = err
-			tried, kind := c.failed(ctx, iface, alog, &pending, rec, err, time.Since(start))
+			tried, kind := c.failed(ctx, cs, iface, alog, &pending, rec, err, time.Since(start))
 			if kind != nil {
 				yield(nil, c.failure(op, kind, alog.flush(), err))
 				done = true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2abind/a2abind/card"
 )
@@ -24,6 +25,7 @@ type options struct {
 	verifier       CardVerifier            // verify.go
 	loopback       func(card.Address) bool // tests: which addresses count as loopback (way.go)
 	extra          []card.Interface        // WithInterfaces
+	tracerProvider trace.TracerProvider    // WithTracerProvider (spans.go); nil: the global one
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial

@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // Guard is a running front for one upstream agent. Create it with New, then Start;
@@ -108,6 +109,7 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	if o.accessLog != nil {
 		h = accesslog.HTTP(h, o.accessLog)
 	}
+	h = telemetry.Handler(h, "a2abind.guard") // server spans continuing the client's trace
 	g.srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,

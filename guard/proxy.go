@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // headerHop marks a request the guard forwarded: a request that comes back with it is
@@ -87,6 +88,7 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 			}
 			pr.SetXForwarded()
 			pr.Out.Header.Set(headerHop, "1")
+			telemetry.InjectHTTP(pr.Out.Context(), pr.Out.Header) // the client's trace goes on to the upstream
 		},
 		Transport:     rt,
 		FlushInterval: -1,

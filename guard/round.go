@@ -27,6 +27,8 @@ func (g *Guard) round(ctx context.Context) {
 	if prev != nil {
 		next.Round = prev.Round + 1
 	}
+	ctx, span := startRound(ctx)
+	defer endRound(span, next)
 	g.judge(ctx, next, pt)
 	if ctx.Err() != nil && g.stopping.Load() {
 		return // shutting down: keep the last state rather than publish a half round

@@ -44,6 +44,12 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if body != nil {
 		rd = strings.NewReader(string(body))
 	}
+	stop := func() {}
+	if req.op == opSubscribe {
+		// A stream's rest is read for streamGrace at most, then the request is cut.
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+	}
 	hr, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return httpAnswer{err: err}
@@ -80,6 +86,9 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if mt == "text/event-stream" {
 		// A stream (SubscribeToTask's) may never end: its first event is the answer.
 		data, rerr = firstEvent(resp.Body, maxBody+1)
+		if rerr == nil && len(data) <= maxBody {
+			drainStream(resp.Body, stop)
+		}
 		if rerr == nil {
 			drainEnded(resp.Body)
 		}
@@ -119,6 +128,29 @@ func drainEnded(body io.ReadCloser) {
 	t := time.AfterFunc(drainWait, func() { body.Close() })
 	defer t.Stop()
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
+}
+
+// streamGrace is how long the rest of a stream is read after its first event: an
+// error event's stream ends right after it, and read to its end the connection is kept
+// for the next request; a stream still going after this long is cut.
+const streamGrace = 50 * time.Millisecond
+
+// drainStream reads what follows a stream's first event (at most maxBody bytes) until
+// the stream ends or streamGrace passes; then stop cuts the request.
+func drainStream(body io.Reader, stop func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, maxBody))
+	}()
+	t := time.NewTimer(streamGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		stop()
+		<-done
+	}
 }
 
 // firstEvent reads a server-sent event stream up to the end of its first event with

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/a2abind/a2abind/card"
@@ -16,31 +17,32 @@ import (
 	"github.com/a2abind/a2abind/probe"
 )
 
-// BenchmarkTracingCost probes the seed agent's card (three interfaces, eleven
-// lookups) on one warm Engine, turn by turn with tracing off (no provider set: what
+// BenchmarkTracingCost probes a healthy agent's card (three interfaces, one lookup
+// each) on one warm Engine, turn by turn with tracing off (no provider set: what
 // every command runs with when no OTEL_* variable asks for tracing), with
 // OpenTelemetry's own no-op provider (the baseline: instrumentation that records
 // nothing), and on (the SDK sampling every span, into memory). It reports the time of
 // a probe in each mode and the ratios: off/noop near 1 is "no cost when off".
 func BenchmarkTracingCost(b *testing.B) {
-	a := labtest.Start(b, lab.Seed()...)
+	a := labtest.Start(b, lab.Healthy()...)
 	c, err := card.Fetch(context.Background(), a.BaseURL)
 	if err != nil {
 		b.Fatal(err)
 	}
 	unset := otel.GetTracerProvider()
-	defer otel.SetTracerProvider(unset)
+	defer func() {
+		if otel.GetTracerProvider() != unset {
+			otel.SetTracerProvider(unset)
+		}
+	}()
 	mem := tracetest.NewInMemoryExporter()
 	sdk := sdktrace.NewTracerProvider(sdktrace.WithSyncer(mem))
 	defer func() { _ = sdk.Shutdown(context.Background()) }()
+	nop := noop.NewTracerProvider()
 	modes := []struct {
 		name string
-		set  func()
-	}{
-		{"off", func() { otel.SetTracerProvider(unset) }},
-		{"noop", func() { otel.SetTracerProvider(noop.NewTracerProvider()) }},
-		{"on", func() { otel.SetTracerProvider(sdk) }},
-	}
+		tp   trace.TracerProvider
+	}{{"off", unset}, {"noop", nop}, {"on", sdk}}
 	e := probe.NewEngine()
 	defer e.Close()
 	opts := []probe.Option{probe.WithTimeout(5 * time.Second)}
@@ -49,7 +51,9 @@ func BenchmarkTracingCost(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for m, mode := range modes {
-			mode.set()
+			if otel.GetTracerProvider() != mode.tp {
+				otel.SetTracerProvider(mode.tp)
+			}
 			start := time.Now()
 			e.Card(context.Background(), c, opts...)
 			spent[m] += time.Since(start)

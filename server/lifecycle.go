@@ -135,7 +135,10 @@ func (srv *Server) goServe(name string, serve func() error) {
 
 // selfCheck probes the published card's interfaces at their local addresses until every
 // one is served, backing off between rounds, bounded by the self-check timeout.
-func (srv *Server) selfCheck(ctx context.Context) error {
+func (srv *Server) selfCheck(ctx context.Context) (err error) {
+	ctx, span := srv.startSelfCheckSpan(ctx)
+	rounds := 0
+	defer func() { endSelfCheckSpan(span, rounds, err) }()
 	ctx, cancel := context.WithTimeout(ctx, srv.o.selfCheck)
 	defer cancel()
 	go func() {
@@ -157,6 +160,7 @@ func (srv *Server) selfCheck(ctx context.Context) error {
 	backoff := 20 * time.Millisecond
 	var prev []probe.Result
 	for round := 1; ; round++ {
+		rounds = round
 		ch := probe.Check(ctx, srv.card, opts...)
 		results := ch.Results
 		if ctx.Err() != nil && prev != nil {

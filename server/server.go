@@ -21,6 +21,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
+	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
 // Server is one A2A agent served on several bindings at once, whose card is published
@@ -159,11 +160,13 @@ func (srv *Server) init(executor a2asrv.AgentExecutor) error {
 	if o.accessLog != nil {
 		srv.root = accesslog.HTTP(srv.root, o.accessLog)
 	}
+	srv.root = srv.tracedHTTP(srv.root)
 	if o.mounted {
 		return nil
 	}
 	if srv.grpcLis != nil || o.grpcOnHTTP {
 		gopts := []grpc.ServerOption{
+			telemetry.GRPCServerOption(),
 			grpc.MaxRecvMsgSize(int(o.maxRequestBytes)),
 			// The HTTP/2 preface of a new connection must arrive within this (grpc-go
 			// waits 120 s by default, and Stop does not close a connection still in it).

@@ -10,9 +10,11 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
+	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -209,8 +211,9 @@ func (f *sendOptions) delegateOptions() ([]delegate.Option, error) {
 	return opts, nil
 }
 
-// sendRun delegates the message and prints the answer (or the failure).
-func sendRun(parent context.Context, f *sendOptions) error {
+// sendRun delegates the message and prints the answer (or the failure), under the
+// run's root span (spanSend: the card fetch and the delegate's call are its children).
+func sendRun(parent context.Context, f *sendOptions) (err error) {
 	g, target, text := f.g, f.Target, f.Text
 	opts, err := f.delegateOptions()
 	if err != nil {
@@ -218,6 +221,8 @@ func sendRun(parent context.Context, f *sendOptions) error {
 	}
 	ctx, cancel := g.context(parent)
 	defer cancel()
+	ctx, span := telemetry.Start(ctx, spanSend, trace.SpanKindInternal)
+	defer func() { endSpan(span, err) }()
 
 	hc := hintContext{command: "send", target: target, headers: len(f.conn.Headers) > 0, tlsFlags: true}
 	client, err := delegate.New(ctx, target, opts...)

@@ -35,6 +35,17 @@ const (
 	CapabilityOutcome = attribute.Key("a2abind.capability.outcome")    // what the call showed: served, not_served, auth_required, unknown
 	ActualBinding     = attribute.Key("a2abind.actual_binding")        // the binding really answering at the interface's address
 	OK                = attribute.Key("a2abind.ok")                    // the check passed (no error finding)
+
+	// a2abind's own, of send, serve and guard.
+	Attempts     = attribute.Key("a2abind.attempts")      // how many attempts a delegated call made
+	Purpose      = attribute.Key("a2abind.purpose")       // why the delegate looked an interface up: confirm
+	FallbackFrom = attribute.Key("a2abind.fallback.from") // the interface a call left (fallback event)
+	FallbackTo   = attribute.Key("a2abind.fallback.to")   // the interface it tried next (fallback event)
+	Evidence     = attribute.Key("a2abind.evidence")      // what proved the interface left was not served (fallback event)
+	ExitCode     = attribute.Key("a2abind.exit_code")     // a command's exit status
+	Rounds       = attribute.Key("a2abind.rounds")        // how many rounds the self-check took
+	Round        = attribute.Key("a2abind.round")         // the guard round's number
+	Published    = attribute.Key("a2abind.published")     // the card was published after the self-check or round
 )
 
 // Server is the server.address and server.port pair of host and port ("" are left out,

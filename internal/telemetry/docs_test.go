@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/delegate"
+	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/server"
 )
 
 // TestDocsListEverySpanAndAttribute keeps docs/telemetry.md in step with the code:
@@ -25,7 +28,9 @@ func TestDocsListEverySpanAndAttribute(t *testing.T) {
 	if len(keys) < 10 {
 		t.Fatalf("found %d attribute keys in attrs.go: the pattern is stale", len(keys))
 	}
-	names := []string{probe.SpanTarget, probe.SpanInterface, card.SpanFetch, "GetTask", "tasks/get"}
+	names := []string{probe.SpanTarget, probe.SpanInterface, card.SpanFetch, "GetTask", "tasks/get",
+		delegate.SpanCall, delegate.EventFallback, server.SpanSelfCheck, guard.SpanRound,
+		"a2abind.send"} // the root span of send (internal/cli)
 	for _, k := range keys {
 		names = append(names, k[1])
 	}
