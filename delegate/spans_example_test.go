@@ -41,7 +41,7 @@ func ExampleWithTracerProvider() {
 	for _, s := range spans.Ended() {
 		attrs := map[string]string{}
 		for _, kv := range s.Attributes() {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 		}
 		fmt.Println(s.Name(), attrs["a2a.method.name"], attrs["a2abind.binding"], attrs["a2abind.outcome"])
 	}

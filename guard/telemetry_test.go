@@ -50,13 +50,7 @@ func proxiedGetTask(t *testing.T, guardURL string) {
 // client span's child; each guard round is a trace of its own, and the upstream's card
 // fetch of that round carries it.
 func TestGuardPropagatesToUpstream(t *testing.T) {
-	rcv := otlptest.Start(t)
-	rcv.Env(t, "grpc")
-	p, err := telemetry.Setup(context.Background())
-	if err != nil || !p.Enabled() {
-		t.Fatalf("telemetry.Setup() = enabled %v, %v", p.Enabled(), err)
-	}
-	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+	rcv := otlptest.Setup(t, "grpc")
 	rec := &otlptest.Recorder{}
 	agent := labtest.Start(t, append(lab.Healthy(), recording(rec)...)...)
 	g := startGuard(t, agent.BaseURL)

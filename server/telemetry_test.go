@@ -12,23 +12,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/internal/telemetry/otlptest"
 )
-
-// tracing sets tracing up as the CLI does, from OTEL_* naming a real OTLP receiver on
-// loopback (otlptest: why not Jaeger is in its doc); Shutdown flushes at the end of t.
-func tracing(t *testing.T) *otlptest.Receiver {
-	t.Helper()
-	rcv := otlptest.Start(t)
-	rcv.Env(t, "grpc")
-	p, err := telemetry.Setup(context.Background())
-	if err != nil || !p.Enabled() {
-		t.Fatalf("telemetry.Setup() = enabled %v, %v", p.Enabled(), err)
-	}
-	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
-	return rcv
-}
 
 // A client's trace: the server spans must name this trace and this parent.
 const (
@@ -44,7 +29,7 @@ const (
 // publish-time self-check is a span too, and the requests it made over the real
 // sockets are server spans of its trace.
 func TestServeContinuesIncomingTrace(t *testing.T) {
-	rcv := tracing(t)
+	rcv := otlptest.Setup(t, "grpc")
 	srv := startServer(t, WithGRPCAddr("127.0.0.1:0"))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()

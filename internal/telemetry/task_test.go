@@ -29,7 +29,7 @@ func TestTask(t *testing.T) {
 	} {
 		got := map[string]string{}
 		for _, kv := range telemetry.Task(tc.v) {
-			got[string(kv.Key)] = kv.Value.Emit()
+			got[string(kv.Key)] = kv.Value.String()
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: Task() (-want +got):\n%s", tc.name, diff)
