@@ -18,6 +18,8 @@
 #             first call and steady state
 #   card      reading and checking a signed card / reading it (valid, and rewritten so
 #             that every canonical form is tried)
+#   tracing   probe.Card with tracing off / OpenTelemetry's no-op provider (no cost when
+#             off is near 1), and on (an SDK provider) / off
 #   cold      one cold round over a2a-go agents (127.0.0.1 and 127.0.0.2): `a2abind probe
 #             --targets -o json` / the plain pooled a2a-go prober (internal/bench/pooled),
 #             each a fresh process, in turns: wall time, CPU time, TCP connections the
@@ -137,6 +139,12 @@ done
 ratio "start-to-ready: guarded / bare"         BenchmarkStartToReady/guarded     BenchmarkStartToReady/bare
 ratio "start-to-ready: guarded+v03 / bare"     BenchmarkStartToReady/guarded+v03 BenchmarkStartToReady/bare
 
+echo
+echo "tracing (issue 22): a warm probe.Card with no provider set / OpenTelemetry's no-op, and"
+echo "with an SDK provider recording in memory / with none (medians over $count runs)"
+for unit in off/noop on/off; do
+	medians "$unit" | awk -v u="$unit" '$1 == "BenchmarkTracingCost" { printf "  %-44s %6.3f   %s\n", "probe.Card, tracing", $2, u }'
+done
 echo
 echo "capabilities (issue 21): warm engine, healthy 3-interface agent, medians over $count runs"
 ratio "check / card, goal <= 1.5"                    BenchmarkCapabilityCheck/check           BenchmarkCapabilityCheck/card
