@@ -21,7 +21,8 @@
 #   tracing   probe.Card with tracing off / OpenTelemetry's no-op provider (no cost when
 #             off is near 1), and on (an SDK provider) / off
 #   cold      one cold round over a2a-go agents (127.0.0.1 and 127.0.0.2): `a2abind probe
-#             --targets -o json` / the plain pooled a2a-go prober (internal/bench/pooled),
+#             --targets -o json` (and with --no-capabilities, the lookups alone) / the
+#             plain pooled a2a-go prober (internal/bench/pooled),
 #             each a fresh process, in turns: wall time, CPU time, TCP connections the
 #             agents accepted per interface probe
 #   scrape    the exporter's /probe / Debian's prometheus-blackbox-exporter's http probe

@@ -28,6 +28,8 @@ type probeOptions struct {
 	Deadline    time.Duration
 	// Summary asks for the short report.
 	Summary bool
+	// NoCapabilities skips the capability calls: the interface lookups only.
+	NoCapabilities bool
 	// Conn and Sig are the connection and signature flag groups.
 	Conn connFlags
 	Sig  signatureFlags
@@ -148,5 +150,6 @@ is wrong, or the catalog cannot be read.`,
 	fl.IntVar(&opts.Concurrency, "concurrency", probe.DefaultConcurrency, "with --targets or --catalog, how many targets are probed at once")
 	fl.DurationVar(&opts.Deadline, "deadline", 0, "with --targets or --catalog, bound on the whole run (--timeout bounds each target); 0 for none")
 	fl.BoolVar(&opts.Summary, "summary", false, "short report: one line per interface, the verdict, the top finding and its fix")
+	fl.BoolVar(&opts.NoCapabilities, "no-capabilities", false, "look up the interfaces only: no capability calls (the capabilities list stays empty)")
 	return cmd
 }

@@ -134,7 +134,7 @@ func (opts *probeOptions) connection() ([]card.Option, []probe.Option, error) {
 	if err != nil {
 		return nil, nil, fail(ExitUsage, err)
 	}
-	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn)}, nil
+	return []card.Option{card.WithConn(conn)}, []probe.Option{probe.WithConn(conn), probe.WithCapabilities(!opts.NoCapabilities)}, nil
 }
 
 func probeJSON(target string, chk probe.CardCheck, rep probe.Report) probeOutput {

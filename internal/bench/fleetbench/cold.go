@@ -54,7 +54,10 @@ func cold(args []string) error {
 		"a2abind": {fs.Arg(0), "probe", "--targets", targets, "-o", "json", "--concurrency", fmt.Sprint(*conc)},
 		"pooled":  {self, "pooled", "-concurrency", fmt.Sprint(*conc), targets},
 	}
-	order := []string{"a2abind", "pooled"}
+	// lookups: a2abind without the capability calls, which the pooled prober does not
+	// make: the like-for-like comparison beside the default one.
+	probers["lookups"] = append(slices.Clone(probers["a2abind"]), "--no-capabilities")
+	order := []string{"a2abind", "pooled", "lookups"}
 	got := map[string][]sample{}
 	for range *runs {
 		for _, name := range order {
@@ -68,21 +71,23 @@ func cold(args []string) error {
 	}
 	probes := float64(3 * *n)
 	fmt.Printf("cold round over %d a2a-go agents (%d interface probes), %d runs each, %d targets at once\n", *n, 3**n, *runs, *conc)
-	for _, name := range []string{"pooled", "a2abind"} {
+	for _, name := range []string{"pooled", "a2abind", "lookups"} {
 		s := got[name]
 		fmt.Printf("  %-8s wall %s   cpu %s   conns/probe %s\n", name,
 			spread(s, func(s sample) float64 { return s.wall.Seconds() * 1000 }, "%.0f", " ms"),
 			spread(s, func(s sample) float64 { return s.cpu.Seconds() * 1000 }, "%.0f", " ms"),
 			spread(s, func(s sample) float64 { return float64(s.conns) / probes }, "%.2f", ""))
 	}
-	var wall, cpu []float64
-	for i := range *runs {
-		a, p := got["a2abind"][i], got["pooled"][i]
-		wall = append(wall, a.wall.Seconds()/p.wall.Seconds())
-		cpu = append(cpu, a.cpu.Seconds()/p.cpu.Seconds())
+	for _, name := range []string{"a2abind", "lookups"} {
+		var wall, cpu []float64
+		for i := range *runs {
+			a, p := got[name][i], got["pooled"][i]
+			wall = append(wall, a.wall.Seconds()/p.wall.Seconds())
+			cpu = append(cpu, a.cpu.Seconds()/p.cpu.Seconds())
+		}
+		fmt.Printf("  %-7s / pooled, run by run: wall %s (goal <= 1.0), cpu %s (goal <= 1.0)\n", name,
+			spreadOf(wall, "%.2f", ""), spreadOf(cpu, "%.2f", ""))
 	}
-	fmt.Printf("  a2abind / pooled, run by run: wall %s (goal <= 1.0), cpu %s (goal <= 1.0)\n",
-		spreadOf(wall, "%.2f", ""), spreadOf(cpu, "%.2f", ""))
 	return nil
 }
 
