@@ -4,8 +4,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
-
-	"github.com/a2abind/a2abind/card"
 )
 
 // Agents whose cards claim capabilities, and the lies about them: each one is the
@@ -31,24 +29,14 @@ func WithOpenBinding(b a2a.TransportProtocol) Option {
 // claiming is the healthy agent with a card whose capabilities member is caps and, when
 // secured, a bearer security scheme.
 func claiming(name string, caps map[string]any, secured bool, opts ...Option) []Option {
-	return append([]Option{
-		WithJSONRPC(card.V1, PathJSONRPC),
-		WithREST(card.V1, PathREST),
-		WithGRPC(GRPCV1),
-		WithCard(func(a *Agent) any {
-			c := V1Card(name,
-				Decl{a.URL(PathJSONRPC), JSONRPC, card.V1},
-				Decl{a.GRPCAddr, GRPC, card.V1},
-				Decl{a.URL(PathREST), HTTPJSON, card.V1})
-			c["capabilities"] = caps
-			if secured {
-				c["securitySchemes"] = map[string]any{"bearer": map[string]any{
-					"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer"}}}
-				c["securityRequirements"] = []map[string]any{{"schemes": map[string]any{"bearer": map[string]any{"list": []string{}}}}}
-			}
-			return c
-		}),
-	}, opts...)
+	return append(healthy(name, func(c map[string]any) {
+		c["capabilities"] = caps
+		if secured {
+			c["securitySchemes"] = map[string]any{"bearer": map[string]any{
+				"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer"}}}
+			c["securityRequirements"] = []map[string]any{{"schemes": map[string]any{"bearer": map[string]any{"list": []string{}}}}}
+		}
+	}), opts...)
 }
 
 // StreamingRefused declares streaming, and its handler refuses it: a2a-go's capability

@@ -100,16 +100,24 @@ func UnionCard(name string, ifaces ...Decl) ([]byte, error) {
 
 // Healthy is a v1.0 agent serving JSON-RPC, gRPC and HTTP+JSON, each declared where it
 // is served, JSON-RPC first.
-func Healthy() []Option {
+func Healthy() []Option { return healthy("healthy", nil) }
+
+// healthy is Healthy's bindings with a card named name; edit, when not nil, changes that
+// card before it is published (capabilities.go's agents).
+func healthy(name string, edit func(c map[string]any)) []Option {
 	return []Option{
 		WithJSONRPC(card.V1, PathJSONRPC),
 		WithREST(card.V1, PathREST),
 		WithGRPC(GRPCV1),
 		WithCard(func(a *Agent) any {
-			return V1Card("healthy",
+			c := V1Card(name,
 				Decl{a.URL(PathJSONRPC), JSONRPC, card.V1},
 				Decl{a.GRPCAddr, GRPC, card.V1},
 				Decl{a.URL(PathREST), HTTPJSON, card.V1})
+			if edit != nil {
+				edit(c)
+			}
+			return c
 		}),
 	}
 }
