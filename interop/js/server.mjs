@@ -48,6 +48,12 @@ const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } = load('@a2
 const { grpcService, A2AService } = load('@a2a-js/sdk/server/grpc');
 
 const MODES = ['honest', 'grpc-at-http', 'grpc-no-service', 'seed', 'legacy-compat', 'capable', 'capability-lies'];
+// HONEST_INTERFACES are the modes that serve and declare the honest interfaces
+// (JSON-RPC, gRPC with the A2A service, HTTP+JSON).
+const HONEST_INTERFACES = ['honest', 'capable', 'capability-lies'];
+// CLAIMS_EVERY_CAPABILITY are the modes whose card declares streaming, push
+// notifications and the extended card.
+const CLAIMS_EVERY_CAPABILITY = ['capable', 'capability-lies'];
 const TaskState = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 };
 const HOLD_MS = 30_000;
 
@@ -214,7 +220,7 @@ function buildCard(mode, addrs) {
     provider: undefined,
     version: '1.0.0',
     capabilities:
-      mode === 'capable' || mode === 'capability-lies'
+      CLAIMS_EVERY_CAPABILITY.includes(mode)
         ? { streaming: true, pushNotifications: true, extendedAgentCard: true, extensions: [] }
         : { streaming: true, pushNotifications: false, extensions: [] },
     securitySchemes: {},
@@ -302,7 +308,7 @@ async function main() {
     addrs.jsonrpc = `${baseUrl}/a2a/jsonrpc`;
     addrs.rest = `${baseUrl}/a2a/rest`;
   }
-  if (mode === 'honest' || mode === 'capable' || mode === 'capability-lies') {
+  if (HONEST_INTERFACES.includes(mode)) {
     const grpcServer = new grpc.Server();
     grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder }));
     closers.push(() => grpcServer.forceShutdown());
