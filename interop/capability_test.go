@@ -21,7 +21,8 @@ var capabilityFindings = map[string]bool{
 	probe.CodeAuthNotEquivalent: true, probe.CodeErrorMapping: true,
 }
 
-// checkJS loads the card of the JS server of a mode and checks it.
+// checkJS loads the card of the JS server of a mode and checks it. The check has a
+// result per capability, so that the callers' loops over them cannot pass empty.
 func checkJS(t *testing.T, mode string) (*card.Card, probe.CardCheck) {
 	t.Helper()
 	s := startJSServer(t, mode)
@@ -31,7 +32,11 @@ func checkJS(t *testing.T, mode string) (*card.Card, probe.CardCheck) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, probe.Check(ctx, c, probe.WithTimeout(5*time.Second))
+	ch := probe.Check(ctx, c, probe.WithTimeout(5*time.Second))
+	if len(ch.Capabilities) != len(probe.AllCapabilities()) {
+		t.Fatalf("%d capability results, want one per capability (%d)", len(ch.Capabilities), len(probe.AllCapabilities()))
+	}
+	return c, ch
 }
 
 // TestCapabilitiesOfJSAgents: a2a-js 1.3.0 agents are judged by what they serve. The
