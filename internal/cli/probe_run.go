@@ -35,24 +35,31 @@ type probeCapability struct {
 }
 
 type capabilityOnWire struct {
-	URL             string                `json:"url"`
-	Binding         a2a.TransportProtocol `json:"binding"`
-	ProtocolVersion string                `json:"protocolVersion"`
-	Source          string                `json:"source"`
-	Outcome         probe.Served          `json:"outcome"`
-	Detail          string                `json:"detail"`
-	LatencyMs       float64               `json:"latencyMs"`
+	interfaceJSON
+	Outcome   probe.Served `json:"outcome"`
+	Detail    string       `json:"detail"`
+	LatencyMs float64      `json:"latencyMs"`
 }
 
 type probeInterface struct {
+	interfaceJSON
+	Outcome       wire.Outcome          `json:"outcome"`
+	ActualBinding a2a.TransportProtocol `json:"actualBinding,omitempty"`
+	Detail        string                `json:"detail"`
+	LatencyMs     float64               `json:"latencyMs"`
+}
+
+// interfaceJSON names an interface in `probe -o json`, the same way in "interfaces" and
+// in "capabilities" (embedded first, so its members lead each object).
+type interfaceJSON struct {
 	URL             string                `json:"url"`
 	Binding         a2a.TransportProtocol `json:"binding"`
 	ProtocolVersion string                `json:"protocolVersion"`
 	Source          string                `json:"source"`
-	Outcome         wire.Outcome          `json:"outcome"`
-	ActualBinding   a2a.TransportProtocol `json:"actualBinding,omitempty"`
-	Detail          string                `json:"detail"`
-	LatencyMs       float64               `json:"latencyMs"`
+}
+
+func newInterfaceJSON(i card.Interface) interfaceJSON {
+	return interfaceJSON{URL: i.URL, Binding: i.Binding, ProtocolVersion: i.ProtocolVersion, Source: i.Source.String()}
 }
 
 // probeFinding is a finding in `probe -o json`: what the text report prints, the fix
@@ -144,18 +151,14 @@ func probeJSON(target string, chk probe.CardCheck, rep probe.Report) probeOutput
 	for _, cr := range chk.Capabilities {
 		pc := probeCapability{Name: cr.Name, Declared: cr.Declared(), Verdict: cr.Verdict, Interfaces: make([]capabilityOnWire, 0, len(cr.Calls))}
 		for _, call := range cr.Calls {
-			i := call.Interface
-			pc.Interfaces = append(pc.Interfaces, capabilityOnWire{URL: i.URL, Binding: i.Binding, ProtocolVersion: i.ProtocolVersion,
-				Source: i.Source.String(), Outcome: call.Outcome, Detail: call.Detail, LatencyMs: millis(call.Latency)})
+			pc.Interfaces = append(pc.Interfaces, capabilityOnWire{interfaceJSON: newInterfaceJSON(call.Interface),
+				Outcome: call.Outcome, Detail: call.Detail, LatencyMs: millis(call.Latency)})
 		}
 		out.Capabilities = append(out.Capabilities, pc)
 	}
 	for _, r := range chk.Results {
-		out.Interfaces = append(out.Interfaces, probeInterface{
-			URL: r.Interface.URL, Binding: r.Interface.Binding, ProtocolVersion: r.Interface.ProtocolVersion,
-			Source: r.Interface.Source.String(), Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail,
-			LatencyMs: millis(r.Latency),
-		})
+		out.Interfaces = append(out.Interfaces, probeInterface{interfaceJSON: newInterfaceJSON(r.Interface),
+			Outcome: r.Outcome, ActualBinding: r.ActualBinding, Detail: r.Detail, LatencyMs: millis(r.Latency)})
 	}
 	for _, f := range rep.Findings {
 		out.Findings = append(out.Findings, probeFinding{Code: f.Code, Severity: f.Severity, Message: f.Message,
