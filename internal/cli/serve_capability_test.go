@@ -85,6 +85,9 @@ func TestServeCmd_ServesEveryClaimedCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := probe.Check(t.Context(), c)
+	if len(ch.Capabilities) != len(probe.AllCapabilities()) {
+		t.Fatalf("%d capability results, want one per capability (%d)", len(ch.Capabilities), len(probe.AllCapabilities()))
+	}
 	for _, cr := range ch.Capabilities {
 		if !cr.Declared() || cr.Verdict != probe.CapabilityServed {
 			t.Errorf("%s: declared %v, %s; want declared and served (%+v)", cr.Name, cr.Declared(), cr.Verdict, cr.Calls)
