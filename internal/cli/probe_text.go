@@ -193,15 +193,8 @@ func writeCapabilities(w io.Writer, st style, caps []probe.CapabilityResult) {
 		if row == 0 {
 			return st.bold(cell)
 		}
-		cr := caps[row-1]
-		if col == 2 && cr.Declared() {
-			switch cr.Verdict {
-			case probe.CapabilityServed:
-				return st.good(cell)
-			case probe.CapabilityNotServed:
-				return st.bad(cell)
-			}
-			return st.warn(cell)
+		if cr := caps[row-1]; col == 2 && cr.Declared() {
+			return st.served(cr.Verdict)(cell)
 		}
 		return cell
 	}, func(row int) {
@@ -227,6 +220,19 @@ func topFinding(findings []card.Finding) (card.Finding, bool) {
 		}
 	}
 	return card.Finding{}, false
+}
+
+// served is the painter of a declared capability's verdict, as outcome is of an
+// interface's: served is good, not_served bad, anything else (unknown, auth_required) a
+// warning.
+func (s style) served(v probe.Served) func(string) string {
+	switch v {
+	case probe.CapabilityServed:
+		return s.good
+	case probe.CapabilityNotServed:
+		return s.bad
+	}
+	return s.warn
 }
 
 // outcome is the painter of an outcome's name: served is good, auth_required a warning
