@@ -85,7 +85,7 @@ func ParseSource(text string) (Source, error) {
 			continue
 		}
 		n, err := strconv.Atoi(strings.TrimSuffix(rest, "]"))
-		if err == nil && n >= 0 && strings.HasSuffix(rest, "]") && strconv.Itoa(n)+"]" == rest {
+		if err == nil && n >= 0 && strconv.Itoa(n)+"]" == rest { // canonical digits, then "]"
 			return Source{List: list, Index: n}, nil
 		}
 	}

@@ -62,7 +62,11 @@ func Parse(data []byte, contentType string, maxEntries int) (Document, error) {
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
 	}
-	top, err := members(data, "catalog", "entries", "linkset")
+	obj, err := decode(data, "catalog") // once: the readers below pick from it
+	if err != nil {
+		return Document{}, fmt.Errorf("%w: %w", ErrCatalog, err)
+	}
+	top, err := pick(obj, "catalog", "entries", "linkset")
 	if err != nil {
 		return Document{}, fmt.Errorf("%w: %w", ErrCatalog, err)
 	}
@@ -79,9 +83,9 @@ func Parse(data []byte, contentType string, maxEntries int) (Document, error) {
 	}
 	var list []Entry
 	if kind == TypeAICatalog {
-		list, err = parseAICatalog(data, maxEntries)
+		list, err = parseAICatalog(obj, maxEntries)
 	} else {
-		list, err = parseLinkset(data, maxEntries)
+		list, err = parseLinkset(obj, maxEntries)
 	}
 	if err != nil {
 		return Document{}, fmt.Errorf("%w: %w", ErrCatalog, err)
@@ -92,8 +96,8 @@ func Parse(data []byte, contentType string, maxEntries int) (Document, error) {
 // parseAICatalog reads {"specVersion": "1.0", "entries": [{"identifier",
 // "displayName", "type", "url" | "data"}]}. specVersion may be absent; a major
 // version other than 1 is an error.
-func parseAICatalog(data []byte, maxEntries int) ([]Entry, error) {
-	top, err := members(data, "AI Catalog", "specVersion", "entries")
+func parseAICatalog(doc card.Object, maxEntries int) ([]Entry, error) {
+	top, err := pick(doc, "AI Catalog", "specVersion", "entries")
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +134,8 @@ func parseAICatalog(data []byte, maxEntries int) ([]Entry, error) {
 
 // parseLinkset reads an RFC 9264 linkset in JSON: {"linkset": [{"anchor": URL,
 // RELATION: [{"href", "type", "title"}, ...], ...}]}. Every link is an entry.
-func parseLinkset(data []byte, maxEntries int) ([]Entry, error) {
-	top, err := members(data, "linkset document", "linkset")
+func parseLinkset(doc card.Object, maxEntries int) ([]Entry, error) {
+	top, err := pick(doc, "linkset document", "linkset")
 	if err != nil {
 		return nil, err
 	}
@@ -142,20 +146,24 @@ func parseLinkset(data []byte, maxEntries int) ([]Entry, error) {
 	var entries []Entry
 	for n, raw := range contexts {
 		what := fmt.Sprintf("linkset context %d", n)
-		obj, err := members(raw, what, "anchor")
+		ctxObj, err := decode(raw, what)
 		if err != nil {
 			return nil, err
 		}
-		anchor, err := str(obj, "anchor", what)
+		m, err := pick(ctxObj, what, "anchor")
 		if err != nil {
 			return nil, err
 		}
-		rels, err := relations(raw, what)
+		anchor, err := str(m, "anchor", what)
+		if err != nil {
+			return nil, err
+		}
+		rels, err := relations(ctxObj, what)
 		if err != nil {
 			return nil, err
 		}
 		for _, rel := range rels {
-			targets, err := array(map[string]json.RawMessage{rel.name: rel.value}, rel.name, what, maxEntries)
+			targets, err := arrayValue(rel.value, rel.name, what, maxEntries)
 			if err != nil {
 				return nil, err
 			}
@@ -191,11 +199,7 @@ type relation struct {
 // relations are a linkset context's members other than anchor, in document order; a
 // relation repeated (in any case: relation types compare case-insensitively) is an
 // error.
-func relations(raw json.RawMessage, what string) ([]relation, error) {
-	obj, err := card.DecodeObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
+func relations(obj card.Object, what string) ([]relation, error) {
 	seen := map[string]bool{}
 	var out []relation
 	for _, mb := range obj {

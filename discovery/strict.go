@@ -13,10 +13,24 @@ import (
 // case, is an error (JSON readers disagree on which one counts: encoding/json folds
 // case, JSON.parse keeps the last). Other members are ignored.
 func members(raw json.RawMessage, what string, known ...string) (map[string]json.RawMessage, error) {
+	obj, err := decode(raw, what)
+	if err != nil {
+		return nil, err
+	}
+	return pick(obj, what, known...)
+}
+
+// decode reads raw as a JSON object; what names it in the error.
+func decode(raw json.RawMessage, what string) (card.Object, error) {
 	obj, err := card.DecodeObject(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	return obj, nil
+}
+
+// pick is members of an object already decoded.
+func pick(obj card.Object, what string, known ...string) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(known))
 	for _, m := range obj {
 		for _, k := range known {
@@ -61,8 +75,13 @@ func strs(m map[string]json.RawMessage, what string, pairs ...any) error {
 
 // array reads an optional JSON array member, refusing one over max elements.
 func array(m map[string]json.RawMessage, key, what string, max int) ([]json.RawMessage, error) {
-	v, ok := m[key]
-	if !ok || string(v) == "null" {
+	return arrayValue(m[key], key, what, max)
+}
+
+// arrayValue reads the value v of member key as an optional JSON array (nil when
+// absent or null), refusing one over max elements.
+func arrayValue(v json.RawMessage, key, what string, max int) ([]json.RawMessage, error) {
+	if v == nil || string(v) == "null" {
 		return nil, nil
 	}
 	var a []json.RawMessage

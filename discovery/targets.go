@@ -69,15 +69,22 @@ func ReadTargets(name string, r io.Reader) ([]FileTarget, error) {
 // path). It is the one rule of what a listed or requested target may be: targets
 // files, catalog entries and the exporter's /probe.
 func CheckTargetURL(target string) error {
+	_, err := targetAddress(target)
+	return err
+}
+
+// targetAddress is CheckTargetURL answering the address it parsed, so that a caller
+// that goes on to check it (CheckURL) does not parse it again.
+func targetAddress(target string) (card.Address, error) {
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
-		return fmt.Errorf("%q is not an http:// or https:// URL", target)
+		return card.Address{}, fmt.Errorf("%q is not an http:// or https:// URL", target)
 	}
 	a, err := card.ParseAddress(target, a2a.TransportProtocolJSONRPC)
 	if err != nil {
-		return err
+		return card.Address{}, err
 	}
 	if a.UserInfo {
-		return fmt.Errorf("%q carries user information (user:password@); give credentials as headers", a.Rewrite("", a.HostPort()))
+		return card.Address{}, fmt.Errorf("%q carries user information (user:password@); give credentials as headers", a.Rewrite("", a.HostPort()))
 	}
-	return nil
+	return a, nil
 }

@@ -12,8 +12,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -136,15 +134,15 @@ func Catalog(ctx context.Context, catalogURL string, opts Options) (Result, erro
 		defer t.CloseIdleConnections()
 		w.o.Client = &http.Client{Transport: t}
 	}
-	if err := w.o.CheckURL(catalogURL); err != nil {
+	a, err := w.o.checkURL(catalogURL)
+	if err != nil {
 		return Result{}, fmt.Errorf("catalog %s: %w", catalogURL, err)
 	}
-	a, _ := card.ParseAddress(catalogURL, a2a.TransportProtocolJSONRPC) // checked by CheckURL
 	if a.Path != "" || a.Query != "" {
 		return w.res, w.read(ctx, catalogURL, 0)
 	}
 	site := strings.TrimSuffix(catalogURL, "/")
-	err := w.read(ctx, site+AICatalogPath, 0)
+	err = w.read(ctx, site+AICatalogPath, 0)
 	var se *card.StatusError
 	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
 		if err2 := w.read(ctx, site+APICatalogPath, 0); err2 != nil {
@@ -160,25 +158,31 @@ func Catalog(ctx context.Context, catalogURL string, opts Options) (Result, erro
 // user:password@), no control character, at most 4 KiB, not an address the dial
 // policy refuses, and allowed by Allow.
 func (o Options) CheckURL(u string) error {
+	_, err := o.checkURL(u)
+	return err
+}
+
+// checkURL is CheckURL answering the address it parsed.
+func (o Options) checkURL(u string) (card.Address, error) {
 	switch {
 	case len(u) > maxURLBytes:
-		return fmt.Errorf("%w: the URL is %d bytes, over %d", ErrRefused, len(u), maxURLBytes)
+		return card.Address{}, fmt.Errorf("%w: the URL is %d bytes, over %d", ErrRefused, len(u), maxURLBytes)
 	case strings.ContainsFunc(u, unicode.IsControl) || !utf8.ValidString(u):
-		return fmt.Errorf("%w: %q holds a control character or invalid UTF-8", ErrRefused, u)
+		return card.Address{}, fmt.Errorf("%w: %q holds a control character or invalid UTF-8", ErrRefused, u)
 	}
-	if err := CheckTargetURL(u); err != nil {
-		return fmt.Errorf("%w: %w", ErrRefused, err)
+	a, err := targetAddress(u)
+	if err != nil {
+		return card.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
-	a, _ := card.ParseAddress(u, a2a.TransportProtocolJSONRPC) // parsed by CheckTargetURL
 	if err := o.Dial.Check(a); err != nil {
-		return fmt.Errorf("%w: %w", ErrRefused, err)
+		return card.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	if o.Allow != nil {
 		if err := o.Allow(u); err != nil {
-			return fmt.Errorf("%w: %w", ErrRefused, err)
+			return card.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 	}
-	return nil
+	return a, nil
 }
 
 // checkName refuses an identifier or display name a label or a terminal should not

@@ -42,21 +42,11 @@ scrape_configs:
     http_sd_configs:
       - url: %q
         refresh_interval: 2s
-    relabel_configs:
-      - source_labels: [__address__]
-        target_label: __param_target
-      - source_labels: [__param_target]
-        target_label: instance
-      - source_labels: [__meta_a2abind_source_type]
-        target_label: source_type
-      - source_labels: [__meta_a2abind_entry_identifier]
-        target_label: agent
-      - target_label: __address__
-        replacement: %q
-  - job_name: a2abind-exporter
+%s  - job_name: a2abind-exporter
     static_configs:
       - targets: [%q]
-`, base+"/sd", exporterAddr, exporterAddr))
+`, base+"/sd", probeRelabel(exporterAddr, "__meta_a2abind_source_type", "source_type",
+		"__meta_a2abind_entry_identifier", "agent"), exporterAddr))
 
 	eventually(t, promAddr, "probe_success", func(r map[string]string) bool {
 		return r[healthy.BaseURL] == "1" && r[seed.BaseURL] == "0" && len(r) == 2

@@ -175,14 +175,7 @@ scrape_configs:
     metrics_path: /probe
     static_configs:
       - targets: [%q, %q]
-    relabel_configs:
-      - source_labels: [__address__]
-        target_label: __param_target
-      - source_labels: [__param_target]
-        target_label: instance
-      - target_label: __address__
-        replacement: %q
-`, healthy.BaseURL, seed.BaseURL, exporterAddr))
+%s`, healthy.BaseURL, seed.BaseURL, probeRelabel(exporterAddr)))
 
 	eventually(t, promAddr, "probe_success", func(r map[string]string) bool {
 		return r[healthy.BaseURL] == "1" && r[seed.BaseURL] == "0"
@@ -196,4 +189,23 @@ scrape_configs:
 	eventually(t, promAddr, `a2abind_findings_by_code{code="preferred-not-served"}`, func(r map[string]string) bool {
 		return r[seed.BaseURL] == "1" && r[healthy.BaseURL] == "0"
 	})
+}
+
+// probeRelabel is the relabel_configs of a scrape job (at its indentation) that sends
+// each target to the exporter at exporterAddr as /probe?target=, as docs/exporter.md
+// shows, with instance the target; keep are pairs of a discovered label and the target
+// label it is kept as.
+func probeRelabel(exporterAddr string, keep ...string) string {
+	var b strings.Builder
+	b.WriteString(`    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+`)
+	for i := 0; i+1 < len(keep); i += 2 {
+		fmt.Fprintf(&b, "      - source_labels: [%s]\n        target_label: %s\n", keep[i], keep[i+1])
+	}
+	fmt.Fprintf(&b, "      - target_label: __address__\n        replacement: %q\n", exporterAddr)
+	return b.String()
 }

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
@@ -93,10 +92,7 @@ func (s *series) gather() []*dto.MetricFamily {
 	slices.SortFunc(out, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
 	for _, mf := range out {
 		slices.SortFunc(mf.Metric, func(a, b *dto.Metric) int {
-			if c := cmp.Compare(len(a.Label), len(b.Label)); c != 0 {
-				return c
-			}
-			for i := range a.Label {
+			for i := range a.Label { // every series of a family has its label names, in one order
 				if c := strings.Compare(a.Label[i].GetValue(), b.Label[i].GetValue()); c != 0 {
 					return c
 				}

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -88,12 +87,10 @@ func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module) s
 	b.WriteString("Logs for the probe:\n")
 	b.Write(log)
 	b.WriteString("\n\nMetrics that would have been returned:\n")
-	var m bytes.Buffer
-	enc := expfmt.NewEncoder(&m, expfmt.NewFormat(expfmt.TypeTextPlain))
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
 	for _, mf := range mfs {
 		_ = enc.Encode(mf)
 	}
-	b.Write(m.Bytes())
 	b.WriteString("\n\nModule configuration:\n")
 	fmt.Fprintf(&b, "module: %s\ntimeout: %s\nmax_interfaces: %d\n", strconv.Quote(name), mod.Timeout, mod.MaxInterfaces)
 	if len(mod.CredentialHosts) > 0 {
