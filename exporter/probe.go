@@ -155,7 +155,7 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 			"outcome", r.Outcome, "latency_seconds", r.Latency.Seconds(), "detail", r.Detail)
 	}
 	for _, cr := range p.capabilities {
-		plog.Info("capability", "name", cr.Name, "declared", cr.Declared(), "verdict", cr.Verdict, "calls", len(cr.Calls))
+		plog.InfoContext(ctx, "capability", "name", cr.Name, "declared", cr.Declared(), "verdict", cr.Verdict, "calls", len(cr.Calls))
 	}
 	p.report = probe.Diagnose(c, p.results, p.capabilities...)
 	for _, f := range p.report.Findings {
