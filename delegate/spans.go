@@ -128,8 +128,9 @@ func (s *callSpan) decided(iface card.Interface, t wire.Tried, step wire.Step, d
 	if t.Outcome != "" {
 		s.outcome = t.Outcome
 	}
-	if step.Next && !t.Final {
-		s.left, s.leftOut, s.leftWhy = &iface, t.Outcome, detail
+	if step.Next && !t.Final && s.span.IsRecording() { // the fallback event, built only when recorded
+		left := iface // a copy: &iface would move every attempt's interface to the heap
+		s.left, s.leftOut, s.leftWhy = &left, t.Outcome, detail
 	}
 	endExchange(sp, t.Outcome, s.ev, detail)
 }

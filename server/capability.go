@@ -79,17 +79,18 @@ var lacking = map[probe.Capability]struct{ problem, fix string }{
 		"serve one (WithExtendedAgentCard or WithDerivedExtendedCard; serve --extended-card)"},
 }
 
-// provides reports whether caps includes capability k.
-func provides(caps a2a.AgentCapabilities, k probe.Capability) bool {
+// flag is capability k's field in caps (a2a-go's model of the card's claims), nil for
+// a capability it does not name.
+func flag(caps *a2a.AgentCapabilities, k probe.Capability) *bool {
 	switch k {
 	case probe.Streaming:
-		return caps.Streaming
+		return &caps.Streaming
 	case probe.PushNotifications:
-		return caps.PushNotifications
+		return &caps.PushNotifications
 	case probe.ExtendedAgentCard:
-		return caps.ExtendedAgentCard
+		return &caps.ExtendedAgentCard
 	}
-	return false
+	return nil
 }
 
 // checkClaims refuses a card that claims a capability this server does not provide
@@ -98,9 +99,14 @@ func provides(caps a2a.AgentCapabilities, k probe.Capability) bool {
 // capability the card leaves out is refused too.
 func (srv *Server) checkClaims(c *card.Card) (*a2a.AgentCapabilities, error) {
 	provided := srv.o.provided()
+	claimed := &a2a.AgentCapabilities{}
 	var errs []error
 	for _, k := range probe.AllCapabilities() {
-		if cl := k.Claim(c); cl.Declared && !provides(provided, k) {
+		cl := k.Claim(c)
+		if p := flag(claimed, k); p != nil {
+			*p = cl.Declared
+		}
+		if p := flag(&provided, k); cl.Declared && (p == nil || !*p) {
 			l := lacking[k]
 			errs = append(errs, &CapabilityError{Capability: k, Source: cl.Source, Problem: l.problem, Fix: l.fix})
 		}
@@ -108,11 +114,7 @@ func (srv *Server) checkClaims(c *card.Card) (*a2a.AgentCapabilities, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &a2a.AgentCapabilities{
-		Streaming:         c.Capabilities.Streaming.Declared,
-		PushNotifications: c.Capabilities.PushNotifications.Declared,
-		ExtendedAgentCard: c.Capabilities.ExtendedAgentCard.Declared,
-	}, nil
+	return claimed, nil
 }
 
 // capabilityText names a declared capability the self-check did not find served, the

@@ -203,21 +203,11 @@ func (w *v03ErrorWriter) finish() {
 	var body struct {
 		Error json.RawMessage `json:"error"`
 	}
-	var st struct {
-		Message string `json:"message"`
-		Details []struct {
-			Reason string `json:"reason"`
-		} `json:"details"`
-	}
 	out := w.buf.Bytes()
-	if json.Unmarshal(out, &body) == nil && json.Unmarshal(body.Error, &st) == nil {
+	if st, ok := wire.ParseStatus(out); ok && json.Unmarshal(out, &body) == nil {
 		dual := restv03.ErrorBody{Code: -32603, Message: st.Message} // InternalError
-		for _, d := range st.Details {
-			for _, e := range wire.A2AErrors() {
-				if d.Reason != "" && e.Reason() == d.Reason {
-					dual.Code, dual.Reason = e.JSONRPC, d.Reason
-				}
-			}
+		if e, ok := wire.ErrorOf(st); ok {
+			dual.Code, dual.Reason = e.JSONRPC, st.Reason
 		}
 		withStatus := struct {
 			restv03.ErrorBody

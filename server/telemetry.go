@@ -21,8 +21,11 @@ import (
 // except gRPC calls served on the HTTP port (WithGRPCOnHTTP), which get otelgrpc's.
 func (srv *Server) tracedHTTP(h http.Handler) http.Handler {
 	traced := telemetry.Handler(h, "a2abind.server")
+	if !srv.o.grpcOnHTTP {
+		return traced // no gRPC on this port: nothing to tell apart per request
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if srv.o.grpcOnHTTP && r.ProtoMajor == 2 && card.IsGRPCRequest(r) {
+		if r.ProtoMajor == 2 && card.IsGRPCRequest(r) {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 )
@@ -23,7 +25,8 @@ func InjectGRPC(ctx context.Context, md metadata.MD) {
 }
 
 // Transport wraps next so that every request carries the trace context of its own
-// context. A request whose context has no span context is passed on untouched.
+// context. A request whose context carries neither a span context nor baggage is
+// passed on untouched, at no cost.
 func Transport(next http.RoundTripper) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
@@ -34,10 +37,14 @@ func Transport(next http.RoundTripper) http.RoundTripper {
 type transport struct{ next http.RoundTripper }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
+		return t.next.RoundTrip(r) // nothing to carry: no header map built on every request
+	}
 	h := http.Header{}
-	InjectHTTP(r.Context(), h)
+	InjectHTTP(ctx, h)
 	if len(h) > 0 {
-		r = r.Clone(r.Context()) // a RoundTripper must not change the caller's request
+		r = r.Clone(ctx) // a RoundTripper must not change the caller's request
 		for k, vs := range h {
 			r.Header[k] = vs
 		}

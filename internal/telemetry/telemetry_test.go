@@ -242,6 +242,22 @@ func TestStartCostsNothingWhenOff(t *testing.T) {
 	}
 }
 
+// TestTransportCostsNothingWhenOff: a request with no trace context to carry goes
+// through Transport without an allocation.
+func TestTransportCostsNothingWhenOff(t *testing.T) {
+	clearEnv(t)
+	rt := telemetry.Transport(roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, nil }))
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	allocs := testing.AllocsPerRun(1000, func() { _, _ = rt.RoundTrip(req) })
+	if allocs != 0 {
+		t.Errorf("Transport with tracing off allocates %v times per request, want 0", allocs)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // BenchmarkStartOff is the cost of a span and the header injection of one request
 // while tracing is off.
 func BenchmarkStartOff(b *testing.B) {
