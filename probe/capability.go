@@ -200,7 +200,7 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 	for _, b := range card.CoreBindings {
 		at := slices.IndexFunc(results, func(r Result) bool {
 			cb, _ := card.CanonicalBinding(r.Interface.Binding)
-			return cb == b && reached(r.Outcome)
+			return cb == b && r.Outcome.Reached()
 		})
 		if at < 0 {
 			continue
