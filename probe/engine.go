@@ -177,10 +177,7 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 	for _, i := range local {
 		o.siblings = append(o.siblings, i.URL)
 	}
-	if o.creds == nil {
-		p := o.conn.Credentials(c)
-		o.creds = &p
-	}
+	o.cardCredentials(c)
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
 	probeLane := func(l lane) {
