@@ -200,7 +200,7 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 	for _, b := range card.CoreBindings {
 		at := slices.IndexFunc(results, func(r Result) bool {
 			cb, _ := card.CanonicalBinding(r.Interface.Binding)
-			return cb == b && reached(r.Outcome)
+			return cb == b && r.Outcome.Reached()
 		})
 		if at < 0 {
 			continue
@@ -243,10 +243,7 @@ func verdict(calls []CapabilityCall) Served {
 // reused (capability_cache.go).
 func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.Interface, opts []Option) []CapabilityCall {
 	o := newOptions(opts)
-	if o.creds == nil {
-		p := o.conn.Credentials(c)
-		o.creds = &p
-	}
+	o.cardCredentials(c)
 	o.engine = e
 	local := localInterfaces([]card.Interface{iface}, o.via)[0]
 	maxAge := DefaultCapabilityMaxAge

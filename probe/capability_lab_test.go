@@ -210,3 +210,24 @@ func TestCapabilitiesBehindAuthentication(t *testing.T) {
 		t.Errorf("with the token: %v", codes)
 	}
 }
+
+// TestCapabilityCallsAuthRequired: without the token, every streaming and push call on
+// an agent protecting every binding is auth_required (the verdict, unknown, sums them
+// up); the extended card's is served, as the card declares security schemes.
+func TestCapabilityCallsAuthRequired(t *testing.T) {
+	_, _, ch, _ := checkLab(t, lab.CapableProtected("lab-token"))
+	for _, cr := range ch.Capabilities {
+		want := probe.CapabilityAuthRequired
+		if cr.Name == probe.ExtendedAgentCard {
+			want = probe.CapabilityServed
+		}
+		if len(cr.Calls) == 0 {
+			t.Errorf("%s: no calls", cr.Name)
+		}
+		for _, call := range cr.Calls {
+			if call.Outcome != want {
+				t.Errorf("%s on %s = %s (%s), want %s", cr.Name, call.Interface, call.Outcome, call.Reason, want)
+			}
+		}
+	}
+}

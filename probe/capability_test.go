@@ -112,3 +112,30 @@ func TestCapabilityCallsReused(t *testing.T) {
 		t.Error("a card with other claims reused the calls")
 	}
 }
+
+// TestCheckServedNotDeclared: a card that leaves out streaming while every binding
+// serves SubscribeToTask gets capability-not-declared (info) for it, and no
+// capability-not-served: the finding comes from the wire, not from the card alone.
+func TestCheckServedNotDeclared(t *testing.T) {
+	a := labtest.Start(t, lab.Healthy()...)
+	c, err := card.Parse([]byte(strings.Replace(string(a.CardJSON), `"streaming":true`, `"streaming":false`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Capabilities.Streaming.Declared {
+		t.Fatal("the edited card still declares streaming")
+	}
+	ch := probe.Check(context.Background(), c, probe.WithTimeout(5*time.Second))
+	var got []string
+	for _, f := range ch.Report(c).Findings {
+		if capabilityCodes[f.Code] {
+			got = append(got, f.Code+" "+string(f.Severity))
+			if f.Code == probe.CodeCapabilityNotDeclared && !strings.Contains(f.Message, string(probe.Streaming)) {
+				t.Errorf("%s does not name streaming: %s", f.Code, f.Message)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{probe.CodeCapabilityNotDeclared + " " + string(card.SeverityInfo)}, got); diff != "" {
+		t.Errorf("capability findings (-want +got):\n%s", diff)
+	}
+}

@@ -62,13 +62,13 @@ func Diagnose(c *card.Card, results []Result, caps ...CapabilityResult) Report {
 
 	for _, pref := range c.Preferred() {
 		r, ok := byKey[pref.Key()]
-		if !ok || reached(r.Outcome) {
+		if !ok || r.Outcome.Reached() {
 			continue
 		}
 		findings = append(findings, preferredNotServed(pref, r, results, clients))
 	}
 	for _, r := range results {
-		if reached(r.Outcome) {
+		if r.Outcome.Reached() {
 			continue
 		}
 		findings = append(findings, card.Finding{

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,7 +53,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
-	visited map[string]struct{} // HTTP origins probed before (lanes)
+	visited map[card.Origin]struct{} // HTTP origins probed before (lanes)
 	closed  bool
 }
 
@@ -111,7 +110,7 @@ func NewEngine(opts ...EngineOption) *Engine {
 		o.maxIdle = DefaultMaxIdle
 	}
 	e := &Engine{cfg: o, gate: newGate(o.maxInFlight, o.maxPerHost), clients: map[connKey]*http.Client{},
-		visited: map[string]struct{}{}}
+		visited: map[card.Origin]struct{}{}}
 	e.grpc = newGRPCPool(e, o.idle, o.maxIdle)
 	return e
 }
@@ -177,10 +176,7 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 	for _, i := range local {
 		o.siblings = append(o.siblings, i.URL)
 	}
-	if o.creds == nil {
-		p := o.conn.Credentials(c)
-		o.creds = &p
-	}
+	o.cardCredentials(c)
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
 	probeLane := func(l lane) {
@@ -232,12 +228,12 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 // that do not parse always get a lane of their own.
 func (e *Engine) lanes(ifaces []card.Interface) []lane {
 	var out []lane
-	byOrigin := map[string]int{}
+	byOrigin := map[card.Origin]int{}
 	for n, iface := range ifaces {
 		b, _ := card.CanonicalBinding(iface.Binding)
 		if b == a2a.TransportProtocolJSONRPC || b == a2a.TransportProtocolHTTPJSON {
 			if ep, err := parseEndpoint(iface.URL, b); err == nil {
-				origin := ep.scheme + "://" + strings.ToLower(ep.hostport)
+				origin := ep.addr.Origin(false) // the scheme decides; card, the one address model
 				if l, ok := byOrigin[origin]; ok {
 					out[l].idx = append(out[l].idx, n)
 					continue
@@ -264,7 +260,7 @@ type lane struct {
 // firstVisit reports whether origin is new to the Engine, and remembers it. The memory
 // is bounded by WithMaxIdle (the connections it could hold warm): when full it starts
 // over.
-func (e *Engine) firstVisit(origin string) bool {
+func (e *Engine) firstVisit(origin card.Origin) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.visited[origin]; ok {

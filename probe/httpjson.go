@@ -82,7 +82,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	b.prefix = restv03.Prefix
 	ob, _ := wire.Classify(b.ev)
 	nothingFirst := a.ev.Framing == wire.Unrecognised && (a.ev.HTTPStatus == http.StatusNotFound || a.ev.HTTPStatus == http.StatusMethodNotAllowed)
-	if b.answered && (reached(ob) || nothingFirst) {
+	if b.answered && (ob.Reached() || nothingFirst) {
 		b.firstTried = a.sent + " -> " + a.seen
 		return b
 	}

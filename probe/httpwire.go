@@ -44,12 +44,6 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if body != nil {
 		rd = strings.NewReader(string(body))
 	}
-	stop := func() {}
-	if req.op == opSubscribe {
-		// A stream's rest is read for streamGrace at most, then the request is cut.
-		ctx, stop = context.WithCancel(ctx)
-		defer stop()
-	}
 	hr, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return httpAnswer{err: err}
@@ -86,11 +80,8 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	if mt == "text/event-stream" {
 		// A stream (SubscribeToTask's) may never end: its first event is the answer.
 		data, rerr = firstEvent(resp.Body, maxBody+1)
-		if rerr == nil && len(data) <= maxBody {
-			drainStream(resp.Body, stop)
-		}
 		if rerr == nil {
-			drainEnded(resp.Body)
+			drainStream(resp.Body)
 		}
 	} else {
 		data, rerr = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
@@ -114,30 +105,15 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	return a
 }
 
-// Of a stream that ends right after its first event (an error for a random task id),
-// the end is read so that its keep-alive connection is reused; one that goes on is
-// closed after drainBytes or drainWait, whichever comes first.
-const (
-	drainBytes = 4 << 10
-	drainWait  = 50 * time.Millisecond
-)
-
-// drainEnded reads what is left of body up to its end, within drainBytes and
-// drainWait; a stream that goes on is cut (its connection closed, not reused).
-func drainEnded(body io.ReadCloser) {
-	t := time.AfterFunc(drainWait, func() { body.Close() })
-	defer t.Stop()
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
-}
-
 // streamGrace is how long the rest of a stream is read after its first event: an
 // error event's stream ends right after it, and read to its end the connection is kept
 // for the next request; a stream still going after this long is cut.
 const streamGrace = 50 * time.Millisecond
 
 // drainStream reads what follows a stream's first event (at most maxBody bytes) until
-// the stream ends or streamGrace passes; then stop cuts the request.
-func drainStream(body io.Reader, stop func()) {
+// the stream ends or streamGrace passes; then it closes body, which cuts the request
+// (its connection is not reused), whatever the operation that met the stream.
+func drainStream(body io.ReadCloser) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -148,7 +124,7 @@ func drainStream(body io.Reader, stop func()) {
 	select {
 	case <-done:
 	case <-t.C:
-		stop()
+		_ = body.Close()
 		<-done
 	}
 }

@@ -41,7 +41,7 @@ func Name(ctx context.Context, iface card.Interface, o wire.Outcome, opts ...Opt
 	declared, other, known := versions(iface.ProtocolVersion)
 	second := r.attempt(ctx, ep, r.binding, other, tlsAuto)
 	res := r.result(wire.HandlerMissing, second.describe(), second.latency)
-	if known && reached(second.outcome) {
+	if known && second.outcome.Reached() {
 		res.Outcome = wire.VersionMismatch
 		res.ActualBinding, res.ActualVersion = r.binding, other
 		res.Detail += fmt.Sprintf(" (%s %s is served there, %s %s is not)", r.binding, other, r.binding, declared)

@@ -61,6 +61,15 @@ func WithCredentialHosts(hosts ...string) Option {
 	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
 }
 
+// cardCredentials gives o the card's credential policy (card.CardCredentials, by way
+// of the connection settings) unless WithCredentialPolicy gave one: Card's default.
+func (o *options) cardCredentials(c *card.Card) {
+	if o.creds == nil {
+		p := o.conn.Credentials(c)
+		o.creds = &p
+	}
+}
+
 // credentialsFor reports whether the caller's headers may go to ep, dialled over TLS
 // or not. Without a policy (a prober called outside run) nothing is sent.
 func (o *options) credentialsFor(ep endpoint, useTLS bool) bool {

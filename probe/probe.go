@@ -143,7 +143,7 @@ func (r *run) run(ctx context.Context) Result {
 	res.ActualBinding = first.answeredBinding()
 	res.CertExpiry = first.certExpiry
 	res.Credentials = len(r.o.conn.Header) > 0 && r.o.credentialsFor(ep, first.tls)
-	if reached(first.outcome) {
+	if first.outcome.Reached() {
 		res.Mapping = wire.MappingProblem(first.ev)
 	}
 	notes := ep.notes(r.binding)
@@ -163,7 +163,7 @@ func (r *run) run(ctx context.Context) Result {
 	case wire.HandlerMissing, wire.VersionMismatch:
 		second := r.attempt(ctx, ep, r.binding, other, first.tlsMode())
 		switch {
-		case reached(second.outcome):
+		case second.outcome.Reached():
 			if known {
 				res.Outcome = wire.VersionMismatch
 			} else {
@@ -239,7 +239,7 @@ func (r *run) discover(ctx context.Context, ep endpoint, first attempt, res Resu
 	if first.outcome == wire.Malformed && ep.explicitTLS() {
 		// An answer that fits nothing may be TLS spoken to plaintext or the reverse.
 		flipped := r.attempt(ctx, ep, r.binding, declared, first.tlsMode().flip())
-		if reached(flipped.outcome) {
+		if flipped.outcome.Reached() {
 			res.Outcome = wire.TLSMismatch
 			res.ActualBinding, res.ActualVersion = r.binding, declared
 			res.Detail += fmt.Sprintf("; over %s %s answers: %s", flipped.tlsMode(), flipped.label(), flipped.describe())

@@ -52,7 +52,7 @@ func (t TargetSpan) End(c *card.Card, results []Result, err error) {
 	}
 	failed := 0
 	for _, r := range results {
-		if !reached(r.Outcome) {
+		if !r.Outcome.Reached() {
 			failed++
 		}
 	}

@@ -54,7 +54,7 @@ func sharedFix(msg string, results []Result) (string, bool) {
 		}
 		url = r.Interface.URL
 		label := fmt.Sprintf("%s %s", r.Interface.Binding, r.Interface.ProtocolVersion)
-		if reached(r.Outcome) {
+		if r.Outcome.Reached() {
 			served = append(served, label)
 		} else {
 			not = append(not, fmt.Sprintf("%s (%s)", label, r.Outcome))
@@ -71,7 +71,7 @@ func sharedFix(msg string, results []Result) (string, bool) {
 // an address fix names, if any.
 func contradicted(fix string, b a2a.TransportProtocol, results []Result) (Result, bool) {
 	for _, r := range results {
-		if r.Interface.Binding != b || reached(r.Outcome) {
+		if r.Interface.Binding != b || r.Outcome.Reached() {
 			continue
 		}
 		a, err := card.ParseAddress(r.Interface.URL, r.Interface.Binding)
@@ -84,10 +84,6 @@ func contradicted(fix string, b a2a.TransportProtocol, results []Result) (Result
 	}
 	return Result{}, false
 }
-
-// reached reports an outcome that shows the declared binding there: served, or served
-// behind credentials.
-func reached(o wire.Outcome) bool { return o.Reached() }
 
 // names reports whether text names addr: addr occurs, not followed by more of a port
 // or path ("h:80" does not name "h:8080").

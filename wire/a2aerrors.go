@@ -62,16 +62,12 @@ func ErrorFor(err error) (A2AError, bool) {
 	return A2AError{}, false
 }
 
-// ErrorOf returns the table's row for an error answer: by its JSON-RPC (or v0.3 flat)
-// code, else by its ErrorInfo reason.
+// ErrorOf returns the table's row for an error answer: ErrorIn of the evidence the
+// answer fills (its JSON-RPC or v0.3 flat code, else its ErrorInfo reason).
 func ErrorOf(a Answer) (A2AError, bool) {
-	if a.Framing == a2a.TransportProtocolJSONRPC || a.Flat {
-		if e, ok := byJSONRPC[a.Code]; ok {
-			return e, true
-		}
-	}
-	e, ok := byReason[a.Reason]
-	return e, ok
+	var ev Evidence
+	a.Fill(&ev)
+	return ErrorIn(ev)
 }
 
 // Reason is the row's google.rpc.ErrorInfo reason, a2a-go's name for it.
