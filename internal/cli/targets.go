@@ -99,7 +99,7 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	bar := newProgress(g.stderr, len(targets)+cat.others())
 	var out targetWriter = newTargetText(g, append(targets, cat.names()...), bar, f.Summary)
 	if g.json() {
-		out = targetJSON{w: g.stdout}
+		out = targetJSON{enc: json.NewEncoder(g.stdout)}
 	}
 	failed := 0
 	var writeErr error
@@ -197,20 +197,16 @@ type targetWriter interface {
 	finish() error
 }
 
-// targetJSON writes one JSON Lines record per target.
-type targetJSON struct{ w io.Writer }
+// targetJSON writes one JSON Lines record per target, each in one write (an Encoder
+// writes what json.Marshal makes and a newline, from a buffer it reuses).
+type targetJSON struct{ enc *json.Encoder }
 
 func (t targetJSON) add(r probe.TargetResult, row targetRow) error {
 	var v any = targetError{Target: r.Target, Error: row.findings}
 	if r.Err == nil {
 		v = probeJSON(r.Target, probe.CardCheck{Results: r.Results, Capabilities: r.Capabilities}, row.report)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = t.w.Write(append(b, '\n'))
-	return err
+	return t.enc.Encode(v)
 }
 
 func (targetJSON) finish() error { return nil }
