@@ -47,6 +47,7 @@ type Engine struct {
 	cfg   engineOptions
 	gate  *gate
 	grpc  *grpcPool
+	work  *workers // engine_workers.go
 	dials atomic.Int64
 	reqs  atomic.Int64
 	caps  capabilityCache // capability_cache.go
@@ -112,6 +113,7 @@ func NewEngine(opts ...EngineOption) *Engine {
 	e := &Engine{cfg: o, gate: newGate(o.maxInFlight, o.maxPerHost), clients: map[connKey]*http.Client{},
 		visited: map[card.Origin]struct{}{}}
 	e.grpc = newGRPCPool(e, o.idle, o.maxIdle)
+	e.work = newWorkers(o.idle)
 	return e
 }
 
@@ -130,6 +132,7 @@ func (e *Engine) Close() error {
 	clients := e.clients
 	e.clients = nil
 	e.mu.Unlock()
+	e.work.close()
 	for _, c := range clients {
 		c.CloseIdleConnections()
 	}
@@ -207,7 +210,11 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 	}
 	var wg sync.WaitGroup
 	for _, lane := range lanes[:len(lanes)-1] {
-		wg.Go(func() { probeLane(lane) })
+		wg.Add(1)
+		e.work.run(func() {
+			defer wg.Done()
+			probeLane(lane)
+		})
 	}
 	probeLane(lanes[len(lanes)-1]) // the last in this goroutine: one handoff less
 	wg.Wait()
