@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/errordetails"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
 
@@ -32,7 +31,8 @@ type Answer struct {
 	Status string
 	// Message is the error's message.
 	Message string
-	// Reason and Metadata are the google.rpc.ErrorInfo's, read with a2a-go's errordetails.
+	// Reason and Metadata are the google.rpc.ErrorInfo's, read as a2a-go's errordetails
+	// reads them (errorinfo.go).
 	Reason   string
 	Metadata map[string]string
 	// Flat reports a v0.3 flat error body ({"code":-32001,"message":...}, a2a-js).
@@ -187,44 +187,6 @@ func ParseFlatError(b []byte) (Answer, bool) {
 		return Answer{}, false
 	}
 	return Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Message: *doc.Message, Flat: true, Version: card.V03}, true
-}
-
-// errorInfo reads the google.rpc.ErrorInfo among a JSON-RPC error's data or a
-// google.rpc.Status's details, with a2a-go's errordetails: an array of typed objects
-// (v1.0) or, leniently, a single object with a reason.
-func errorInfo(raw json.RawMessage) (string, map[string]string) {
-	if len(raw) == 0 {
-		return "", nil
-	}
-	var list []*errordetails.Typed
-	if json.Unmarshal(raw, &list) != nil {
-		var one errordetails.Typed
-		if json.Unmarshal(raw, &one) != nil {
-			return "", nil
-		}
-		list = []*errordetails.Typed{&one}
-	}
-	for _, d := range list {
-		if d == nil {
-			continue
-		}
-		r, _ := d.Value["reason"].(string)
-		// A detail without @type is read as a Struct by errordetails: lenient, as before.
-		if r == "" || d.TypeURL != errordetails.ErrorInfoType && d.TypeURL != errordetails.StructType {
-			continue
-		}
-		var md map[string]string
-		if m, ok := d.Value["metadata"].(map[string]any); ok {
-			md = make(map[string]string, len(m))
-			for k, v := range m {
-				if s, ok := v.(string); ok {
-					md[k] = s
-				}
-			}
-		}
-		return r, md
-	}
-	return "", nil
 }
 
 // String renders the answer for a detail line.
