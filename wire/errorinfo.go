@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 
@@ -63,35 +64,35 @@ type detail struct{ typ, reason, metadata []byte }
 // errorInfo reports whether the detail is the one errorInfo reads: a non-empty string
 // reason and an ErrorInfo or Struct type.
 func (d detail) errorInfo() bool {
-	r, ok := stringValue(d.reason)
-	if !ok || r == "" {
+	r, ok := text(d.reason)
+	if !ok || len(r) == 0 {
 		return false
 	}
-	t, ok := stringValue(d.typ)
+	t, ok := text(d.typ)
 	if !ok {
-		t = errordetails.StructType // no string @type: errordetails reads a Struct
+		return true // no string @type: errordetails reads a Struct
 	}
-	return t == errordetails.ErrorInfoType || t == errordetails.StructType
+	return string(t) == errordetails.ErrorInfoType || string(t) == errordetails.StructType
 }
 
 // read returns the detail's reason and its metadata's string members (nil when
 // metadata is not an object; a later non-string member drops an earlier string one of
 // the same name, as the last duplicate wins).
 func (d detail) read() (string, map[string]string) {
-	r, _ := stringValue(d.reason)
+	r, _ := text(d.reason)
 	if len(d.metadata) == 0 || d.metadata[0] != '{' {
-		return r, nil
+		return string(r), nil
 	}
 	md := map[string]string{}
 	s := scanner{b: d.metadata}
-	s.members(func(name string, v []byte) {
-		if sv, ok := stringValue(v); ok {
-			md[name] = sv
+	s.members(func(name, v []byte) {
+		if sv, ok := text(v); ok {
+			md[string(name)] = string(sv)
 		} else {
-			delete(md, name)
+			delete(md, string(name))
 		}
 	})
-	return r, md
+	return string(r), md
 }
 
 // scanner walks valid JSON (errorInfo checks it first) without decoding it.
@@ -121,8 +122,8 @@ func (s *scanner) space() {
 // detail scans the object at s.i into a detail.
 func (s *scanner) detail() detail {
 	var d detail
-	s.members(func(name string, v []byte) {
-		switch name {
+	s.members(func(name, v []byte) {
+		switch string(name) {
 		case "@type":
 			d.typ = v
 		case "reason":
@@ -134,13 +135,12 @@ func (s *scanner) detail() detail {
 	return d
 }
 
-// members scans the object at s.i, calling fn with each member's name (unescaped)
-// and value (its bytes), in order.
-func (s *scanner) members(fn func(name string, v []byte)) {
+// members scans the object at s.i, calling fn with each member's name (its text) and
+// value (its bytes), in order.
+func (s *scanner) members(fn func(name, v []byte)) {
 	s.i++ // {
 	for s.space(); s.peek() != '}'; s.space() {
-		key := s.value()
-		name, _ := stringValue(key)
+		name, _ := text(s.value())
 		s.space()
 		s.i++ // :
 		s.space()
@@ -189,26 +189,20 @@ func (s *scanner) value() []byte {
 	return s.b[start:s.i]
 }
 
-// stringValue returns the string a JSON value holds, as encoding/json decodes it
-// (escapes, invalid UTF-8 replaced), and false when the value is not a string.
-func stringValue(v []byte) (string, bool) {
+// text returns the text a JSON value holds as encoding/json decodes it (escapes read,
+// invalid UTF-8 replaced), and false when the value is not a string. The text of a
+// string without escapes, in valid UTF-8, is the value's own bytes.
+func text(v []byte) ([]byte, bool) {
 	if len(v) < 2 || v[0] != '"' {
-		return "", false
+		return nil, false
 	}
 	inner := v[1 : len(v)-1]
-	plain := utf8.Valid(inner)
-	for _, c := range inner {
-		if c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(inner), true
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner, true
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	return []byte(s), true
 }
