@@ -2,8 +2,8 @@ package probe
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -115,7 +115,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		mode = "TLS"
 	}
 	a := attempt{
-		sent: fmt.Sprintf("gRPC %s %s (%s)", method, req.ep.hostport, mode),
+		sent: "gRPC " + method + " " + req.ep.hostport + " (" + mode + ")",
 		tls:  useTLS,
 		ev:   wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
@@ -171,7 +171,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
-	a.seen = fmt.Sprintf("%s %q", st.Code(), clipText(st.Message(), 200))
+	a.seen = st.Code().String() + " " + strconv.Quote(clipText(st.Message(), 200))
 	if a.ev.Reason != "" {
 		a.seen += " " + a.ev.Reason
 	}
