@@ -114,17 +114,11 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return Answer{}, errNotJSONRPC
 	}
-	var doc struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Result  json.RawMessage `json:"result"`
-		Error   *struct {
-			Code    json.Number     `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return Answer{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
+	var doc jsonrpcDoc
+	if !doc.scan(b) { // envelope.go
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return Answer{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
+		}
 	}
 	if doc.JSONRPC != "2.0" {
 		return Answer{}, fmt.Errorf("%w: jsonrpc is %q", errNotJSONRPC, doc.JSONRPC)
@@ -148,15 +142,8 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 // ParseStatus reads an HTTP+JSON error body: {"error":{"code","status","message",
 // "details":[ErrorInfo...]}} with an HTTP status code. ok is false for anything else.
 func ParseStatus(b []byte) (Answer, bool) {
-	var doc struct {
-		Error *struct {
-			Code    *json.Number    `json:"code"`
-			Status  string          `json:"status"`
-			Message string          `json:"message"`
-			Details json.RawMessage `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil {
+	var doc statusDoc
+	if !doc.scan(b) && json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil { // envelope.go
 		return Answer{}, false
 	}
 	code, err := doc.Error.Code.Int64()
@@ -204,9 +191,9 @@ func (a Answer) String() string {
 		}
 		return s
 	case a.Flat:
-		return fmt.Sprintf("error %d %s", a.Code, strconv.Quote(trim(a.Message, 100)))
+		return "error " + strconv.Itoa(a.Code) + " " + strconv.Quote(trim(a.Message, 100))
 	case a.Framing == a2a.TransportProtocolHTTPJSON:
-		out := fmt.Sprintf("error %d %s", a.Code, a.Status)
+		out := "error " + strconv.Itoa(a.Code) + " " + a.Status
 		if a.Reason != "" {
 			out += " " + a.Reason
 		}
