@@ -120,13 +120,13 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		ev:   wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
 	e := req.o.engine
-	release, err := e.gate.acquire(ctx, req.ep.hostport)
+	slot, err := e.gate.acquire(ctx, req.ep.hostport)
 	if err != nil {
 		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
 	}
-	defer release()
+	defer slot.release()
 	ch, err := e.grpc.get(grpcKey{addr: req.ep.hostport, tls: useTLS, connKey: req.o.connKey()}, req.o)
 	if err != nil {
 		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
