@@ -460,9 +460,25 @@ func versions(declared string) (first, other string, known bool) {
 	return card.V1, card.V03, false
 }
 
+// taskIDBits is crypto/rand output read ahead for task ids, a system call per 100 ids
+// instead of one per lookup.
+var taskIDBits struct {
+	sync.Mutex
+	buf [100 * 12]byte
+	n   int // unused bytes at the start of buf
+}
+
+// randomTaskID is a task id no agent holds: 96 bits from crypto/rand.
 func randomTaskID() string {
 	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	taskIDBits.Lock()
+	if taskIDBits.n < len(b) {
+		_, _ = rand.Read(taskIDBits.buf[:]) // crypto/rand.Read never fails (Go 1.24+)
+		taskIDBits.n = len(taskIDBits.buf)
+	}
+	taskIDBits.n -= len(b)
+	copy(b[:], taskIDBits.buf[taskIDBits.n:])
+	taskIDBits.Unlock()
 	return "a2abind-probe-" + hex.EncodeToString(b[:])
 }
 
