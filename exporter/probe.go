@@ -72,7 +72,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	var logBuf bytes.Buffer
 	plog := slog.New(telemetry.LogHandler(slog.NewTextHandler(&logBuf, nil)))
 	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
-	p := x.probe(ctx, target, mod, header, plog)
+	p := x.probe(ctx, target, name, mod, header, plog)
 	p.duration = time.Since(start)
 
 	result := resultSuccess
@@ -106,9 +106,11 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	promhttp.HandlerFor(gathered, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
-// probe fetches the card of target and probes its first mod.MaxInterfaces interfaces.
-// Each step is logged on plog, for the debug output.
-func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header, plog *slog.Logger) probed {
+// probe fetches the card of target and probes its first mod.MaxInterfaces interfaces
+// with module name's config mod. A card whose document did not change since the last
+// scrape of (name, target) is not read again (x.last). Each step is logged on plog, for
+// the debug output.
+func (x *Exporter) probe(ctx context.Context, target, name string, mod Module, header http.Header, plog *slog.Logger) probed {
 	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
 		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces, CredentialHosts: mod.CredentialHosts}
 	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(mod.Timeout)}
@@ -122,7 +124,8 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	c, err := x.sd.inlineCard(target) // a catalog's inline card, as /sd listed it
 	if c == nil && err == nil {
 		c, err = card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
-			card.WithHTTPClient(&http.Client{Transport: certs}))
+			card.WithHTTPClient(&http.Client{Transport: certs}), card.WithPrevious(x.last.get(name, target)))
+		x.last.put(name, target, c)
 	}
 	p.fetchDuration = time.Since(fetchStart)
 	p.certExpiry = certs.earliest()
