@@ -28,7 +28,7 @@ type lastCards struct {
 type lastCard struct {
 	key  string
 	card *card.Card
-	size int
+	doc  []byte // its document, which the next scrape's is compared with
 }
 
 func newLastCards() *lastCards {
@@ -37,34 +37,32 @@ func newLastCards() *lastCards {
 
 func lastCardKey(module, target string) string { return module + "\x00" + target }
 
-// get is the card of the last scrape of (module, target), nil when none is kept.
-func (l *lastCards) get(module, target string) *card.Card {
+// get is the card of the last scrape of (module, target) and its document, nil when
+// none is kept.
+func (l *lastCards) get(module, target string) (*card.Card, []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e, ok := l.byKey[lastCardKey(module, target)]; ok {
-		return e.Value.(*lastCard).card
+		lc := e.Value.(*lastCard)
+		return lc.card, lc.doc
 	}
-	return nil
+	return nil, nil
 }
 
-// put keeps c as the card of (module, target), or forgets the pair when c is nil (its
-// card could not be obtained).
-func (l *lastCards) put(module, target string, c *card.Card) {
+// put keeps c, whose document is doc (c.Document()), as the card of (module, target),
+// or forgets the pair when c is nil (its card could not be obtained).
+func (l *lastCards) put(module, target string, c *card.Card, doc []byte) {
 	key := lastCardKey(module, target)
-	size := 0
-	if c != nil {
-		size = len(c.Document())
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e, ok := l.byKey[key]; ok {
 		l.remove(e)
 	}
-	if c == nil || size > maxLastCardBytes {
+	if c == nil || len(doc) > maxLastCardBytes {
 		return
 	}
-	l.byKey[key] = l.order.PushFront(&lastCard{key: key, card: c, size: size})
-	l.bytes += size
+	l.byKey[key] = l.order.PushFront(&lastCard{key: key, card: c, doc: doc})
+	l.bytes += len(doc)
 	for l.order.Len() > maxLastCards || l.bytes > maxLastCardBytes {
 		l.remove(l.order.Back())
 	}
@@ -73,5 +71,5 @@ func (l *lastCards) put(module, target string, c *card.Card) {
 func (l *lastCards) remove(e *list.Element) {
 	lc := l.order.Remove(e).(*lastCard)
 	delete(l.byKey, lc.key)
-	l.bytes -= lc.size
+	l.bytes -= len(lc.doc)
 }

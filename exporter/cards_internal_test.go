@@ -18,23 +18,23 @@ func TestLastCards_Bounded(t *testing.T) {
 	}
 	l := newLastCards()
 	for i := range maxLastCards + 10 {
-		l.put("m", strconv.Itoa(i), small)
+		l.put("m", strconv.Itoa(i), small, small.Document())
 	}
-	l.put("m", "0", small)  // dropped already: kept again, as the newest
-	l.put("m", "10", small) // scraped again: now the newest
+	l.put("m", "0", small, small.Document())  // dropped already: kept again, as the newest
+	l.put("m", "10", small, small.Document()) // scraped again: now the newest
 	if l.order.Len() != maxLastCards || len(l.byKey) != maxLastCards {
 		t.Fatalf("%d cards kept (%d keys), want %d", l.order.Len(), len(l.byKey), maxLastCards)
 	}
 	for key, want := range map[string]bool{"0": true, "1": false, "11": false, "12": true, "10": true, strconv.Itoa(maxLastCards + 9): true} {
-		if got := l.get("m", key) != nil; got != want {
+		if got := l.has("m", key); got != want {
 			t.Errorf("target %s kept %v, want %v", key, got, want)
 		}
 	}
-	if l.get("other module", "12") != nil {
+	if l.has("other module", "12") {
 		t.Error("a card was answered for another module")
 	}
-	l.put("m", "12", nil)
-	if l.get("m", "12") != nil {
+	l.put("m", "12", nil, nil)
+	if l.has("m", "12") {
 		t.Error("a target whose card could not be fetched kept its old card")
 	}
 
@@ -44,12 +44,17 @@ func TestLastCards_Bounded(t *testing.T) {
 	}
 	size := len(big.Document())
 	for i := range 2 * maxLastCardBytes / size {
-		l.put("big", strconv.Itoa(i), big)
+		l.put("big", strconv.Itoa(i), big, big.Document())
 		if l.bytes > maxLastCardBytes {
 			t.Fatalf("%d document bytes kept, over %d", l.bytes, maxLastCardBytes)
 		}
 	}
-	if kept := l.bytes / size; kept != maxLastCardBytes/size || l.get("big", "0") != nil {
+	if kept := l.bytes / size; kept != maxLastCardBytes/size || l.has("big", "0") {
 		t.Errorf("%d big cards kept, want %d, the oldest dropped", kept, maxLastCardBytes/size)
 	}
+}
+
+func (l *lastCards) has(module, target string) bool {
+	c, _ := l.get(module, target)
+	return c != nil
 }

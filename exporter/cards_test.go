@@ -3,6 +3,8 @@ package exporter_test
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
@@ -11,10 +13,11 @@ import (
 )
 
 // TestProbe_CardChangesBetweenScrapes: the exporter keeps the last card of each target
-// to skip reading an unchanged document again; a card that changes between scrapes
-// still gets the new card's series (its interfaces alone: the old ones are no longer
-// counted), a card that cannot be fetched reports no card, and the first card served
-// again is read again.
+// to skip reading an unchanged document again, and checks it while the card is fetched
+// again; a card that changes between scrapes still gets the new card's series (its
+// interfaces alone: the old ones are no longer counted, the early check is dropped), a
+// card that cannot be fetched reports no card, and the first card served again is read
+// and checked again. Each probe's log says which it was.
 func TestProbe_CardChangesBetweenScrapes(t *testing.T) {
 	a := labtest.Start(t, lab.Healthy()...)
 	jsonrpc := lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1}
@@ -61,6 +64,21 @@ func TestProbe_CardChangesBetweenScrapes(t *testing.T) {
 	}
 
 	scrapeThree("first card again")
+
+	early := "interfaces checked while the card was fetched"
+	dropped := "was canceled and dropped"
+	for id, want := range map[int][]string{1: nil, 2: {early}, 3: {"the card changed since the last scrape", dropped},
+		4: {"card not obtainable", dropped}, 5: nil, 6: {early}} {
+		_, logs, _ := get(t, base+"/logs?id="+strconv.Itoa(id))
+		for _, w := range want {
+			if !strings.Contains(logs, w) {
+				t.Errorf("probe %d's log does not say %q:\n%s", id, w, logs)
+			}
+		}
+		if len(want) == 0 && (strings.Contains(logs, early) || strings.Contains(logs, dropped)) {
+			t.Errorf("probe %d had no previous card, its log says otherwise:\n%s", id, logs)
+		}
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {
