@@ -22,7 +22,8 @@
 #             off is near 1), and on (an SDK provider) / off
 #   cold      one cold round over a2a-go agents (127.0.0.1 and 127.0.0.2): `a2abind probe
 #             --targets -o json` (and with --no-capabilities, the lookups alone) / the
-#             plain pooled a2a-go prober (internal/bench/pooled),
+#             plain pooled a2a-go prober (internal/bench/pooled), and as shipped / the
+#             pooled prober making the same capability calls (pooled+caps),
 #             each a fresh process, in turns: wall time, CPU time, TCP connections the
 #             agents accepted per interface probe
 #   scrape    the exporter's /probe / Debian's prometheus-blackbox-exporter's http probe

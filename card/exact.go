@@ -215,26 +215,34 @@ func (r *treeReader) children(n *jsonNode, path string, depth int, s *schemaNode
 			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: at, Member: name}
 		}
 		seen[name] = true
-		var child *schemaNode
-		switch {
-		case s == nil:
-		case s.values != nil:
-			child = s.values
-		case s.fields != nil:
-			var known bool
-			if child, known = s.fields[name]; !known {
-				if field, ok := s.variant(name); ok {
-					m.stray = true
-					r.strays = append(r.strays, &ReadError{Code: CodeFieldNameCase, Path: at, Member: name, Field: field})
-				}
-			}
-		}
+		child := r.describe(s, &m, func() string { return at })
 		if m.value, err = r.value(at, depth+1, child); err != nil {
 			return err
 		}
 		if s != nil {
 			n.members = append(n.members, m)
 		}
+	}
+	return nil
+}
+
+// describe returns what s says of member m's value (nil: nothing), and marks m stray,
+// with a ReadError at path(), when its name is another spelling of a field of s.
+func (r *treeReader) describe(s *schemaNode, m *jsonMember, path func() string) *schemaNode {
+	switch {
+	case s == nil:
+		return nil
+	case s.values != nil:
+		return s.values
+	case s.fields != nil:
+		child, known := s.fields[m.name]
+		if !known {
+			if field, ok := s.variant(m.name); ok {
+				m.stray = true
+				r.strays = append(r.strays, &ReadError{Code: CodeFieldNameCase, Path: path(), Member: m.name, Field: field})
+			}
+		}
+		return child
 	}
 	return nil
 }

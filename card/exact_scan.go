@@ -188,20 +188,7 @@ func (r *treeReader) scanChildren(n *jsonNode, depth int, s *schemaNode) bool {
 		if repeated && r.dup == nil {
 			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: r.path(), Member: name}
 		}
-		var child *schemaNode
-		switch {
-		case s == nil:
-		case s.values != nil:
-			child = s.values
-		case s.fields != nil:
-			var known bool
-			if child, known = s.fields[name]; !known {
-				if field, ok := s.variant(name); ok {
-					m.stray = true
-					r.strays = append(r.strays, &ReadError{Code: CodeFieldNameCase, Path: r.path(), Member: name, Field: field})
-				}
-			}
-		}
+		child := r.describe(s, &m, r.path)
 		v, ok := r.scanValue(depth+1, child, s != nil)
 		r.steps = r.steps[:len(r.steps)-1]
 		if !ok {

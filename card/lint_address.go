@@ -41,7 +41,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 	type group struct {
 		addr     string
 		bindings []a2a.TransportProtocol
-		where    []string
+		sources  []Source // where each binding is first declared
 	}
 	var order []string
 	groups := map[string]*group{}
@@ -59,7 +59,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 		b := canonical(i.Binding)
 		if !slices.Contains(g.bindings, b) {
 			g.bindings = append(g.bindings, b)
-			g.where = append(g.where, fmt.Sprintf("%s (%s)", b, i.Source))
+			g.sources = append(g.sources, i.Source)
 		}
 	}
 	var out []hit
@@ -68,7 +68,11 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 		if len(g.bindings) < 2 {
 			continue
 		}
-		m := msg(g.addr, joinAnd(g.where))
+		where := make([]string, len(g.bindings)) // written only for a conflict
+		for n, b := range g.bindings {
+			where[n] = fmt.Sprintf("%s (%s)", b, g.sources[n])
+		}
+		m := msg(g.addr, joinAnd(where))
 		// The seed pattern: a binding claimed at the shared address is also declared
 		// at an address of its own, so the claim at the shared one is likely the mistake.
 		for _, i := range ifaces {

@@ -49,13 +49,31 @@ const (
 func (s Source) String() string {
 	switch s.List {
 	case ListSupported:
+		if s.Index >= 0 && s.Index < len(supportedNames) {
+			return supportedNames[s.Index]
+		}
 		return supportedField + "[" + strconv.Itoa(s.Index) + "]"
 	case ListAdditional:
+		if s.Index >= 0 && s.Index < len(additionalNames) {
+			return additionalNames[s.Index]
+		}
 		return additionalField + "[" + strconv.Itoa(s.Index) + "]"
 	case ListPrimary:
 		return primaryText
 	}
 	return ""
+}
+
+// supportedNames and additionalNames are String of the first entries of each list,
+// made once: lint, the diagnosis and the reports name them again and again.
+var supportedNames, additionalNames = sourceNames(supportedField), sourceNames(additionalField)
+
+func sourceNames(field string) []string {
+	out := make([]string, 16)
+	for i := range out {
+		out[i] = field + "[" + strconv.Itoa(i) + "]"
+	}
+	return out
 }
 
 // MarshalText writes String.

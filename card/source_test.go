@@ -12,11 +12,16 @@ import (
 func TestSourceText(t *testing.T) {
 	t.Parallel()
 	for src, text := range map[card.Source]string{
-		card.Supported(0):  "supportedInterfaces[0]",
-		card.Supported(12): "supportedInterfaces[12]",
-		card.Additional(3): "additionalInterfaces[3]",
-		card.SourcePrimary: "url+preferredTransport",
-		{}:                 "",
+		card.Supported(0):   "supportedInterfaces[0]",
+		card.Supported(12):  "supportedInterfaces[12]",
+		card.Supported(15):  "supportedInterfaces[15]", // the last of the names made once
+		card.Supported(16):  "supportedInterfaces[16]", // the first made on demand
+		card.Supported(1e4): "supportedInterfaces[10000]",
+		card.Additional(3):  "additionalInterfaces[3]",
+		card.Additional(15): "additionalInterfaces[15]",
+		card.Additional(16): "additionalInterfaces[16]",
+		card.SourcePrimary:  "url+preferredTransport",
+		{}:                  "",
 	} {
 		b, err := json.Marshal(card.Interface{Source: src})
 		if err != nil {

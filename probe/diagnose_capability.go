@@ -133,8 +133,11 @@ func mappingFindings(results []Result, caps []CapabilityResult) []card.Finding {
 	var out []card.Finding
 	seen := map[string]bool{}
 	add := func(iface card.Interface, what, problem string) {
+		if problem == "" {
+			return
+		}
 		key := iface.Key() + "\x00" + problem
-		if problem == "" || seen[key] {
+		if seen[key] {
 			return
 		}
 		seen[key] = true
