@@ -10,10 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/probe"
@@ -102,8 +98,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 		serveDebug(w, debug())
 		return
 	}
-	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })
-	promhttp.HandlerFor(gathered, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	writeSeries(w, r, mfs)
 }
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces
