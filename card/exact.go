@@ -113,13 +113,16 @@ type treeReader struct {
 	dec    *json.Decoder
 	dup    *ReadError   // the first repeated member name
 	strays []*ReadError // in document order
+
+	off     int      // the scanning reader's place in data (exact_scan.go)
+	scratch jsonNode // the scanning reader's node for values it does not keep
+	steps   []pathStep
 }
 
-// readTree reads data (one JSON value, nothing after it) as s describes it (cardSchema
-// for a card). A syntax error is
-// returned as encoding/json reports it; a repeated member name as a *ReadError, after
-// the whole document was read.
-func readTree(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
+// readTreeDecoder is readTree on encoding/json's Decoder.Token: the reader of
+// documents encoding/json refuses (for its error) and the oracle the scanning reader
+// (exact_scan.go) is held equal to by FuzzTreeReaders.
+func readTreeDecoder(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
 	r := &treeReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
 	n, err := r.value("", 0, s)

@@ -247,6 +247,7 @@ type linter struct {
 	c        *Card
 	doc      *document // nil for hand-built cards
 	declared []Interface
+	addrs    map[addressIn]parsedAddress // parseAddress's
 }
 
 func newLinter(c *Card) *linter {

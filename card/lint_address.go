@@ -46,7 +46,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 	var order []string
 	groups := map[string]*group{}
 	for _, i := range ifaces {
-		k, ok := addressKey(i)
+		k, ok := l.addressKey(i)
 		if !ok || i.Binding == "" {
 			continue
 		}
@@ -72,7 +72,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 		// The seed pattern: a binding claimed at the shared address is also declared
 		// at an address of its own, so the claim at the shared one is likely the mistake.
 		for _, i := range ifaces {
-			ik, ok := addressKey(i)
+			ik, ok := l.addressKey(i)
 			if ok && ik != k && slices.Contains(g.bindings, canonical(i.Binding)) {
 				m += fmt.Sprintf("; %s is also declared at %s (%s), so its entry at %s is likely the mistake",
 					canonical(i.Binding), i.URL, i.Source, g.addr)
@@ -104,7 +104,7 @@ func (l *linter) unionMismatch() []hit {
 			if !keep(i) {
 				continue
 			}
-			k, ok := addressKey(i)
+			k, ok := l.addressKey(i)
 			if !ok {
 				k = i.URL
 			}
@@ -159,7 +159,7 @@ func (l *linter) grpcScheme() []hit {
 		if !isGRPC(i.Binding) {
 			continue
 		}
-		a, err := ParseAddress(i.URL, i.Binding)
+		a, err := l.parseAddress(i.URL, i.Binding)
 		if err != nil || a.Local() || GoGRPCTarget(strings.TrimSpace(i.URL)) == nil { // the scheme is this rule's concern
 			continue
 		}
@@ -180,7 +180,7 @@ func (l *linter) urlAbsolute() []hit {
 		if strings.TrimSpace(i.URL) == "" {
 			continue
 		}
-		_, err := ParseAddress(i.URL, i.Binding)
+		_, err := l.parseAddress(i.URL, i.Binding)
 		if err == nil {
 			continue
 		}
@@ -199,7 +199,7 @@ func (l *linter) urlAbsolute() []hit {
 func (l *linter) plainHTTP() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		a, err := ParseAddress(i.URL, i.Binding)
+		a, err := l.parseAddress(i.URL, i.Binding)
 		if err != nil || a.Scheme != "http" || isGRPC(i.Binding) {
 			continue
 		}
@@ -216,7 +216,7 @@ func (l *linter) plainHTTP() []hit {
 func (l *linter) wildcardHost() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		a, _ := ParseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC too
+		a, _ := l.parseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC too
 		if !a.Wildcard() {
 			continue
 		}

@@ -131,7 +131,7 @@ func (l *linter) preferredURLMismatch() []hit {
 		}
 	}
 	if len(v1) > 0 {
-		if h, ok := mismatch(v1[0], v1[1:], "the preference"); ok {
+		if h, ok := l.mismatch(v1[0], v1[1:], "the preference"); ok {
 			out = append(out, h)
 		}
 	}
@@ -151,7 +151,7 @@ func (l *linter) preferredURLMismatch() []hit {
 			others = append(others, i)
 		}
 	}
-	if h, ok := mismatch(primary, others, "the hint"); ok {
+	if h, ok := l.mismatch(primary, others, "the hint"); ok {
 		out = append(out, h)
 	}
 	return out
@@ -159,15 +159,15 @@ func (l *linter) preferredURLMismatch() []hit {
 
 // mismatch reports the seed pattern: others declare the preferred interface's binding
 // only at other addresses, and (for the message) another binding at its address.
-func mismatch(pref Interface, others []Interface, what string) (hit, bool) {
-	prefKey, ok := addressKey(pref)
+func (l *linter) mismatch(pref Interface, others []Interface, what string) (hit, bool) {
+	prefKey, ok := l.addressKey(pref)
 	b := canonical(pref.Binding)
 	if !ok || b == "" {
 		return hit{}, false
 	}
 	var elsewhere, atURL []Interface
 	for _, o := range others {
-		k, ok := addressKey(o)
+		k, ok := l.addressKey(o)
 		if !ok {
 			continue
 		}

@@ -18,7 +18,7 @@ func (l *linter) duplicates() []hit {
 			if i.Source.List != list {
 				continue
 			}
-			k, ok := addressKey(i)
+			k, ok := l.addressKey(i)
 			if !ok {
 				k = i.URL
 			}
@@ -44,17 +44,54 @@ func (l *linter) duplicates() []hit {
 // A GRPC entry written as an http(s) URL is keyed as the HTTP bindings are, path
 // included, so that one URL declared for GRPC and JSON-RPC compares equal even with a
 // path (a2a-js serves JSON-RPC at /a2a/jsonrpc); a bare host:port stays a socket.
-func addressKey(i Interface) (string, bool) {
+func (l *linter) addressKey(i Interface) (string, bool) {
 	if isGRPC(i.Binding) {
-		if a, err := ParseAddress(i.URL, a2a.TransportProtocolJSONRPC); err == nil && a.Host != "" {
+		if a, err := l.parseAddress(i.URL, a2a.TransportProtocolJSONRPC); err == nil && a.Host != "" {
 			return a.Key(), true
 		}
 	}
-	a, _ := ParseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC still names a socket
+	a, _ := l.parseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC still names a socket
 	if a.Host == "" && !a.Local() {
 		return "", false
 	}
 	return a.Key(), true
+}
+
+// parseAddress is ParseAddress, each URL and binding parsed once per lint run: the
+// rules ask the same interfaces' addresses again and again.
+func (l *linter) parseAddress(raw string, binding a2a.TransportProtocol) (Address, error) {
+	k := addressIn{raw, binding}
+	if p, ok := l.addrs[k]; ok {
+		return p.a, p.err
+	}
+	a, err := ParseAddress(raw, binding)
+	if l.addrs == nil {
+		l.addrs = map[addressIn]parsedAddress{}
+	}
+	l.addrs[k] = parsedAddress{a, err}
+	return a, err
+}
+
+// parseDeclared is ParseDeclared on parseAddress.
+func (l *linter) parseDeclared(raw string, binding a2a.TransportProtocol) (Address, error) {
+	a, err := l.parseAddress(raw, binding)
+	if err == nil {
+		return a, nil
+	}
+	if alt, altErr := l.parseAddress(raw, a2a.TransportProtocolGRPC); altErr == nil {
+		return alt, err
+	}
+	return Address{}, err
+}
+
+type addressIn struct {
+	raw     string
+	binding a2a.TransportProtocol
+}
+
+type parsedAddress struct {
+	a   Address
+	err error
 }
 
 // isCustomURI reports whether b looks like a URI (custom bindings SHOULD be URIs).

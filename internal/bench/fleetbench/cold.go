@@ -20,7 +20,9 @@ import (
 // cold runs one cold round over the agents with each prober, as a fresh process,
 // alternating which goes first, and prints each one's wall time, CPU time (user and
 // system, from the process's rusage) and the TCP connections the agents accepted
-// during its run, then a2abind's ratios to the pooled prober.
+// during its run, then a2abind's ratios to the pooled prober: the lookups alone (like
+// for like), and as shipped both to the lookups alone and to the pooled prober making
+// the same capability calls ("pooled+caps").
 func cold(args []string) error {
 	fs := flag.NewFlagSet("cold", flag.ContinueOnError)
 	n := fs.Int("agents", 300, "a2a-go agents to start (3 interfaces each)")
@@ -57,7 +59,10 @@ func cold(args []string) error {
 	// lookups: a2abind without the capability calls, which the pooled prober does not
 	// make: the like-for-like comparison beside the default one.
 	probers["lookups"] = append(slices.Clone(probers["a2abind"]), "--no-capabilities")
-	order := []string{"a2abind", "pooled", "lookups"}
+	// pooled+caps: the pooled prober making the capability calls a2abind makes as
+	// shipped, the like-for-like baseline of the default.
+	probers["pooled+caps"] = []string{self, "pooled", "-concurrency", fmt.Sprint(*conc), "-capabilities", targets}
+	order := []string{"a2abind", "pooled", "lookups", "pooled+caps"}
 	got := map[string][]sample{}
 	for range *runs {
 		for _, name := range order {
@@ -71,21 +76,21 @@ func cold(args []string) error {
 	}
 	probes := float64(3 * *n)
 	fmt.Printf("cold round over %d a2a-go agents (%d interface probes), %d runs each, %d targets at once\n", *n, 3**n, *runs, *conc)
-	for _, name := range []string{"pooled", "a2abind", "lookups"} {
+	for _, name := range []string{"pooled", "a2abind", "lookups", "pooled+caps"} {
 		s := got[name]
-		fmt.Printf("  %-8s wall %s   cpu %s   conns/probe %s\n", name,
+		fmt.Printf("  %-11s wall %s   cpu %s   conns/probe %s\n", name,
 			spread(s, func(s sample) float64 { return s.wall.Seconds() * 1000 }, "%.0f", " ms"),
 			spread(s, func(s sample) float64 { return s.cpu.Seconds() * 1000 }, "%.0f", " ms"),
 			spread(s, func(s sample) float64 { return float64(s.conns) / probes }, "%.2f", ""))
 	}
-	for _, name := range []string{"a2abind", "lookups"} {
+	for _, pair := range [][2]string{{"a2abind", "pooled"}, {"lookups", "pooled"}, {"a2abind", "pooled+caps"}} {
 		var wall, cpu []float64
 		for i := range *runs {
-			a, p := got[name][i], got["pooled"][i]
+			a, p := got[pair[0]][i], got[pair[1]][i]
 			wall = append(wall, a.wall.Seconds()/p.wall.Seconds())
 			cpu = append(cpu, a.cpu.Seconds()/p.cpu.Seconds())
 		}
-		fmt.Printf("  %-7s / pooled, run by run: wall %s (goal <= 1.0), cpu %s (goal <= 1.0)\n", name,
+		fmt.Printf("  %-7s / %-11s run by run: wall %s (goal <= 1.0), cpu %s (goal <= 1.0)\n", pair[0], pair[1]+",",
 			spreadOf(wall, "%.2f", ""), spreadOf(cpu, "%.2f", ""))
 	}
 	return nil
@@ -137,6 +142,7 @@ func spreadOf(v []float64, format, unit string) string {
 func pooledRun(args []string) error {
 	fs := flag.NewFlagSet("pooled", flag.ContinueOnError)
 	conc := fs.Int("concurrency", 16, "targets probed at once")
+	caps := fs.Bool("capabilities", false, "also make the capability calls a2abind's probe makes")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
 		return fmt.Errorf("pooled: give a targets file (%v)", err)
 	}
@@ -145,6 +151,7 @@ func pooledRun(args []string) error {
 		return err
 	}
 	p := pooled.New(10 * time.Second)
+	p.Capabilities = *caps
 	defer p.Close()
 	jobs := make(chan string)
 	var mu sync.Mutex

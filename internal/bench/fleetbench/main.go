@@ -2,8 +2,9 @@
 // for bench.sh; it prints ratios, never absolute times to compare across machines.
 //
 //	fleetbench cold [-agents 300] [-runs 5] A2ABIND   one cold fleet round: a2abind probe
-//	    --targets -o json against the pooled a2a-go prober (internal/bench/pooled)
-//	fleetbench pooled TARGETS                          the pooled prober itself (run by cold)
+//	    --targets -o json (as shipped and --no-capabilities) against the pooled a2a-go
+//	    prober (internal/bench/pooled), without and with the capability calls
+//	fleetbench pooled [-capabilities] TARGETS          the pooled prober itself (run by cold)
 //	fleetbench scrape [-scrapes 200] [-runs 5] A2ABIND the exporter's /probe against
 //	    blackbox_exporter's http probe of the same card URL
 package main

@@ -4,8 +4,12 @@
 // a2a-go's resolver, and one GetTask lookup of a random task id per declared interface
 // through an a2a-go client; TaskNotFound means the interface is served. It diagnoses
 // nothing (no other binding or version is tried when a lookup fails), which is what
-// makes it the floor a prober with diagnosis is compared with. Only bench.sh and the
-// benchmarks use it.
+// makes it the floor a prober with diagnosis is compared with. With Capabilities set it
+// also asks, on the first interface of each binding whose lookup was served, the three
+// side-effect-free capability calls a2abind's probe makes (SubscribeToTask read to its
+// first event or error, ListTaskPushConfigs, GetExtendedAgentCard, of a random task id),
+// through the same client, one after the other: the baseline of the probe as shipped.
+// Only bench.sh and the benchmarks use it.
 package pooled
 
 import (
@@ -28,6 +32,8 @@ import (
 type Prober struct {
 	// Timeout bounds each target (card fetch and lookups).
 	Timeout time.Duration
+	// Capabilities makes the capability calls beside the lookups (default false).
+	Capabilities bool
 
 	http     *http.Client
 	resolver *agentcard.Resolver
@@ -68,12 +74,21 @@ func (p *Prober) channel(addr string) (*grpc.ClientConn, error) {
 	return c, nil
 }
 
-// Result is one interface's lookup.
+// Result is one interface's lookup, and its capability calls when it was asked them.
 type Result struct {
 	URL     string
 	Binding a2a.TransportProtocol
 	Served  bool
 	Err     string
+	Calls   []Call `json:",omitempty"`
+}
+
+// Call is one capability call, judged roughly as a2abind's probe does: the method
+// answers (TaskNotFound for the random id, a list, a card) or it is refused.
+type Call struct {
+	Method string
+	Served bool
+	Err    string `json:",omitempty"`
 }
 
 // Probe fetches the card at baseURL and looks up a random task at each declared
@@ -86,14 +101,24 @@ func (p *Prober) Probe(ctx context.Context, baseURL string) ([]Result, error) {
 		return nil, err
 	}
 	out := make([]Result, 0, len(c.SupportedInterfaces))
+	asked := map[a2a.TransportProtocol]bool{}
 	for _, iface := range c.SupportedInterfaces {
-		out = append(out, p.Lookup(ctx, iface))
+		caps := p.Capabilities && !asked[iface.ProtocolBinding]
+		r := p.lookup(ctx, iface, caps)
+		asked[iface.ProtocolBinding] = asked[iface.ProtocolBinding] || len(r.Calls) > 0
+		out = append(out, r)
 	}
 	return out, nil
 }
 
 // Lookup makes one GetTask lookup at iface through an a2a-go client.
 func (p *Prober) Lookup(ctx context.Context, iface *a2a.AgentInterface) Result {
+	return p.lookup(ctx, iface, false)
+}
+
+// lookup is Lookup, followed by the capability calls when caps is set and the lookup
+// was served.
+func (p *Prober) lookup(ctx context.Context, iface *a2a.AgentInterface, caps bool) Result {
 	r := Result{URL: iface.URL, Binding: iface.ProtocolBinding}
 	grpcT := a2aclient.TransportFactoryFn(func(_ context.Context, _ *a2a.AgentCard, i *a2a.AgentInterface) (a2aclient.Transport, error) {
 		conn, err := p.channel(i.URL)
@@ -115,5 +140,38 @@ func (p *Prober) Lookup(ctx context.Context, iface *a2a.AgentInterface) Result {
 	if !r.Served && err != nil {
 		r.Err = err.Error()
 	}
+	if caps && r.Served {
+		r.Calls = capabilityCalls(ctx, client)
+	}
 	return r
+}
+
+// refused are the errors that say a capability call is not served.
+var refused = []error{a2a.ErrUnsupportedOperation, a2a.ErrMethodNotFound,
+	a2a.ErrPushNotificationNotSupported, a2a.ErrExtendedCardNotConfigured}
+
+// capabilityCalls makes the three capability calls through client, in turn.
+func capabilityCalls(ctx context.Context, client *a2aclient.Client) []Call {
+	id := a2a.TaskID("pooled-probe-" + a2a.NewMessageID())
+	judge := func(method string, err error) Call {
+		c := Call{Method: method, Served: err == nil || errors.Is(err, a2a.ErrTaskNotFound)}
+		for _, r := range refused {
+			if errors.Is(err, r) {
+				c.Served = false
+			}
+		}
+		if err != nil {
+			c.Err = err.Error()
+		}
+		return c
+	}
+	var subErr error
+	for _, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
+		subErr = err
+		break // the first event or error says enough
+	}
+	_, listErr := client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id})
+	_, cardErr := client.GetExtendedAgentCard(ctx, &a2a.GetExtendedAgentCardRequest{})
+	return []Call{judge("SubscribeToTask", subErr), judge("ListTaskPushConfigs", listErr),
+		judge("GetExtendedAgentCard", cardErr)}
 }
