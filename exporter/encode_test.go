@@ -9,16 +9,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
-
-	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/probe"
-	"github.com/a2abind/a2abind/wire"
 )
 
 // TestWriteSeries_AsPromhttp: a probe's answer written by writeSeries has the status,
@@ -27,16 +21,7 @@ import (
 // protobuf, OpenMetrics, none, UTF-8 escaping) and every Accept-Encoding, and with a
 // name[] filter; the Accept-Encoding Prometheus sends gets the pooled BestSpeed writer.
 func TestWriteSeries_AsPromhttp(t *testing.T) {
-	b := card.Interface{URL: "http://b:1/", Binding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"}
-	a := card.Interface{URL: "http://a:1/\"x\"\n", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: "0.3"}
-	mfs := probed{
-		card:     &card.Card{Interfaces: []card.Interface{b, a}},
-		declared: 2,
-		results: []probe.Result{{Interface: b, Outcome: wire.Served, Latency: time.Millisecond},
-			{Interface: a, Outcome: wire.Refused, Latency: 2 * time.Millisecond}},
-		report:     probe.Report{Findings: []card.Finding{{Code: "a-code", Severity: card.SeverityError}}},
-		certExpiry: time.Unix(1e9, 0),
-	}.families()
+	mfs := sampleProbe("http://a:1/\"x\"\n").families() // a label to escape
 	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })
 	reference := promhttp.HandlerFor(gathered, promhttp.HandlerOpts{})
 
