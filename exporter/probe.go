@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,10 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -69,8 +64,8 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	timeout := budget(r.Header, mod.Timeout)
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	var logBuf bytes.Buffer
-	plog := slog.New(telemetry.LogHandler(slog.NewTextHandler(&logBuf, nil)))
+	logs := newProbeLog()
+	plog := slog.New(telemetry.LogHandler(logs))
 	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
 	p := x.probe(ctx, target, name, mod, header, plog)
 	p.duration = time.Since(start)
@@ -89,21 +84,15 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
 	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
 	// The series are rendered once, for the answer and for the debug output, which is
-	// written out only when it is asked for (debug=true, or /logs). Its log is kept up
-	// to the output's bound: what lies beyond would be cut anyway.
+	// written out only when it is asked for (debug=true, or /logs), its log too.
 	mfs := p.families()
-	log := logBuf.Bytes()
-	if len(log) > maxDebugOutput {
-		log = bytes.Clone(log[:maxDebugOutput])
-	}
-	debug := func() string { return debugOutput(log, mfs, name, mod) }
+	debug := func() string { return debugOutput(logs.text(), mfs, name, mod) }
 	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
 	if on, _ := strconv.ParseBool(q.Get("debug")); on {
 		serveDebug(w, debug())
 		return
 	}
-	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })
-	promhttp.HandlerFor(gathered, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	writeSeries(w, r, mfs)
 }
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces
