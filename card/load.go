@@ -1,6 +1,7 @@
 package card
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +39,8 @@ type loadOptions struct {
 	stdin        io.Reader
 	conn         Conn // WithConn
 	hasConn      bool
-	ownClient    bool // the client was built here from conn: one request per connection
+	ownClient    bool  // the client was built here from conn: one request per connection
+	previous     *Card // WithPrevious
 }
 
 // WithHTTPClient fetches cards with the given client (its Transport and TLS settings are
@@ -64,6 +66,14 @@ func WithHeader(key, value string) Option {
 		o.header.Add(key, value)
 	}
 }
+
+// WithPrevious lets a fetch reuse prev, a card an earlier Load or Fetch read, when the
+// document fetched now is byte for byte the one prev was read from: the answer is then
+// a copy of prev (its reading and its Lint result are shared, as they depend on the bytes
+// alone) with this fetch's Location, Origin and ETag and no signature verification
+// (VerifySignatures is to be called again). Any other document is read as without it.
+// A nil prev, or one not read from a document, changes nothing.
+func WithPrevious(prev *Card) Option { return func(o *loadOptions) { o.previous = prev } }
 
 // WithStdin sets what Load reads for the source "-". The default is os.Stdin.
 func WithStdin(r io.Reader) Option { return func(o *loadOptions) { o.stdin = r } }
@@ -277,7 +287,9 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err er
 		return nil, err
 	}
 	finalURL := resp.Request.URL.String()
-	c, err = parse(body, o.maxBytes)
+	if c = reread(o.previous, body); c == nil {
+		c, err = parse(body, o.maxBytes)
+	}
 	if err != nil {
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && !strings.Contains(mt, "json") {
 			return nil, fmt.Errorf("GET %s (Content-Type %s): %w", finalURL, resp.Header.Get("Content-Type"), err)
@@ -288,6 +300,19 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err er
 	c.Origin = OriginOf(cardURL)
 	c.ETag = resp.Header.Get("ETag")
 	return c, nil
+}
+
+// reread is a copy of prev when body is the document prev was read from (parse
+// drops a leading BOM before reading, so does the comparison), nil otherwise. Reading is
+// a pure function of the bytes, so the copy is what parse would answer, with the lint
+// memo kept; what a fetch or a verification sets afterwards is not carried over.
+func reread(prev *Card, body []byte) *Card {
+	if prev == nil || prev.doc == nil || !bytes.Equal(bytes.TrimPrefix(body, utf8BOM), prev.doc.raw) {
+		return nil
+	}
+	c := *prev
+	c.Location, c.Origin, c.ETag, c.sigs = "", Origin{}, "", nil
+	return &c
 }
 
 // Document is a JSON document other than a card fetched by FetchDocument.

@@ -25,6 +25,7 @@ type Exporter struct {
 	slots  chan struct{} // one per running probe, max_concurrent_probes of them
 	recent history       // the recent probes shown on /
 	sd     *sd           // the discovery sources' listings, for /sd
+	last   *lastCards    // the card of each (module, target)'s last scrape
 }
 
 // Option configures New.
@@ -57,6 +58,7 @@ func New(cfg *Config, opts ...Option) *Exporter {
 		slots: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentProbes, 0), DefaultMaxConcurrentProbes))}
 	x.self = newSelfMetrics(x.engine)
 	x.sd = newSD()
+	x.last = newLastCards()
 	x.self.reg.MustRegister(x.sd.targets, x.sd.up)
 	x.mux.HandleFunc("GET /probe", x.serveProbe)
 	x.mux.Handle("GET /metrics", promhttp.HandlerFor(x.self.reg, promhttp.HandlerOpts{}))

@@ -47,6 +47,7 @@ type probed struct {
 	report        probe.Report
 	fetchErr      error
 	fetchDuration time.Duration
+	early         bool // results and capabilities are the early check's (early.go)
 	duration      time.Duration
 	certExpiry    time.Time // earliest over the card fetch and the interfaces; zero without TLS
 }

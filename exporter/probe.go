@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,10 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -69,10 +64,10 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	timeout := budget(r.Header, mod.Timeout)
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	var logBuf bytes.Buffer
-	plog := slog.New(telemetry.LogHandler(slog.NewTextHandler(&logBuf, nil)))
+	logs := newProbeLog()
+	plog := slog.New(telemetry.LogHandler(logs))
 	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
-	p := x.probe(ctx, target, mod, header, plog)
+	p := x.probe(ctx, target, name, mod, header, plog)
 	p.duration = time.Since(start)
 
 	result := resultSuccess
@@ -89,26 +84,22 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	x.self.duration.WithLabelValues(name).Observe(p.duration.Seconds())
 	plog.Info("probe ended", "result", result, "success", p.ok(), "duration_seconds", p.duration.Seconds())
 	// The series are rendered once, for the answer and for the debug output, which is
-	// written out only when it is asked for (debug=true, or /logs). Its log is kept up
-	// to the output's bound: what lies beyond would be cut anyway.
+	// written out only when it is asked for (debug=true, or /logs), its log too.
 	mfs := p.families()
-	log := logBuf.Bytes()
-	if len(log) > maxDebugOutput {
-		log = bytes.Clone(log[:maxDebugOutput])
-	}
-	debug := func() string { return debugOutput(log, mfs, name, mod) }
+	debug := func() string { return debugOutput(logs.text(), mfs, name, mod) }
 	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
 	if on, _ := strconv.ParseBool(q.Get("debug")); on {
 		serveDebug(w, debug())
 		return
 	}
-	gathered := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })
-	promhttp.HandlerFor(gathered, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	writeSeries(w, r, mfs)
 }
 
-// probe fetches the card of target and probes its first mod.MaxInterfaces interfaces.
-// Each step is logged on plog, for the debug output.
-func (x *Exporter) probe(ctx context.Context, target string, mod Module, header http.Header, plog *slog.Logger) probed {
+// probe fetches the card of target and probes its first mod.MaxInterfaces interfaces
+// with module name's config mod. A card whose document did not change since the last
+// scrape of (name, target) is not read again (x.last). Each step is logged on plog, for
+// the debug output.
+func (x *Exporter) probe(ctx context.Context, target, name string, mod Module, header http.Header, plog *slog.Logger) probed {
 	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
 		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces, CredentialHosts: mod.CredentialHosts}
 	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(mod.Timeout)}
@@ -120,15 +111,28 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 	defer func() { span.End(p.card, p.results, p.fetchErr) }()
 	fetchStart := time.Now()
 	c, err := x.sd.inlineCard(target) // a catalog's inline card, as /sd listed it
-	if c == nil && err == nil {
+	fetched := c == nil && err == nil
+	var ahead *early
+	if fetched {
+		prev, prevDoc := x.last.get(name, target)
+		ahead = x.startEarly(ctx, prev, prevDoc, mod.MaxInterfaces, opts)
+		defer ahead.stop()
 		c, err = card.Load(ctx, target, card.WithConn(conn), card.WithTimeout(mod.Timeout),
-			card.WithHTTPClient(&http.Client{Transport: certs}))
+			card.WithHTTPClient(&http.Client{Transport: certs}), card.WithPrevious(prev))
 	}
 	p.fetchDuration = time.Since(fetchStart)
 	p.certExpiry = certs.earliest()
+	if fetched {
+		doc := c.Document() // nil without a card
+		x.last.put(name, target, c, doc)
+		p.results, p.capabilities, p.early = ahead.take(doc)
+	}
 	if err != nil {
 		p.fetchErr = err
 		plog.ErrorContext(ctx, "card not obtainable", "err", err, "duration_seconds", p.fetchDuration.Seconds())
+		if ahead != nil {
+			plog.InfoContext(ctx, "the check of the last scrape's card, started while the card was fetched, was canceled and dropped")
+		}
 		return p
 	}
 	p.declared = len(c.Interfaces)
@@ -149,7 +153,15 @@ func (x *Exporter) probe(ctx context.Context, target string, mod Module, header 
 			}
 		}
 	}
-	p.results, p.capabilities = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
+	switch {
+	case p.early:
+		plog.InfoContext(ctx, "interfaces checked while the card was fetched: it is the last scrape's card, byte for byte")
+	case ahead != nil:
+		plog.InfoContext(ctx, "the card changed since the last scrape: the check of the last scrape's card, started while the card was fetched, was canceled and dropped")
+		fallthrough
+	default:
+		p.results, p.capabilities = x.probeAllowed(ctx, c, mod.MaxInterfaces, opts)
+	}
 	for _, r := range p.results {
 		plog.InfoContext(ctx, "interface", "url", r.Interface.URL, "binding", r.Interface.Binding, "protocol_version", r.Interface.ProtocolVersion,
 			"outcome", r.Outcome, "latency_seconds", r.Latency.Seconds(), "detail", r.Detail)

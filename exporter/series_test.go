@@ -20,18 +20,7 @@ import (
 // (families by name, series by label values, label pairs by name), so dropping the
 // registry changed nothing a scraper sees.
 func TestSeriesGatherAsRegistry(t *testing.T) {
-	b := card.Interface{URL: "http://b:1/", Binding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"}
-	a := card.Interface{URL: "http://a:1/", Binding: a2a.TransportProtocolGRPC, ProtocolVersion: "0.3"}
-	p := probed{
-		card:     &card.Card{Interfaces: []card.Interface{b, a}},
-		declared: 2,
-		results: []probe.Result{{Interface: b, Outcome: wire.Served, Latency: time.Millisecond},
-			{Interface: a, Outcome: wire.Refused, Latency: 2 * time.Millisecond}},
-		report: probe.Report{Findings: []card.Finding{{Code: "z-code", Severity: card.SeverityWarning},
-			{Code: "a-code", Severity: card.SeverityError}}},
-		certExpiry: time.Unix(1e9, 0),
-	}
-	got := p.families()
+	got := sampleProbe("http://a:1/").families()
 
 	reg := prometheus.NewRegistry()
 	for _, mf := range got {
@@ -56,6 +45,22 @@ func TestSeriesGatherAsRegistry(t *testing.T) {
 	}
 	if g, w := encodeText(t, got), encodeText(t, want); g != w {
 		t.Errorf("families() =\n%s\nregistry gathers =\n%s", g, w)
+	}
+}
+
+// sampleProbe is a probe of two interfaces (the second at aURL), one served and one
+// refused, with two findings.
+func sampleProbe(aURL string) probed {
+	b := card.Interface{URL: "http://b:1/", Binding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"}
+	a := card.Interface{URL: aURL, Binding: a2a.TransportProtocolGRPC, ProtocolVersion: "0.3"}
+	return probed{
+		card:     &card.Card{Interfaces: []card.Interface{b, a}},
+		declared: 2,
+		results: []probe.Result{{Interface: b, Outcome: wire.Served, Latency: time.Millisecond},
+			{Interface: a, Outcome: wire.Refused, Latency: 2 * time.Millisecond}},
+		report: probe.Report{Findings: []card.Finding{{Code: "z-code", Severity: card.SeverityWarning},
+			{Code: "a-code", Severity: card.SeverityError}}},
+		certExpiry: time.Unix(1e9, 0),
 	}
 }
 

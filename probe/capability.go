@@ -255,7 +255,9 @@ func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.I
 		return calls
 	}
 	calls := e.askCapabilities(ctx, c, iface, local, o)
-	e.caps.put(key, calls, maxAge)
+	if ctx.Err() == nil { // calls the caller cut short (a canceled scrape) say nothing of the agent
+		e.caps.put(key, calls, maxAge)
+	}
 	return calls
 }
 

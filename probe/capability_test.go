@@ -139,3 +139,25 @@ func TestCheckServedNotDeclared(t *testing.T) {
 		t.Errorf("capability findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestCapabilityCallsCanceledNotKept: capability calls cut short by the caller (a
+// canceled scrape, or the exporter's check of a card that changed while it was fetched)
+// say nothing of the agent and are not reused: the next check asks again and gets the
+// agent's answers.
+func TestCapabilityCallsCanceledNotKept(t *testing.T) {
+	a := labtest.Start(t, lab.Healthy()...)
+	c, err := card.Parse(a.CardJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := probe.NewEngine()
+	defer e.Close()
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v := e.Check(canceled, c).Capabilities[0].Verdict; v == probe.CapabilityServed {
+		t.Fatalf("a canceled check read streaming as %s", v)
+	}
+	if got := e.Check(context.Background(), c); got.Capabilities[0].Verdict != probe.CapabilityServed {
+		t.Errorf("after a canceled check: streaming %s, want served (the canceled calls were reused)", got.Capabilities[0].Verdict)
+	}
+}

@@ -66,6 +66,59 @@ func parseEndpoint(raw string, b a2a.TransportProtocol) (endpoint, error) {
 	return endpoint{addr: a, raw: raw, scheme: a.Scheme, hostport: a.HostPort(), path: a.Path, query: a.Query}, nil
 }
 
+// parsedEndpoint is parseEndpoint's answer for one interface URL and binding, with the
+// notes about the URL's form (endpoint.notes) when it parsed.
+type parsedEndpoint struct {
+	ep    endpoint
+	err   error
+	notes []string
+}
+
+func readEndpoint(raw string, b a2a.TransportProtocol) parsedEndpoint {
+	ep, err := parseEndpoint(raw, b)
+	if err != nil {
+		return parsedEndpoint{err: err}
+	}
+	return parsedEndpoint{ep: ep, notes: ep.notes(b)}
+}
+
+// endpointKey is an interface URL and the canonical spelling of its binding.
+type endpointKey struct {
+	raw     string
+	binding a2a.TransportProtocol
+}
+
+// endpoints remembers readEndpoint's answers, a pure function of the URL and binding,
+// so that a long-lived Engine reads each interface URL once rather than once per probe.
+// It holds at most max answers; when full it starts over.
+type endpoints struct {
+	mu  sync.Mutex
+	m   map[endpointKey]parsedEndpoint
+	max int
+}
+
+// read returns readEndpoint's answer for each interface's URL and binding (canonical
+// spelling, as a run reads it).
+func (c *endpoints) read(ifaces []card.Interface) []parsedEndpoint {
+	eps := make([]parsedEndpoint, len(ifaces))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for n, i := range ifaces {
+		b, _ := card.CanonicalBinding(i.Binding)
+		k := endpointKey{i.URL, b}
+		p, ok := c.m[k]
+		if !ok {
+			p = readEndpoint(i.URL, b)
+			if len(c.m) >= c.max {
+				clear(c.m)
+			}
+			c.m[k] = p
+		}
+		eps[n] = p
+	}
+	return eps
+}
+
 // explicitTLS reports whether the URL says TLS or plaintext (https, grpcs, http, grpc).
 func (e endpoint) explicitTLS() bool { return e.addr.TLS != card.TLSUnknown }
 

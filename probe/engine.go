@@ -47,6 +47,8 @@ type Engine struct {
 	cfg   engineOptions
 	gate  *gate
 	grpc  *grpcPool
+	work  *workers  // engine_workers.go
+	urls  endpoints // the interface URLs read so far (endpoint.go)
 	dials atomic.Int64
 	reqs  atomic.Int64
 	caps  capabilityCache // capability_cache.go
@@ -112,6 +114,8 @@ func NewEngine(opts ...EngineOption) *Engine {
 	e := &Engine{cfg: o, gate: newGate(o.maxInFlight, o.maxPerHost), clients: map[connKey]*http.Client{},
 		visited: map[card.Origin]struct{}{}}
 	e.grpc = newGRPCPool(e, o.idle, o.maxIdle)
+	e.work = newWorkers(o.idle)
+	e.urls = endpoints{m: map[endpointKey]parsedEndpoint{}, max: o.maxIdle}
 	return e
 }
 
@@ -130,6 +134,7 @@ func (e *Engine) Close() error {
 	clients := e.clients
 	e.clients = nil
 	e.mu.Unlock()
+	e.work.close()
 	for _, c := range clients {
 		c.CloseIdleConnections()
 	}
@@ -177,6 +182,7 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 		o.siblings = append(o.siblings, i.URL)
 	}
 	o.cardCredentials(c)
+	eps := e.urls.read(local) // endpoint.go
 	results := make([]Result, len(ifaces))
 	sem := make(chan struct{}, maxParallel)
 	probeLane := func(l lane) {
@@ -189,7 +195,7 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 					after = hook(n, l.turns)
 				}
 				oi := *o // the options are read once per card; each run has its own copy
-				results[n] = declared(e.probe(ctx, local[n], &oi), ifaces[n])
+				results[n] = declared(e.probe(ctx, local[n], &oi, &eps[n]), ifaces[n])
 				if after != nil {
 					after()
 				}
@@ -201,13 +207,17 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 			}
 		}
 	}
-	lanes := e.lanes(local)
+	lanes := e.lanes(local, eps)
 	if len(lanes) == 0 {
 		return results
 	}
 	var wg sync.WaitGroup
 	for _, lane := range lanes[:len(lanes)-1] {
-		wg.Go(func() { probeLane(lane) })
+		wg.Add(1)
+		e.work.run(func() {
+			defer wg.Done()
+			probeLane(lane)
+		})
 	}
 	probeLane(lanes[len(lanes)-1]) // the last in this goroutine: one handoff less
 	wg.Wait()
@@ -226,14 +236,14 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 // Engine) each interface has a lane of its own, over the connections kept warm. gRPC
 // interfaces, which multiplex their calls on one channel per address, and addresses
 // that do not parse always get a lane of their own.
-func (e *Engine) lanes(ifaces []card.Interface) []lane {
+func (e *Engine) lanes(ifaces []card.Interface, eps []parsedEndpoint) []lane {
 	var out []lane
 	byOrigin := map[card.Origin]int{}
 	for n, iface := range ifaces {
 		b, _ := card.CanonicalBinding(iface.Binding)
 		if b == a2a.TransportProtocolJSONRPC || b == a2a.TransportProtocolHTTPJSON {
-			if ep, err := parseEndpoint(iface.URL, b); err == nil {
-				origin := ep.addr.Origin(false) // the scheme decides; card, the one address model
+			if eps[n].err == nil {
+				origin := eps[n].ep.addr.Origin(false) // the scheme decides; card, the one address model
 				if l, ok := byOrigin[origin]; ok {
 					out[l].idx = append(out[l].idx, n)
 					continue
@@ -276,15 +286,18 @@ func (e *Engine) firstVisit(origin card.Origin) bool {
 // Interface probes one declared interface as probe.Interface does, reusing the
 // Engine's connections.
 func (e *Engine) Interface(ctx context.Context, iface card.Interface, opts ...Option) Result {
-	return e.probe(ctx, iface, newOptions(opts))
+	return e.probe(ctx, iface, newOptions(opts), nil)
 }
 
-// probe runs one interface's probe with o on the Engine's connections.
-func (e *Engine) probe(ctx context.Context, iface card.Interface, o *options) Result {
+// probe runs one interface's probe with o on the Engine's connections; ep is its URL
+// as parseEndpoint read it, or nil to read it here.
+func (e *Engine) probe(ctx context.Context, iface card.Interface, o *options, ep *parsedEndpoint) Result {
 	o.engine = e
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	return newRun(iface, o).traced(ctx) // trace.go
+	r := newRun(iface, o)
+	r.parsed = ep
+	return r.traced(ctx) // trace.go
 }
 
 // HTTPClient returns the Engine's keep-alive client for the TLS settings of opts

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // gate bounds the requests an Engine has on the wire: a slot of the request's
@@ -30,9 +31,9 @@ func newGate(global, perHost int) *gate {
 	return &gate{global: make(chan struct{}, global), perHost: perHost, hosts: map[string]*hostSlots{}}
 }
 
-// acquire waits for a slot for one request to hostport and returns its release
-// (idempotent). It fails only when ctx ends first; the error wraps ctx's cause.
-func (g *gate) acquire(ctx context.Context, hostport string) (func(), error) {
+// acquire waits for a slot for one request to hostport and returns it; release gives
+// it back. It fails only when ctx ends first; the error wraps ctx's cause.
+func (g *gate) acquire(ctx context.Context, hostport string) (*slot, error) {
 	g.mu.Lock()
 	h := g.hosts[hostport]
 	if h == nil {
@@ -41,34 +42,49 @@ func (g *gate) acquire(ctx context.Context, hostport string) (func(), error) {
 	}
 	h.users++
 	g.mu.Unlock()
-	leave := func() {
-		g.mu.Lock()
-		if h.users--; h.users == 0 {
-			delete(g.hosts, hostport)
-		}
-		g.mu.Unlock()
-	}
+	s := &slot{g: g, h: h, hostport: hostport}
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
-		leave()
+		s.leave()
 		return nil, fmt.Errorf("not sent: no free request slot for %s before the budget ran out: %w", hostport, context.Cause(ctx))
 	}
 	select {
 	case g.global <- struct{}{}:
 	case <-ctx.Done():
 		<-h.sem
-		leave()
+		s.leave()
 		return nil, fmt.Errorf("not sent: no free request slot before the budget ran out: %w", context.Cause(ctx))
 	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			<-g.global
-			<-h.sem
-			leave()
-		})
-	}, nil
+	return s, nil
+}
+
+// slot is one request's hold on a host slot and a global slot of a gate.
+type slot struct {
+	g        *gate
+	h        *hostSlots
+	hostport string
+	released atomic.Bool
+}
+
+// release gives the slots back; only the first call does.
+func (s *slot) release() {
+	if s.released.Swap(true) {
+		return
+	}
+	<-s.g.global
+	<-s.h.sem
+	s.leave()
+}
+
+// leave drops the request from its host's users, and the host from the gate with the
+// last of them.
+func (s *slot) leave() {
+	s.g.mu.Lock()
+	if s.h.users--; s.h.users == 0 {
+		delete(s.g.hosts, s.hostport)
+	}
+	s.g.mu.Unlock()
 }
 
 // gatedTransport makes every request of an Engine's HTTP client wait for a slot of the
@@ -79,7 +95,7 @@ type gatedTransport struct {
 }
 
 func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	release, err := t.e.gate.acquire(r.Context(), strings.ToLower(r.URL.Host))
+	slot, err := t.e.gate.acquire(r.Context(), strings.ToLower(r.URL.Host))
 	if err != nil {
 		if r.Body != nil {
 			_ = r.Body.Close() // RoundTrip must close the body, even on errors
@@ -89,10 +105,10 @@ func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.e.reqs.Add(1)
 	resp, err := t.next.RoundTrip(r)
 	if err != nil {
-		release()
+		slot.release()
 		return nil, err
 	}
-	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+	resp.Body = &releasingBody{ReadCloser: resp.Body, slot: slot}
 	return resp, nil
 }
 
@@ -102,11 +118,11 @@ func (t *gatedTransport) CloseIdleConnections() { t.next.CloseIdleConnections() 
 // releasingBody gives the request's slot back when the body is closed.
 type releasingBody struct {
 	io.ReadCloser
-	release func()
+	slot *slot
 }
 
 func (b *releasingBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.release()
+	b.slot.release()
 	return err
 }

@@ -2,8 +2,8 @@ package probe
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -115,18 +115,18 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		mode = "TLS"
 	}
 	a := attempt{
-		sent: fmt.Sprintf("gRPC %s %s (%s)", method, req.ep.hostport, mode),
+		sent: "gRPC " + method + " " + req.ep.hostport + " (" + mode + ")",
 		tls:  useTLS,
 		ev:   wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
 	e := req.o.engine
-	release, err := e.gate.acquire(ctx, req.ep.hostport)
+	slot, err := e.gate.acquire(ctx, req.ep.hostport)
 	if err != nil {
 		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
 	}
-	defer release()
+	defer slot.release()
 	ch, err := e.grpc.get(grpcKey{addr: req.ep.hostport, tls: useTLS, connKey: req.o.connKey()}, req.o)
 	if err != nil {
 		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
@@ -171,7 +171,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
-	a.seen = fmt.Sprintf("%s %q", st.Code(), clipText(st.Message(), 200))
+	a.seen = st.Code().String() + " " + strconv.Quote(clipText(st.Message(), 200))
 	if a.ev.Reason != "" {
 		a.seen += " " + a.ev.Reason
 	}

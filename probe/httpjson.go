@@ -116,7 +116,7 @@ func getTask(ctx context.Context, req request, target string, h http.Header) att
 		r.Fill(&a.ev)
 		a.seen += ", " + r.String()
 		if a.ev.AnswerVersion != "" {
-			a.seen += fmt.Sprintf(" (a %s-shaped answer)", a.ev.AnswerVersion)
+			a.seen += " (a " + a.ev.AnswerVersion + "-shaped answer)"
 		}
 		return a
 	case r.Framing == a2a.TransportProtocolJSONRPC:

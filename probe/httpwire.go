@@ -42,9 +42,13 @@ type httpAnswer struct {
 func doHTTP(ctx context.Context, req request, method, target string, body []byte, header http.Header) httpAnswer {
 	var rd io.Reader
 	if body != nil {
-		rd = strings.NewReader(string(body))
+		rd = bytes.NewReader(body)
 	}
-	hr, err := http.NewRequestWithContext(ctx, method, target, rd)
+	var wrote atomic.Bool // the request was fully written, as delegate records it
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
+	})
+	hr, err := http.NewRequestWithContext(traced, method, target, rd)
 	if err != nil {
 		return httpAnswer{err: err}
 	}
@@ -65,10 +69,6 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	hr.Header["Idempotency-Key"] = nil
 	// The trace context: the agent's spans join the probe's trace.
 	telemetry.InjectHTTP(ctx, hr.Header)
-	var wrote atomic.Bool // the request was fully written, as delegate records it
-	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
-	}))
 	resp, err := req.o.engine.client(req.o).Do(hr)
 	if err != nil {
 		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", withheld: withheld, sent: wrote.Load()}

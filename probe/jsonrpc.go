@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -19,6 +18,15 @@ var jsonrpcMethods = map[operation]map[string][2]string{
 	opSubscribe:       {card.V1: {"SubscribeToTask", "id"}, card.V03: {"tasks/resubscribe", "id"}},
 	opListPushConfigs: {card.V1: {"ListTaskPushNotificationConfigs", "taskId"}, card.V03: {"tasks/pushNotificationConfig/list", "id"}},
 	opExtendedCard:    {card.V1: {"GetExtendedAgentCard", ""}, card.V03: {"agent/getAuthenticatedExtendedCard", ""}},
+}
+
+// jsonrpcRequest is a JSON-RPC request; its members are in the order json.Marshal
+// writes a map's keys, as the probe's requests always had them.
+type jsonrpcRequest struct {
+	ID      string            `json:"id"`
+	JSONRPC string            `json:"jsonrpc"`
+	Method  string            `json:"method"`
+	Params  map[string]string `json:"params"`
 }
 
 // probeJSONRPC POSTs the request's operation for a random task id to the interface
@@ -37,7 +45,7 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 	if req.tenant != "" && req.version == card.V1 {
 		params["tenant"] = req.tenant
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.taskID, "method": method, "params": params})
+	body, _ := json.Marshal(jsonrpcRequest{ID: req.taskID, JSONRPC: "2.0", Method: method, Params: params})
 	h := http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},
@@ -51,7 +59,7 @@ func probeJSONRPC(ctx context.Context, req request) attempt {
 	target := req.ep.httpURL(req.mode)
 	ans := doHTTP(ctx, req, http.MethodPost, target, body, h)
 
-	a := attempt{sent: fmt.Sprintf("JSON-RPC %s POST %s", method, target), tls: ans.tls, answered: ans.status != 0,
+	a := attempt{sent: "JSON-RPC " + method + " POST " + target, tls: ans.tls, answered: ans.status != 0,
 		certExpiry: ans.certExpiry}
 	a.ev = wire.Evidence{Binding: a2a.TransportProtocolJSONRPC, Version: req.version}
 	ans.evidence(&a.ev)

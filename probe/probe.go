@@ -114,6 +114,7 @@ type run struct {
 	custom  bool                  // the declared binding is not a core binding
 	o       *options
 	taskID  string
+	parsed  *parsedEndpoint // the interface URL read once per card, nil to read it in run
 }
 
 func newRun(iface card.Interface, o *options) *run {
@@ -126,7 +127,11 @@ func (r *run) result(o wire.Outcome, detail string, lat time.Duration) Result {
 }
 
 func (r *run) run(ctx context.Context) Result {
-	ep, err := parseEndpoint(r.iface.URL, r.binding)
+	if r.parsed == nil {
+		p := readEndpoint(r.iface.URL, r.binding)
+		r.parsed = &p
+	}
+	ep, err := r.parsed.ep, r.parsed.err
 	if err != nil {
 		return r.result(wire.Unreachable, err.Error(), 0)
 	}
@@ -146,7 +151,7 @@ func (r *run) run(ctx context.Context) Result {
 	if first.outcome.Reached() {
 		res.Mapping = wire.MappingProblem(first.ev)
 	}
-	notes := ep.notes(r.binding)
+	notes := slices.Clip(r.parsed.notes) // shared with the Engine's other probes: appended to, copied
 
 	switch first.outcome {
 	case wire.Served:
@@ -455,9 +460,25 @@ func versions(declared string) (first, other string, known bool) {
 	return card.V1, card.V03, false
 }
 
+// taskIDBits is crypto/rand output read ahead for task ids, a system call per 100 ids
+// instead of one per lookup.
+var taskIDBits struct {
+	sync.Mutex
+	buf [100 * 12]byte
+	n   int // unused bytes at the start of buf
+}
+
+// randomTaskID is a task id no agent holds: 96 bits from crypto/rand.
 func randomTaskID() string {
 	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	taskIDBits.Lock()
+	if taskIDBits.n < len(b) {
+		_, _ = rand.Read(taskIDBits.buf[:]) // crypto/rand.Read never fails (Go 1.24+)
+		taskIDBits.n = len(taskIDBits.buf)
+	}
+	taskIDBits.n -= len(b)
+	copy(b[:], taskIDBits.buf[taskIDBits.n:])
+	taskIDBits.Unlock()
 	return "a2abind-probe-" + hex.EncodeToString(b[:])
 }
 

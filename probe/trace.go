@@ -105,7 +105,9 @@ func endCall(span trace.Span, req request, b a2a.TransportProtocol, a attempt) {
 
 // endLookup ends the span of an interface lookup, with the probe's outcome.
 func endLookup(span trace.Span, req request, a attempt) {
-	wire.RecordOutcome(span, a.outcome, a.describe())
+	if span.IsRecording() { // the evidence string is built only for a span that keeps it
+		wire.RecordOutcome(span, a.outcome, a.describe())
+	}
 	endCall(span, req, a.binding, a)
 }
 

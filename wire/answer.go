@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/errordetails"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
 
@@ -32,7 +31,8 @@ type Answer struct {
 	Status string
 	// Message is the error's message.
 	Message string
-	// Reason and Metadata are the google.rpc.ErrorInfo's, read with a2a-go's errordetails.
+	// Reason and Metadata are the google.rpc.ErrorInfo's, read as a2a-go's errordetails
+	// reads them (errorinfo.go).
 	Reason   string
 	Metadata map[string]string
 	// Flat reports a v0.3 flat error body ({"code":-32001,"message":...}, a2a-js).
@@ -114,17 +114,11 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return Answer{}, errNotJSONRPC
 	}
-	var doc struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Result  json.RawMessage `json:"result"`
-		Error   *struct {
-			Code    json.Number     `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return Answer{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
+	var doc jsonrpcDoc
+	if !doc.scan(b) { // envelope.go
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return Answer{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
+		}
 	}
 	if doc.JSONRPC != "2.0" {
 		return Answer{}, fmt.Errorf("%w: jsonrpc is %q", errNotJSONRPC, doc.JSONRPC)
@@ -148,15 +142,8 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 // ParseStatus reads an HTTP+JSON error body: {"error":{"code","status","message",
 // "details":[ErrorInfo...]}} with an HTTP status code. ok is false for anything else.
 func ParseStatus(b []byte) (Answer, bool) {
-	var doc struct {
-		Error *struct {
-			Code    *json.Number    `json:"code"`
-			Status  string          `json:"status"`
-			Message string          `json:"message"`
-			Details json.RawMessage `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil {
+	var doc statusDoc
+	if !doc.scan(b) && json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil { // envelope.go
 		return Answer{}, false
 	}
 	code, err := doc.Error.Code.Int64()
@@ -189,44 +176,6 @@ func ParseFlatError(b []byte) (Answer, bool) {
 	return Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Message: *doc.Message, Flat: true, Version: card.V03}, true
 }
 
-// errorInfo reads the google.rpc.ErrorInfo among a JSON-RPC error's data or a
-// google.rpc.Status's details, with a2a-go's errordetails: an array of typed objects
-// (v1.0) or, leniently, a single object with a reason.
-func errorInfo(raw json.RawMessage) (string, map[string]string) {
-	if len(raw) == 0 {
-		return "", nil
-	}
-	var list []*errordetails.Typed
-	if json.Unmarshal(raw, &list) != nil {
-		var one errordetails.Typed
-		if json.Unmarshal(raw, &one) != nil {
-			return "", nil
-		}
-		list = []*errordetails.Typed{&one}
-	}
-	for _, d := range list {
-		if d == nil {
-			continue
-		}
-		r, _ := d.Value["reason"].(string)
-		// A detail without @type is read as a Struct by errordetails: lenient, as before.
-		if r == "" || d.TypeURL != errordetails.ErrorInfoType && d.TypeURL != errordetails.StructType {
-			continue
-		}
-		var md map[string]string
-		if m, ok := d.Value["metadata"].(map[string]any); ok {
-			md = make(map[string]string, len(m))
-			for k, v := range m {
-				if s, ok := v.(string); ok {
-					md[k] = s
-				}
-			}
-		}
-		return r, md
-	}
-	return "", nil
-}
-
 // String renders the answer for a detail line.
 func (a Answer) String() string {
 	switch {
@@ -242,9 +191,9 @@ func (a Answer) String() string {
 		}
 		return s
 	case a.Flat:
-		return fmt.Sprintf("error %d %s", a.Code, strconv.Quote(trim(a.Message, 100)))
+		return "error " + strconv.Itoa(a.Code) + " " + strconv.Quote(trim(a.Message, 100))
 	case a.Framing == a2a.TransportProtocolHTTPJSON:
-		out := fmt.Sprintf("error %d %s", a.Code, a.Status)
+		out := "error " + strconv.Itoa(a.Code) + " " + a.Status
 		if a.Reason != "" {
 			out += " " + a.Reason
 		}

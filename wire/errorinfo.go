@@ -1,0 +1,110 @@
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+)
+
+// errorInfo reads the google.rpc.ErrorInfo among a JSON-RPC error's data or a
+// google.rpc.Status's details as a2a-go's errordetails reads them (json.Unmarshal
+// into []*errordetails.Typed, or leniently a single errordetails.Typed): the first
+// detail, null ones skipped, with a non-empty string "reason" whose "@type" is
+// ErrorInfo or Struct (a detail without a string "@type" is a Struct), and its
+// "metadata" object's string members. Member names match exactly and the last of a
+// duplicated member wins, as in the map errordetails decodes into; a list holding
+// anything but objects and nulls has no ErrorInfo, as its decoding fails. It scans the
+// bytes instead of decoding every detail into a map[string]any, which was the largest
+// part of reading an answer; FuzzErrorInfo holds it to the errordetails reading.
+func errorInfo(raw json.RawMessage) (string, map[string]string) {
+	if len(raw) == 0 || !json.Valid(raw) {
+		return "", nil
+	}
+	s := scanner{b: raw}
+	s.space()
+	switch s.peek() {
+	case '{':
+		if d := s.detail(); d.errorInfo() {
+			return d.read()
+		}
+	case '[':
+		// Every element must be an object or null (else the decoding fails), so the
+		// whole list is scanned before the first ErrorInfo in it is read.
+		var found *detail
+		s.i++
+		for s.space(); s.peek() != ']'; s.space() {
+			switch s.peek() {
+			case '{':
+				if d := s.detail(); found == nil && d.errorInfo() {
+					found = &d
+				}
+			case 'n':
+				s.i += len("null")
+			default:
+				return "", nil
+			}
+			if s.space(); s.peek() == ',' {
+				s.i++
+				s.space()
+			}
+		}
+		if found != nil {
+			return found.read()
+		}
+	}
+	return "", nil
+}
+
+// detail is where a detail object's last "@type", "reason" and "metadata" values are in
+// the scanned bytes (nil for a member not there).
+type detail struct{ typ, reason, metadata []byte }
+
+// errorInfo reports whether the detail is the one errorInfo reads: a non-empty string
+// reason and an ErrorInfo or Struct type.
+func (d detail) errorInfo() bool {
+	r, ok := text(d.reason)
+	if !ok || len(r) == 0 {
+		return false
+	}
+	t, ok := text(d.typ)
+	if !ok {
+		return true // no string @type: errordetails reads a Struct
+	}
+	return string(t) == errordetails.ErrorInfoType || string(t) == errordetails.StructType
+}
+
+// read returns the detail's reason and its metadata's string members (nil when
+// metadata is not an object; a later non-string member drops an earlier string one of
+// the same name, as the last duplicate wins).
+func (d detail) read() (string, map[string]string) {
+	r, _ := text(d.reason)
+	if len(d.metadata) == 0 || d.metadata[0] != '{' {
+		return string(r), nil
+	}
+	md := map[string]string{}
+	s := scanner{b: d.metadata}
+	s.members(func(name, v []byte) {
+		if sv, ok := text(v); ok {
+			md[string(name)] = string(sv)
+		} else {
+			delete(md, string(name))
+		}
+	})
+	return string(r), md
+}
+
+// detail scans the object at s.i into a detail.
+func (s *scanner) detail() detail {
+	var d detail
+	s.members(func(name, v []byte) {
+		switch string(name) {
+		case "@type":
+			d.typ = v
+		case "reason":
+			d.reason = v
+		case "metadata":
+			d.metadata = v
+		}
+	})
+	return d
+}
