@@ -96,9 +96,10 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 }
 
 // probe fetches the card of target and probes its first mod.MaxInterfaces interfaces
-// with module name's config mod. A card whose document did not change since the last
-// scrape of (name, target) is not read again (x.last). Each step is logged on plog, for
-// the debug output.
+// with module name's config mod. The last scrape's card of (name, target) is checked
+// while the card is fetched again (early.go), and neither read nor checked again when
+// the fetched document is byte for byte the same (x.last). Each step is logged on plog,
+// for the debug output.
 func (x *Exporter) probe(ctx context.Context, target, name string, mod Module, header http.Header, plog *slog.Logger) probed {
 	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
 		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces, CredentialHosts: mod.CredentialHosts}
