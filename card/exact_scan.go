@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/a2abind/a2abind/internal/jsontext"
 )
 
 // readTree reads data (one JSON value, nothing after it) as s describes it (cardSchema
@@ -202,15 +203,9 @@ func (r *treeReader) scanChildren(n *jsonNode, depth int, s *schemaNode) bool {
 	return true
 }
 
-// memberName is a member name as encoding/json decodes it: the bytes between the
-// quotes when there is no escape and they are valid UTF-8, else what json.Unmarshal
-// makes of the string (escapes, invalid UTF-8 as U+FFFD).
+// memberName is a member name as encoding/json decodes it (jsontext.Text); quoted is
+// a valid string literal, json.Valid having accepted the document.
 func memberName(quoted []byte) string {
-	raw := quoted[1 : len(quoted)-1]
-	if !slices.Contains(raw, '\\') && utf8.Valid(raw) {
-		return string(raw)
-	}
-	var name string
-	_ = json.Unmarshal(quoted, &name) // valid: json.Valid accepted the document
-	return name
+	t, _ := jsontext.Text(quoted)
+	return string(t)
 }

@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"bytes"
-	"encoding/json"
-	"unicode/utf8"
-)
+import "github.com/a2abind/a2abind/internal/jsontext"
 
 // scanner walks valid JSON (its callers check it first) without decoding it: the
 // ErrorInfo among an answer's details (errorinfo.go), an answer's envelope (envelope.go).
@@ -85,20 +81,5 @@ func (s *scanner) value() []byte {
 	return s.b[start:s.i]
 }
 
-// text returns the text a JSON value holds as encoding/json decodes it (escapes read,
-// invalid UTF-8 replaced), and false when the value is not a string. The text of a
-// string without escapes, in valid UTF-8, is the value's own bytes.
-func text(v []byte) ([]byte, bool) {
-	if len(v) < 2 || v[0] != '"' {
-		return nil, false
-	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return inner, true
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return nil, false
-	}
-	return []byte(s), true
-}
+// text is jsontext.Text: the one reading of a string literal.
+var text = jsontext.Text
