@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"strconv"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -47,7 +48,7 @@ type Answer struct {
 // an HTTP+JSON google.rpc.Status error, a v0.3 flat error; for text/event-stream, the
 // first event's data.
 func ReadAnswer(contentType string, body []byte) Answer {
-	mt, _, _ := mime.ParseMediaType(contentType)
+	mt := mediaType(contentType)
 	if mt == "text/event-stream" {
 		for line := range bytes.Lines(body) {
 			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
@@ -78,6 +79,28 @@ func ReadAnswer(contentType string, body []byte) Answer {
 		return a
 	}
 	return Answer{Framing: Unrecognised}
+}
+
+// mediaType is the media type of a Content-Type value as mime.ParseMediaType reads it
+// (lower-cased, without parameters; "" when it does not parse). A bare lower-case
+// type/subtype of token characters, what the probe's own reading of a header hands on,
+// is its own media type and is not parsed again (TestMediaTypeAgreesWithMime).
+func mediaType(contentType string) string {
+	slash := 0
+	for i := 0; i < len(contentType); i++ {
+		c := contentType[i]
+		switch {
+		case c == '/':
+			slash++
+		case c <= ' ' || c >= 0x7f || c >= 'A' && c <= 'Z' || strings.IndexByte(`()<>@,;:\"[]?=`, c) >= 0:
+			slash = 2 // not bare: parse it
+		}
+	}
+	if slash == 1 && contentType[0] != '/' && contentType[len(contentType)-1] != '/' {
+		return contentType
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt
 }
 
 // mayBeJSONRPC reports whether body may be a JSON-RPC 2.0 response, which needs a
@@ -131,7 +154,7 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 			return Answer{}, fmt.Errorf("%w: error code %q", errNotJSONRPC, doc.Error.Code)
 		}
 		a := Answer{Framing: a2a.TransportProtocolJSONRPC, Code: int(code), Message: doc.Error.Message}
-		a.Reason, a.Metadata = errorInfo(doc.Error.Data)
+		a.Reason, a.Metadata = validErrorInfo(doc.Error.Data) // doc was read from valid JSON
 		return a, nil
 	case hasResult && doc.Error == nil:
 		return Answer{Framing: a2a.TransportProtocolJSONRPC, Result: true}, nil
@@ -151,7 +174,7 @@ func ParseStatus(b []byte) (Answer, bool) {
 		return Answer{}, false
 	}
 	a := Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message}
-	a.Reason, a.Metadata = errorInfo(doc.Error.Details)
+	a.Reason, a.Metadata = validErrorInfo(doc.Error.Details) // doc was read from valid JSON
 	return a, true
 }
 

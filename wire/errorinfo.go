@@ -17,7 +17,17 @@ import (
 // bytes instead of decoding every detail into a map[string]any, which was the largest
 // part of reading an answer; FuzzErrorInfo holds it to the errordetails reading.
 func errorInfo(raw json.RawMessage) (string, map[string]string) {
-	if len(raw) == 0 || !json.Valid(raw) {
+	if !json.Valid(raw) {
+		return "", nil
+	}
+	return validErrorInfo(raw)
+}
+
+// validErrorInfo is errorInfo of a value known to be valid JSON: a member of a document
+// json.Valid or json.Unmarshal has accepted (ParseJSONRPC and ParseStatus read their
+// envelopes so), which it does not validate a second time.
+func validErrorInfo(raw json.RawMessage) (string, map[string]string) {
+	if len(raw) == 0 {
 		return "", nil
 	}
 	s := scanner{b: raw}
