@@ -32,6 +32,18 @@ var metadataHosts = map[string]bool{
 	"metadata.packet.net":          true,
 }
 
+// metadataIPs are the IP literals among metadataHosts, for CheckIP to look up without
+// formatting each address it checks.
+var metadataIPs = func() map[netip.Addr]bool {
+	m := map[netip.Addr]bool{}
+	for h := range metadataHosts {
+		if ip, err := netip.ParseAddr(h); err == nil {
+			m[ip] = true
+		}
+	}
+	return m
+}()
+
 // refusedPrefixes are networks a2abind does not dial for a card: link-local (cloud
 // metadata lives there), unspecified, multicast and broadcast (IPv4-mapped forms are
 // unmapped before the check).
@@ -136,7 +148,7 @@ func (p *DialPolicy) CheckIP(ip netip.Addr) error {
 	if p.ipAllowed(ip) || p.ipAllowed(un) {
 		return nil
 	}
-	if metadataHosts[un.String()] {
+	if metadataIPs[un] {
 		return refusal(ip.String(), "a cloud instance-metadata address")
 	}
 	for _, r := range refusedPrefixes {
