@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -99,15 +100,30 @@ type cardView struct {
 	primary  *card.Interface  // v0.3 url + preferredTransport
 	noPref   bool             // the v0.3 preferredTransport is absent or empty
 	extra    []card.Interface // v0.3 additionalInterfaces
-	results  map[string]Result
-	byTarget map[string][]Result // url + canonical binding -> results
+	results  map[viewKey]Result
+	byTarget map[viewKey][]Result // url (no trailing slash) + canonical binding -> results
+}
+
+// viewKey names an interface in a cardView: what card.Interface.Key joins into one
+// string (URL, canonical binding, version), kept apart so that no string is built per
+// lookup; a target key has no version and its URL loses a trailing slash.
+type viewKey struct {
+	url     string
+	binding a2a.TransportProtocol
+	version string
+}
+
+func keyOf(i card.Interface) viewKey {
+	b, _ := card.CanonicalBinding(i.Binding)
+	return viewKey{i.URL, b, i.ProtocolVersion}
 }
 
 func newCardView(c *card.Card, results []Result) *cardView {
-	v := &cardView{c: c, results: map[string]Result{}, byTarget: map[string][]Result{}}
+	v := &cardView{c: c, results: make(map[viewKey]Result, len(results)), byTarget: make(map[viewKey][]Result, len(results))}
 	for _, r := range results {
-		v.results[r.Interface.Key()] = r
-		v.byTarget[target(r.Interface)] = append(v.byTarget[target(r.Interface)], r)
+		v.results[keyOf(r.Interface)] = r
+		t := target(r.Interface)
+		v.byTarget[t] = append(v.byTarget[t], r)
 	}
 	for _, i := range c.Declared() { // as the SDKs read the lists: repeats and case variants kept
 		switch {
@@ -128,9 +144,9 @@ func newCardView(c *card.Card, results []Result) *cardView {
 	return v
 }
 
-func target(i card.Interface) string {
+func target(i card.Interface) viewKey {
 	b, _ := card.CanonicalBinding(i.Binding)
-	return strings.TrimSuffix(i.URL, "/") + "\x00" + string(b)
+	return viewKey{url: strings.TrimSuffix(i.URL, "/"), binding: b}
 }
 
 // v03Only reports whether the card has no supportedInterfaces (a v0.3 card).
@@ -167,7 +183,7 @@ func (v *cardView) goCompat() []card.Interface {
 
 // outcomeFor is what a client speaking version gets at an interface.
 func (v *cardView) outcomeFor(i card.Interface, version string) (wire.Outcome, string) {
-	r, ok := v.results[i.Key()]
+	r, ok := v.results[keyOf(i)]
 	if !ok {
 		return NoInterface, "not probed"
 	}
@@ -227,7 +243,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	for _, i := range list {
 		sv := "v" + i.ProtocolVersion
 		if !semver.IsValid(sv) || !slices.Contains(factories[i.Binding], semver.Major(sv)) {
-			dropped = append(dropped, fmt.Sprintf("%s_%s", i.Binding, i.ProtocolVersion))
+			dropped = append(dropped, string(i.Binding)+"_"+i.ProtocolVersion)
 			continue
 		}
 		cands = append(cands, cand{i, sv})
@@ -238,7 +254,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	slices.SortStableFunc(cands, func(a, b cand) int { return semver.Compare(b.semver, a.semver) })
 	chosen := cands[0].i
 	o, detail := v.outcomeFor(chosen, "")
-	note := fmt.Sprintf("selects %s (first of %d compatible, newest version first, then card order)", chosen, len(cands))
+	note := "selects " + chosen.String() + " (first of " + strconv.Itoa(len(cands)) + " compatible, newest version first, then card order)"
 	if chosen.Binding == a2a.TransportProtocolGRPC {
 		if card.GoGRPCTarget(chosen.URL) != nil {
 			return choice{iface: &chosen, outcome: wire.Unreachable,
@@ -277,7 +293,7 @@ func pickJS(v *cardView, grpc bool) choice {
 		}
 		chosen := best[b]
 		o, _ := v.outcomeFor(chosen, card.V1)
-		note := fmt.Sprintf("selects %s: first binding of the card it has a transport for, last 1.0 entry of that binding (a2a-js #734)", chosen)
+		note := "selects " + chosen.String() + ": first binding of the card it has a transport for, last 1.0 entry of that binding (a2a-js #734)"
 		return choice{iface: &chosen, version: card.V1, outcome: o, note: note}
 	}
 	return none("No compatible transport found: the card declares none of its transports")
@@ -320,7 +336,7 @@ func pickPython(v *cardView) choice {
 	}
 	o, _ := v.outcomeFor(best, "")
 	return choice{iface: &best, outcome: o,
-		note: fmt.Sprintf("selects %s: JSON-RPC only, the card's hint does not matter to it", best)}
+		note: "selects " + best.String() + ": JSON-RPC only, the card's hint does not matter to it"}
 }
 
 // pickJava models a2a-java 1.2.0.Final ClientBuilder: v0.3 cards throw (#1121); the first
@@ -335,7 +351,7 @@ func pickJava(v *cardView) choice {
 			chosen := i
 			o, _ := v.outcomeFor(chosen, card.V1)
 			return choice{iface: &chosen, version: card.V1, outcome: o,
-				note: fmt.Sprintf("selects %s: first JSONRPC entry (its only transport by default)", chosen)}
+				note: "selects " + chosen.String() + ": first JSONRPC entry (its only transport by default)"}
 		}
 	}
 	return none("No compatible transport found: the card declares no JSONRPC interface")
@@ -350,7 +366,7 @@ func pickV03Preferred(v *cardView) choice {
 	chosen := *v.primary
 	o, _ := v.outcomeFor(chosen, card.V03)
 	return choice{iface: &chosen, version: card.V03, outcome: o,
-		note: fmt.Sprintf("dials preferredTransport %s at url %s, as A2A 0.3 §5.6.3 says", chosen.Binding, chosen.URL)}
+		note: "dials preferredTransport " + string(chosen.Binding) + " at url " + chosen.URL + ", as A2A 0.3 §5.6.3 says"}
 }
 
 // pickDelegate is a2abind's delegate, computed by the delegate's own rules rather than
@@ -373,13 +389,13 @@ func pickDelegate(v *cardView) choice {
 		Try: func(i card.Interface) wire.Tried {
 			o := v.callOutcome(i)
 			outcomes[len(tried)] = o
-			tried = append(tried, fmt.Sprintf("%s (%s)", i, o))
+			tried = append(tried, i.String()+" ("+string(o)+")")
 			return wire.Tried{Outcome: o}
 		},
 		Lookup: v.callOutcome,
 	})
 	chosen := cands[w.Last]
-	note := fmt.Sprintf("uses %s", chosen)
+	note := "uses " + chosen.String()
 	if w.Last > 0 {
 		note += " after falling back from " + strings.Join(tried[:w.Last], ", ")
 	}
@@ -400,7 +416,7 @@ func pickDelegate(v *cardView) choice {
 // was written) is what the call gets too. The delegate names a failure that proves no
 // handler was reached with the probe's name for the interface, as here.
 func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
-	r, ok := v.results[i.Key()]
+	r, ok := v.results[keyOf(i)]
 	switch {
 	case !ok:
 		return NoInterface
