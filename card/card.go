@@ -57,8 +57,25 @@ type Interface struct {
 // binding names are compared case-insensitively ("grpc" and "GRPC" are one interface;
 // lint reports the spelling), custom bindings exactly.
 func (i Interface) Key() string {
+	id := i.ID()
+	return id.URL + "\x00" + string(id.Binding) + "\x00" + id.Version
+}
+
+// InterfaceID is Key's identity of an interface as a comparable value, for maps that
+// look interfaces up often and should not build a string for each look-up.
+type InterfaceID struct {
+	// URL is the interface URL as declared.
+	URL string
+	// Binding is the canonical binding (CanonicalBinding).
+	Binding a2a.TransportProtocol
+	// Version is the normalised protocol version.
+	Version string
+}
+
+// ID is the interface's identity, the one Key writes as a string.
+func (i Interface) ID() InterfaceID {
 	b, _ := CanonicalBinding(i.Binding)
-	return i.URL + "\x00" + string(b) + "\x00" + i.ProtocolVersion
+	return InterfaceID{URL: i.URL, Binding: b, Version: i.ProtocolVersion}
 }
 
 // String renders the interface as "GRPC 1.0 at 127.0.0.1:9443".

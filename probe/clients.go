@@ -100,28 +100,14 @@ type cardView struct {
 	primary  *card.Interface  // v0.3 url + preferredTransport
 	noPref   bool             // the v0.3 preferredTransport is absent or empty
 	extra    []card.Interface // v0.3 additionalInterfaces
-	results  map[viewKey]Result
-	byTarget map[viewKey][]Result // url (no trailing slash) + canonical binding -> results
-}
-
-// viewKey names an interface in a cardView: what card.Interface.Key joins into one
-// string (URL, canonical binding, version), kept apart so that no string is built per
-// lookup; a target key has no version and its URL loses a trailing slash.
-type viewKey struct {
-	url     string
-	binding a2a.TransportProtocol
-	version string
-}
-
-func keyOf(i card.Interface) viewKey {
-	b, _ := card.CanonicalBinding(i.Binding)
-	return viewKey{i.URL, b, i.ProtocolVersion}
+	results  map[card.InterfaceID]Result
+	byTarget map[card.InterfaceID][]Result // target(): url + canonical binding -> results
 }
 
 func newCardView(c *card.Card, results []Result) *cardView {
-	v := &cardView{c: c, results: make(map[viewKey]Result, len(results)), byTarget: make(map[viewKey][]Result, len(results))}
+	v := &cardView{c: c, results: make(map[card.InterfaceID]Result, len(results)), byTarget: make(map[card.InterfaceID][]Result, len(results))}
 	for _, r := range results {
-		v.results[keyOf(r.Interface)] = r
+		v.results[r.Interface.ID()] = r
 		t := target(r.Interface)
 		v.byTarget[t] = append(v.byTarget[t], r)
 	}
@@ -144,9 +130,11 @@ func newCardView(c *card.Card, results []Result) *cardView {
 	return v
 }
 
-func target(i card.Interface) viewKey {
-	b, _ := card.CanonicalBinding(i.Binding)
-	return viewKey{url: strings.TrimSuffix(i.URL, "/"), binding: b}
+// target is an interface's address and binding whatever its version: its ID without
+// the version, the URL without a trailing slash.
+func target(i card.Interface) card.InterfaceID {
+	id := i.ID()
+	return card.InterfaceID{URL: strings.TrimSuffix(id.URL, "/"), Binding: id.Binding}
 }
 
 // v03Only reports whether the card has no supportedInterfaces (a v0.3 card).
@@ -183,7 +171,7 @@ func (v *cardView) goCompat() []card.Interface {
 
 // outcomeFor is what a client speaking version gets at an interface.
 func (v *cardView) outcomeFor(i card.Interface, version string) (wire.Outcome, string) {
-	r, ok := v.results[keyOf(i)]
+	r, ok := v.results[i.ID()]
 	if !ok {
 		return NoInterface, "not probed"
 	}
@@ -416,7 +404,7 @@ func pickDelegate(v *cardView) choice {
 // was written) is what the call gets too. The delegate names a failure that proves no
 // handler was reached with the probe's name for the interface, as here.
 func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
-	r, ok := v.results[keyOf(i)]
+	r, ok := v.results[i.ID()]
 	switch {
 	case !ok:
 		return NoInterface

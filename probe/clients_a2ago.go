@@ -27,7 +27,7 @@ func goRESTV03Routes(v *cardView, ch choice, release string) choice {
 		card.NormalizeVersion(ch.iface.ProtocolVersion) != card.V03 {
 		return ch
 	}
-	atV1 := v.results[keyOf(*ch.iface)].Way.Prefix == restv03.Prefix
+	atV1 := v.results[ch.iface.ID()].Way.Prefix == restv03.Prefix
 	if atV1 == (release == a2aGoCurrent) {
 		return ch
 	}
