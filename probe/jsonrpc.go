@@ -20,6 +20,21 @@ var jsonrpcMethods = map[operation]map[string][2]string{
 	opExtendedCard:    {card.V1: {"GetExtendedAgentCard", ""}, card.V03: {"agent/getAuthenticatedExtendedCard", ""}},
 }
 
+// jsonrpcRequest is the method and body of an operation's request for a task id: the
+// id (0.3 and 1.0) or taskId member, and in 1.0 the tenant.
+func jsonrpcRequest(op operation, version, taskID, tenant string) (string, []byte) {
+	m := jsonrpcMethods[op][version]
+	var pairs [4]string
+	params := pairs[:0] // "id" and "taskId" sort before "tenant"
+	if m[1] != "" {
+		params = append(params, m[1], taskID)
+	}
+	if tenant != "" && version == card.V1 {
+		params = append(params, "tenant", tenant)
+	}
+	return m[0], jsonrpcBody(taskID, m[0], params...)
+}
+
 // jsonrpcBody is the JSON-RPC request of method with params (member name, value
 // pairs, in the order json.Marshal writes a map's keys), byte for byte what json.Marshal
 // writes for that request as a map: the members in sorted order, the strings escaped
@@ -66,17 +81,7 @@ func appendJSONString(b []byte, s string) []byte {
 // agent/getAuthenticatedExtendedCard) for a capability. Of a stream only the first event
 // is read.
 func probeJSONRPC(ctx context.Context, req request) attempt {
-	m := jsonrpcMethods[req.op][req.version]
-	method := m[0]
-	var pairs [4]string
-	params := pairs[:0] // "id" and "taskId" sort before "tenant"
-	if m[1] != "" {
-		params = append(params, m[1], req.taskID)
-	}
-	if req.tenant != "" && req.version == card.V1 {
-		params = append(params, "tenant", req.tenant)
-	}
-	body := jsonrpcBody(req.taskID, method, params...)
+	method, body := jsonrpcRequest(req.op, req.version, req.taskID, req.tenant)
 	h := http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},

@@ -3,61 +3,46 @@ package probe
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/a2abind/a2abind/card"
 )
 
-// wantJSONRPCBody is the request as json.Marshal writes it from a map, the form the
-// probe's requests always had.
-func wantJSONRPCBody(id, method, member, tenant string) []byte {
-	params := map[string]string{}
-	if member != "" {
-		params[member] = id
-	}
-	if tenant != "" {
-		params["tenant"] = tenant
-	}
-	want, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	return want
-}
-
-func gotJSONRPCBody(id, method, member, tenant string) []byte {
-	var params []string
-	if member != "" {
-		params = append(params, member, id)
-	}
-	if tenant != "" {
-		params = append(params, "tenant", tenant)
-	}
-	return jsonrpcBody(id, method, params...)
-}
-
-// TestJSONRPCRequestBytes: the JSON-RPC request is written byte for byte as the map it
-// replaced was, for every method and params member the probe sends, escapes included.
-func TestJSONRPCRequestBytes(t *testing.T) {
-	for _, tenant := range []string{"", "t1", `a"b\c`, "<&>", "bad\xffutf8", "\u2028\x01", "locations/eu/projects/p", "é\x7f"} {
-		for _, ms := range jsonrpcMethods {
-			for _, m := range ms {
-				got, want := gotJSONRPCBody("a2abind-probe-x", m[0], m[1], tenant), wantJSONRPCBody("a2abind-probe-x", m[0], m[1], tenant)
-				if string(got) != string(want) {
-					t.Errorf("%s, tenant %q: request %s, want %s", m[0], tenant, got, want)
-				}
+// checkJSONRPCRequests holds the request of every operation and version, for id and
+// tenant, to the one json.Marshal writes from a map, the form the probe's requests
+// always had: the params member of the operation, and in 1.0 the tenant.
+func checkJSONRPCRequests(t *testing.T, id, tenant string) {
+	t.Helper()
+	for op, ms := range jsonrpcMethods {
+		for version, m := range ms {
+			params := map[string]string{}
+			if m[1] != "" {
+				params[m[1]] = id
+			}
+			if tenant != "" && version == card.V1 {
+				params["tenant"] = tenant
+			}
+			want, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": m[0], "params": params})
+			method, got := jsonrpcRequest(op, version, id, tenant)
+			if method != m[0] || string(got) != string(want) {
+				t.Errorf("%s %s, tenant %q: %s request %s, want %s %s", m[0], version, tenant, method, got, m[0], want)
 			}
 		}
 	}
 }
 
-// FuzzJSONRPCBody holds the hand-written request to json.Marshal's for any id, method
-// and tenant.
+// TestJSONRPCRequestBytes: the JSON-RPC request is written byte for byte as the map it
+// replaced was, for every method and params member the probe sends, escapes included.
+func TestJSONRPCRequestBytes(t *testing.T) {
+	for _, tenant := range []string{"", "t1", `a"b\c`, "<&>", "bad\xffutf8", "\u2028\x01", "locations/eu/projects/p", "é\x7f", "a<b", "a>b", "a&b", "q\"", "\x1f", "\u2029"} {
+		checkJSONRPCRequests(t, "a2abind-probe-x", tenant)
+	}
+}
+
+// FuzzJSONRPCBody holds the hand-written requests to json.Marshal's for any task id and
+// tenant.
 func FuzzJSONRPCBody(f *testing.F) {
-	f.Add("a2abind-probe-0123", "GetTask", "id", "")
-	f.Add("x", "ListTaskPushNotificationConfigs", "taskId", "t<1>")
-	f.Add("\u2028", "agent/getAuthenticatedExtendedCard", "", "bad\xff")
-	f.Fuzz(func(t *testing.T, id, method, member, tenant string) {
-		if member != "" && member != "id" && member != "taskId" {
-			member = "id" // the members the probe sends; all sort before "tenant"
-		}
-		got, want := gotJSONRPCBody(id, method, member, tenant), wantJSONRPCBody(id, method, member, tenant)
-		if string(got) != string(want) {
-			t.Fatalf("request %s, want %s", got, want)
-		}
-	})
+	f.Add("a2abind-probe-0123", "")
+	f.Add("x", "t<1>")
+	f.Add("\u2028", "bad\xff")
+	f.Fuzz(checkJSONRPCRequests)
 }
