@@ -174,14 +174,28 @@ var CoreBindings = []a2a.TransportProtocol{
 func NormalizeVersion(v string) string {
 	v = strings.TrimSpace(v)
 	s := strings.TrimPrefix(v, "v")
-	parts := strings.Split(s, ".")
-	if len(parts) < 2 || len(parts) > 3 {
+	// A probe reads every interface's version: the parts are cut, not split, so that
+	// no allocation is made (the result is a prefix of s).
+	major, rest, ok := strings.Cut(s, ".")
+	if !ok {
 		return v
 	}
-	for _, p := range parts {
-		if p == "" || strings.Trim(p, "0123456789") != "" {
-			return v
+	minor, patch, three := strings.Cut(rest, ".")
+	if !digits(major) || !digits(minor) || three && !digits(patch) {
+		return v
+	}
+	return s[:len(major)+1+len(minor)]
+}
+
+// digits reports whether p is one or more ASCII digits.
+func digits(p string) bool {
+	if p == "" {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
 		}
 	}
-	return parts[0] + "." + parts[1]
+	return true
 }
