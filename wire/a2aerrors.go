@@ -71,7 +71,23 @@ func ErrorOf(a Answer) (A2AError, bool) {
 }
 
 // Reason is the row's google.rpc.ErrorInfo reason, a2a-go's name for it.
-func (e A2AError) Reason() string { return a2a.ErrorReason(e.Err) }
+func (e A2AError) Reason() string {
+	if r, ok := reasons[e.Err]; ok {
+		return r
+	}
+	return a2a.ErrorReason(e.Err)
+}
+
+// reasons is a2a.ErrorReason of each row's sentinel, asked once: a2a-go finds a
+// sentinel's reason with errors.Is over its own map, on every call, and every lookup's
+// reading asks.
+var reasons = func() map[error]string {
+	m := make(map[error]string, len(a2aErrors))
+	for _, e := range a2aErrors {
+		m[e.Err] = a2a.ErrorReason(e.Err)
+	}
+	return m
+}()
 
 // GRPCName is the row's gRPC code as google.rpc.Status names it ("FAILED_PRECONDITION"),
 // for the "status" member of an HTTP+JSON error body.

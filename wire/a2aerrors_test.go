@@ -109,3 +109,12 @@ func hasErrorInfo(details []*errordetails.Typed, reason string) bool {
 	}
 	return false
 }
+
+// TestReasonIsA2AGos: the reasons read once at start are a2a-go's, row for row.
+func TestReasonIsA2AGos(t *testing.T) {
+	for _, e := range wire.A2AErrors() {
+		if got, want := e.Reason(), a2a.ErrorReason(e.Err); got != want {
+			t.Errorf("%v: Reason() = %q, a2a.ErrorReason says %q", e.Err, got, want)
+		}
+	}
+}

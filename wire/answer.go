@@ -48,7 +48,7 @@ type Answer struct {
 // an HTTP+JSON google.rpc.Status error, a v0.3 flat error; for text/event-stream, the
 // first event's data.
 func ReadAnswer(contentType string, body []byte) Answer {
-	mt := mediaType(contentType)
+	mt := MediaType(contentType)
 	if mt == "text/event-stream" {
 		for line := range bytes.Lines(body) {
 			if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
@@ -81,11 +81,11 @@ func ReadAnswer(contentType string, body []byte) Answer {
 	return Answer{Framing: Unrecognised}
 }
 
-// mediaType is the media type of a Content-Type value as mime.ParseMediaType reads it
+// MediaType is the media type of a Content-Type value as mime.ParseMediaType reads it
 // (lower-cased, without parameters; "" when it does not parse). A bare lower-case
 // type/subtype of token characters, what the probe's own reading of a header hands on,
 // is its own media type and is not parsed again (TestMediaTypeAgreesWithMime).
-func mediaType(contentType string) string {
+func MediaType(contentType string) string {
 	slash := 0
 	for i := 0; i < len(contentType); i++ {
 		c := contentType[i]
@@ -201,31 +201,37 @@ func ParseFlatError(b []byte) (Answer, bool) {
 
 // String renders the answer for a detail line.
 func (a Answer) String() string {
-	switch {
-	case a.Framing == a2a.TransportProtocolJSONRPC && a.Result:
+	if a.Framing == a2a.TransportProtocolJSONRPC && a.Result {
 		return "JSON-RPC result"
-	case a.Framing == a2a.TransportProtocolJSONRPC:
-		s := "JSON-RPC error " + strconv.Itoa(a.Code)
-		if a.Reason != "" {
-			s += " " + a.Reason
-		}
-		if a.Message != "" {
-			s += " " + strconv.Quote(trim(a.Message, 100))
-		}
-		return s
-	case a.Flat:
-		return "error " + strconv.Itoa(a.Code) + " " + strconv.Quote(trim(a.Message, 100))
-	case a.Framing == a2a.TransportProtocolHTTPJSON:
-		out := "error " + strconv.Itoa(a.Code) + " " + a.Status
-		if a.Reason != "" {
-			out += " " + a.Reason
-		}
-		if a.Message != "" {
-			out += " " + strconv.Quote(trim(a.Message, 100))
-		}
-		return out
 	}
-	return ""
+	// Built in one buffer: every lookup's evidence has one.
+	var buf [160]byte
+	b := buf[:0]
+	switch {
+	case a.Framing == a2a.TransportProtocolJSONRPC:
+		b = strconv.AppendInt(append(b, "JSON-RPC error "...), int64(a.Code), 10)
+		if a.Reason != "" {
+			b = append(append(b, ' '), a.Reason...)
+		}
+		if a.Message != "" {
+			b = strconv.AppendQuote(append(b, ' '), trim(a.Message, 100))
+		}
+	case a.Flat:
+		b = strconv.AppendInt(append(b, "error "...), int64(a.Code), 10)
+		b = strconv.AppendQuote(append(b, ' '), trim(a.Message, 100))
+	case a.Framing == a2a.TransportProtocolHTTPJSON:
+		b = strconv.AppendInt(append(b, "error "...), int64(a.Code), 10)
+		b = append(append(b, ' '), a.Status...)
+		if a.Reason != "" {
+			b = append(append(b, ' '), a.Reason...)
+		}
+		if a.Message != "" {
+			b = strconv.AppendQuote(append(b, ' '), trim(a.Message, 100))
+		}
+	default:
+		return ""
+	}
+	return string(b)
 }
 
 func trim(s string, n int) string {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -170,7 +169,7 @@ func answerVersion(ev Evidence) string {
 	if ev.AnswerVersion != "" {
 		return ev.AnswerVersion
 	}
-	if mt, _, _ := mime.ParseMediaType(ev.ContentType); mt == "application/problem+json" {
+	if MediaType(ev.ContentType) == "application/problem+json" {
 		return card.V03
 	}
 	return ""

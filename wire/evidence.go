@@ -72,7 +72,7 @@ const Unrecognised a2a.TransportProtocol = "unrecognised"
 // expectedTenant) or, from agents that only say so in words, whose message speaks of
 // a tenant. Other InvalidParams answers prove a handler is there and nothing more.
 func (ev Evidence) TenantRefused() bool {
-	invalid := ev.JSONRPCCode == -32602 || ev.Reason == a2a.ErrorReason(a2a.ErrInvalidParams) ||
+	invalid := ev.JSONRPCCode == -32602 || ev.Reason == reasons[a2a.ErrInvalidParams] ||
 		ev.GRPC && ev.GRPCCode == codes.InvalidArgument ||
 		!ev.GRPC && ev.JSONRPCCode == 0 && ev.HTTPStatus == 400
 	return invalid && (ev.ExpectedTenant != "" || strings.Contains(strings.ToLower(ev.Message), "tenant"))

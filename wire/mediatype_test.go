@@ -18,8 +18,8 @@ func TestMediaTypeAgreesWithMime(t *testing.T) {
 func checkMediaType(t *testing.T, ct string) {
 	t.Helper()
 	want, _, _ := mime.ParseMediaType(ct)
-	if got := mediaType(ct); got != want {
-		t.Errorf("mediaType(%q) = %q, mime reads %q", ct, got, want)
+	if got := MediaType(ct); got != want {
+		t.Errorf("MediaType(%q) = %q, mime reads %q", ct, got, want)
 	}
 }
 
