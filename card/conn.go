@@ -5,6 +5,8 @@ import (
 	"crypto/x509"
 	"net/http"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // Conn is the one connection configuration: what the user says about reaching an
@@ -63,7 +65,13 @@ func (c Conn) TLSConfig(serverName string, alpn ...string) *tls.Config {
 // Credentials is the credential policy for the interfaces of cd: the card's origin
 // (CardCredentials) and CredentialHosts.
 func (c Conn) Credentials(cd *Card) CredentialPolicy {
-	return CardCredentials(cd, c.CredentialHosts...)
+	return c.CredentialsWith(cd, ParseAddress)
+}
+
+// CredentialsWith is Credentials reading the card's interface address with parse
+// (CardCredentialsWith).
+func (c Conn) CredentialsWith(cd *Card, parse func(raw string, b a2a.TransportProtocol) (Address, error)) CredentialPolicy {
+	return CardCredentialsWith(cd, parse, c.CredentialHosts...)
 }
 
 // Transport is a new HTTP transport for the settings: TLS as TLSConfig says, every

@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // CredentialPolicy decides whether the headers a user gave (-H, WithHeader) may go to
@@ -72,6 +74,13 @@ func tlsOf(secure bool) TLS {
 // address of its preferred (or first) interface (AddressCredentials); plus the allowed
 // hosts.
 func CardCredentials(c *Card, allowHosts ...string) CredentialPolicy {
+	return CardCredentialsWith(c, ParseAddress, allowHosts...)
+}
+
+// CardCredentialsWith is CardCredentials reading the interface address with parse:
+// ParseAddress itself, or a caller's memo of it (the probe's, which has read every
+// interface of the card already).
+func CardCredentialsWith(c *Card, parse func(raw string, b a2a.TransportProtocol) (Address, error), allowHosts ...string) CredentialPolicy {
 	if c == nil {
 		return NewCredentialPolicy(Origin{}, allowHosts...)
 	}
@@ -94,7 +103,7 @@ func CardCredentials(c *Card, allowHosts ...string) CredentialPolicy {
 	if pick < 0 {
 		return NewCredentialPolicy(Origin{}, allowHosts...)
 	}
-	a, err := ParseAddress(c.Interfaces[pick].URL, c.Interfaces[pick].Binding)
+	a, err := parse(c.Interfaces[pick].URL, c.Interfaces[pick].Binding)
 	if err != nil {
 		return NewCredentialPolicy(Origin{}, allowHosts...)
 	}

@@ -166,6 +166,20 @@ func (p *DialPolicy) CheckResolved(ctx context.Context, host string) error {
 	if err := p.CheckHost(host); err != nil {
 		return err
 	}
+	return p.checkResolved(ctx, host)
+}
+
+// CheckDial is what is asked before a dial to a: Check, then, for a host name, what
+// CheckResolved asks of the addresses it resolves to.
+func (p *DialPolicy) CheckDial(ctx context.Context, a Address) error {
+	if err := p.Check(a); err != nil {
+		return err
+	}
+	return p.checkResolved(ctx, a.Host)
+}
+
+// checkResolved is CheckResolved after CheckHost.
+func (p *DialPolicy) checkResolved(ctx context.Context, host string) error {
 	if _, err := netip.ParseAddr(host); err == nil || host == "" {
 		return nil
 	}

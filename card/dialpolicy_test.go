@@ -1,6 +1,7 @@
 package card_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -53,6 +54,11 @@ func TestDialPolicyCheck(t *testing.T) {
 		err = (*card.DialPolicy)(nil).Check(a)
 		if (err != nil) != tt.refused || (err != nil && !errors.Is(err, card.ErrRefusedAddress)) {
 			t.Errorf("default policy: Check(%q) = %v, refused want %v", tt.raw, err, tt.refused)
+		}
+		// CheckDial asks Check, then what the names resolve to (only localhost, from the
+		// hosts file, gets that far here).
+		if err := (*card.DialPolicy)(nil).CheckDial(context.Background(), a); (err != nil) != tt.refused {
+			t.Errorf("default policy: CheckDial(%q) = %v, refused want %v", tt.raw, err, tt.refused)
 		}
 		if err := allow.Check(a); (err != nil) != tt.allowed {
 			t.Errorf("with allow list: Check(%q) = %v, refused want %v", tt.raw, err, tt.allowed)
