@@ -243,7 +243,7 @@ func verdict(calls []CapabilityCall) Served {
 // reused (capability_cache.go).
 func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.Interface, opts []Option) []CapabilityCall {
 	o := newOptions(opts)
-	o.cardCredentials(c)
+	o.cardCredentials(c, e.urls.address)
 	o.engine = e
 	local := localInterfaces([]card.Interface{iface}, o.via)[0]
 	maxAge := DefaultCapabilityMaxAge

@@ -97,6 +97,19 @@ type endpoints struct {
 	max int
 }
 
+// address is card.ParseAddress of raw for binding b, from the memo when the URL was
+// read before (card.CardCredentialsWith reads the card's preferred interface with it).
+func (c *endpoints) address(raw string, b a2a.TransportProtocol) (card.Address, error) {
+	cb, _ := card.CanonicalBinding(b)
+	c.mu.Lock()
+	p, ok := c.m[endpointKey{raw, cb}]
+	c.mu.Unlock()
+	if ok && p.err == nil {
+		return p.ep.addr, nil
+	}
+	return card.ParseAddress(raw, b)
+}
+
 // read returns readEndpoint's answer for each interface's URL and binding (canonical
 // spelling, as a run reads it).
 func (c *endpoints) read(ifaces []card.Interface) []parsedEndpoint {

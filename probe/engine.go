@@ -181,33 +181,60 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 	for _, i := range local {
 		o.siblings = append(o.siblings, i.URL)
 	}
-	o.cardCredentials(c)
-	eps := e.urls.read(local) // endpoint.go
+	eps := e.urls.read(local)            // endpoint.go
+	o.cardCredentials(c, e.urls.address) // after read: the card's addresses are in the memo
 	results := make([]Result, len(ifaces))
-	sem := make(chan struct{}, maxParallel)
+	lanes := e.lanes(local, eps)
+	var sem chan struct{} // bounds the lanes at once, when there are more than maxParallel
+	if len(lanes) > maxParallel {
+		sem = make(chan struct{}, maxParallel)
+	}
+	// When every lane starts now (no more of them than maxParallel), the first
+	// interface of each has the same budget from now on: one deadline for all of them
+	// instead of a timer each. Interfaces that take their turn after another get their
+	// own.
+	var budget context.Context
+	if sem == nil {
+		var cancel context.CancelFunc
+		budget, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
 	probeLane := func(l lane) {
-		select {
-		case sem <- struct{}{}:
-			defer func() { <-sem }()
-			for _, n := range l.idx {
-				var after func()
-				if hook != nil {
-					after = hook(n, l.turns)
-				}
-				oi := *o // the options are read once per card; each run has its own copy
-				results[n] = declared(e.probe(ctx, local[n], &oi, &eps[n]), ifaces[n])
-				if after != nil {
-					after()
-				}
+		start := ctx.Err() == nil
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				start = true
+			case <-ctx.Done():
+				start = false
 			}
-		case <-ctx.Done():
+		}
+		if !start {
 			for _, n := range l.idx {
 				results[n] = Result{Interface: ifaces[n], Outcome: wire.Timeout,
 					Detail: "not probed: " + context.Cause(ctx).Error()}
 			}
+			return
+		}
+		for k, n := range l.idx {
+			var after func()
+			if hook != nil {
+				after = hook(n, l.turns)
+			}
+			oi := *o // the options are read once per card; each run has its own copy
+			var res Result
+			if k == 0 && budget != nil {
+				res = e.probeWithin(budget, local[n], &oi, &eps[n])
+			} else {
+				res = e.probe(ctx, local[n], &oi, &eps[n])
+			}
+			results[n] = declared(res, ifaces[n])
+			if after != nil {
+				after()
+			}
 		}
 	}
-	lanes := e.lanes(local, eps)
 	if len(lanes) == 0 {
 		return results
 	}
@@ -292,9 +319,14 @@ func (e *Engine) Interface(ctx context.Context, iface card.Interface, opts ...Op
 // probe runs one interface's probe with o on the Engine's connections; ep is its URL
 // as parseEndpoint read it, or nil to read it here.
 func (e *Engine) probe(ctx context.Context, iface card.Interface, o *options, ep *parsedEndpoint) Result {
-	o.engine = e
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	return e.probeWithin(ctx, iface, o, ep)
+}
+
+// probeWithin is probe with the interface's budget already in ctx.
+func (e *Engine) probeWithin(ctx context.Context, iface card.Interface, o *options, ep *parsedEndpoint) Result {
+	o.engine = e
 	r := newRun(iface, o)
 	r.parsed = ep
 	return r.traced(ctx) // trace.go

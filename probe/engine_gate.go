@@ -20,6 +20,7 @@ type gate struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostSlots // only hosts with a request waiting or in flight
+	spare []*hostSlots          // records of hosts gone idle, for the next host: no allocation per request
 }
 
 type hostSlots struct {
@@ -27,36 +28,44 @@ type hostSlots struct {
 	users int
 }
 
+// maxSpare bounds the idle host records a gate keeps for reuse.
+const maxSpare = 64
+
 func newGate(global, perHost int) *gate {
 	return &gate{global: make(chan struct{}, global), perHost: perHost, hosts: map[string]*hostSlots{}}
 }
 
-// acquire waits for a slot for one request to hostport and returns it; release gives
-// it back. It fails only when ctx ends first; the error wraps ctx's cause.
-func (g *gate) acquire(ctx context.Context, hostport string) (*slot, error) {
+// acquire waits for a slot for one request to hostport and fills in s, which the caller
+// provides (on its stack, or inside the answer's body) and gives back with s.release.
+// It fails only when ctx ends first; the error wraps ctx's cause.
+func (g *gate) acquire(ctx context.Context, hostport string, s *slot) error {
 	g.mu.Lock()
 	h := g.hosts[hostport]
 	if h == nil {
-		h = &hostSlots{sem: make(chan struct{}, g.perHost)}
+		if n := len(g.spare); n > 0 {
+			h, g.spare = g.spare[n-1], g.spare[:n-1]
+		} else {
+			h = &hostSlots{sem: make(chan struct{}, g.perHost)}
+		}
 		g.hosts[hostport] = h
 	}
 	h.users++
 	g.mu.Unlock()
-	s := &slot{g: g, h: h, hostport: hostport}
+	s.g, s.h, s.hostport = g, h, hostport
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
 		s.leave()
-		return nil, fmt.Errorf("not sent: no free request slot for %s before the budget ran out: %w", hostport, context.Cause(ctx))
+		return fmt.Errorf("not sent: no free request slot for %s before the budget ran out: %w", hostport, context.Cause(ctx))
 	}
 	select {
 	case g.global <- struct{}{}:
 	case <-ctx.Done():
 		<-h.sem
 		s.leave()
-		return nil, fmt.Errorf("not sent: no free request slot before the budget ran out: %w", context.Cause(ctx))
+		return fmt.Errorf("not sent: no free request slot before the budget ran out: %w", context.Cause(ctx))
 	}
-	return s, nil
+	return nil
 }
 
 // slot is one request's hold on a host slot and a global slot of a gate.
@@ -78,11 +87,14 @@ func (s *slot) release() {
 }
 
 // leave drops the request from its host's users, and the host from the gate with the
-// last of them.
+// last of them (its record, whose slots are all free then, kept for another host).
 func (s *slot) leave() {
 	s.g.mu.Lock()
 	if s.h.users--; s.h.users == 0 {
 		delete(s.g.hosts, s.hostport)
+		if len(s.g.spare) < maxSpare {
+			s.g.spare = append(s.g.spare, s.h)
+		}
 	}
 	s.g.mu.Unlock()
 }
@@ -95,8 +107,8 @@ type gatedTransport struct {
 }
 
 func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	slot, err := t.e.gate.acquire(r.Context(), strings.ToLower(r.URL.Host))
-	if err != nil {
+	body := &releasingBody{} // holds the slot: one allocation for both
+	if err := t.e.gate.acquire(r.Context(), strings.ToLower(r.URL.Host), &body.slot); err != nil {
 		if r.Body != nil {
 			_ = r.Body.Close() // RoundTrip must close the body, even on errors
 		}
@@ -105,10 +117,11 @@ func (t *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.e.reqs.Add(1)
 	resp, err := t.next.RoundTrip(r)
 	if err != nil {
-		slot.release()
+		body.slot.release()
 		return nil, err
 	}
-	resp.Body = &releasingBody{ReadCloser: resp.Body, slot: slot}
+	body.ReadCloser = resp.Body
+	resp.Body = body
 	return resp, nil
 }
 
@@ -118,7 +131,7 @@ func (t *gatedTransport) CloseIdleConnections() { t.next.CloseIdleConnections() 
 // releasingBody gives the request's slot back when the body is closed.
 type releasingBody struct {
 	io.ReadCloser
-	slot *slot
+	slot slot
 }
 
 func (b *releasingBody) Close() error {

@@ -120,8 +120,8 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		ev:   wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, GRPC: true},
 	}
 	e := req.o.engine
-	slot, err := e.gate.acquire(ctx, req.ep.hostport)
-	if err != nil {
+	var slot slot
+	if err := e.gate.acquire(ctx, req.ep.hostport, &slot); err != nil {
 		a.ev = wire.Evidence{Binding: a2a.TransportProtocolGRPC, Version: req.version, Err: err}
 		a.seen = err.Error()
 		return a
@@ -148,12 +148,17 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
 	}
 	telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
-	var p peer.Peer
+	var p *peer.Peer              // the certificates of a TLS answer; plaintext has none to read
+	if useTLS {
+		p = &peer.Peer{}
+	}
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
 	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)
-	err = invokeGRPC(ctx, ch.conn, call, &p)
-	if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
-		a.certExpiry = earliestExpiry(info.State.PeerCertificates)
+	err = invokeGRPC(ctx, ch.conn, call, p)
+	if p != nil {
+		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+			a.certExpiry = earliestExpiry(info.State.PeerCertificates)
+		}
 	}
 	if blocked := ch.refusal(); err != nil && blocked != nil && !ws.Answered() {
 		// The dial policy refused the address it resolved to; grpc-go would only say
@@ -171,17 +176,23 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	if a.answered {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
-	a.seen = st.Code().String() + " " + strconv.Quote(clipText(st.Message(), 200))
+	var buf [160]byte // one buffer: every gRPC lookup's evidence has one
+	b := strconv.AppendQuote(append(append(buf[:0], st.Code().String()...), ' '), clipText(st.Message(), 200))
 	if a.ev.Reason != "" {
-		a.seen += " " + a.ev.Reason
+		b = append(append(b, ' '), a.ev.Reason...)
 	}
+	a.seen = string(b)
 	return a
 }
 
 // invokeGRPC makes one call: unary, or for a server-streaming method the first message
 // (or the status that ends the stream instead), after which the stream is cancelled.
+// The peer is recorded in p, unless p is nil.
 func invokeGRPC(ctx context.Context, conn *grpc.ClientConn, call grpcCall, p *peer.Peer) error {
 	if !call.stream {
+		if p == nil {
+			return conn.Invoke(ctx, call.method, call.in, call.out)
+		}
 		return conn.Invoke(ctx, call.method, call.in, call.out, grpc.Peer(p))
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -193,7 +204,7 @@ func invokeGRPC(ctx context.Context, conn *grpc.ClientConn, call grpcCall, p *pe
 		return err
 	}
 	defer func() {
-		if pr, ok := peer.FromContext(cs.Context()); ok {
+		if pr, ok := peer.FromContext(cs.Context()); ok && p != nil {
 			*p = *pr
 		}
 	}()

@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
@@ -74,7 +73,7 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 		return httpAnswer{err: err, tls: hr.URL.Scheme == "https", withheld: withheld, sent: wrote.Load()}
 	}
 	defer resp.Body.Close()
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := wire.MediaType(resp.Header.Get("Content-Type"))
 	var data []byte
 	var rerr error
 	if mt == "text/event-stream" {
@@ -179,29 +178,30 @@ func (h httpAnswer) seen() string {
 		}
 		return "no answer"
 	}
-	s := "HTTP " + strconv.Itoa(h.status)
+	var buf [160]byte // one buffer: every HTTP lookup's evidence has one
+	b := strconv.AppendInt(append(buf[:0], "HTTP "...), int64(h.status), 10)
 	if h.contentType != "" {
-		s += " " + h.contentType
+		b = append(append(b, ' '), h.contentType...)
 	}
 	if h.proto != "" && h.proto != "HTTP/1.1" {
-		s += " (" + h.proto + ")"
+		b = append(append(append(b, " ("...), h.proto...), ')')
 	}
 	if h.wwwAuth != "" {
-		s += ", WWW-Authenticate: " + h.wwwAuth
+		b = append(append(b, ", WWW-Authenticate: "...), h.wwwAuth...)
 	}
 	if h.location != "" {
-		s += ", Location: " + h.location
+		b = append(append(b, ", Location: "...), h.location...)
 	}
 	if h.truncated {
-		s += fmt.Sprintf(", body over the %d-byte limit (read no further)", maxBody)
+		b = fmt.Appendf(b, ", body over the %d-byte limit (read no further)", maxBody)
 	}
 	if h.cut != nil {
-		s += ", body cut: " + h.cut.Error()
+		b = append(append(b, ", body cut: "...), h.cut.Error()...)
 	}
 	if h.withheld {
-		s += " (" + withheldNote + ")"
+		b = append(append(append(b, " ("...), withheldNote...), ')')
 	}
-	return s
+	return string(b)
 }
 
 // snippet is the start of a body, printable, for text-recognised answers and details.

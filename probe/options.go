@@ -7,6 +7,8 @@ import (
 	"crypto/x509"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -62,10 +64,11 @@ func WithCredentialHosts(hosts ...string) Option {
 }
 
 // cardCredentials gives o the card's credential policy (card.CardCredentials, by way
-// of the connection settings) unless WithCredentialPolicy gave one: Card's default.
-func (o *options) cardCredentials(c *card.Card) {
+// of the connection settings, the interface address read with parse) unless
+// WithCredentialPolicy gave one: Card's default.
+func (o *options) cardCredentials(c *card.Card, parse func(string, a2a.TransportProtocol) (card.Address, error)) {
 	if o.creds == nil {
-		p := o.conn.Credentials(c)
+		p := o.conn.CredentialsWith(c, parse)
 		o.creds = &p
 	}
 }

@@ -196,14 +196,14 @@ func (r *run) run(ctx context.Context) Result {
 // credentials to those meant for ep's address. An error means nothing may be sent there
 // (Blocked).
 func (r *run) admit(ctx context.Context, ep endpoint) error {
-	if err := r.o.conn.Dial.Check(ep.addr); err != nil {
+	if err := r.o.conn.Dial.CheckDial(ctx, ep.addr); err != nil {
 		return err
 	}
 	if r.o.creds == nil {
 		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
 		r.o.creds = &p
 	}
-	return r.o.conn.Dial.CheckResolved(ctx, ep.addr.Host)
+	return nil
 }
 
 // runCustom handles a binding a2abind cannot speak: it reports what the address serves.
