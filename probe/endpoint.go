@@ -93,7 +93,7 @@ type endpointKey struct {
 // It holds at most max answers; when full it starts over.
 type endpoints struct {
 	mu  sync.Mutex
-	m   map[endpointKey]parsedEndpoint
+	m   map[endpointKey]*parsedEndpoint // each read once, then only read
 	max int
 }
 
@@ -111,9 +111,9 @@ func (c *endpoints) address(raw string, b a2a.TransportProtocol) (card.Address, 
 }
 
 // read returns readEndpoint's answer for each interface's URL and binding (canonical
-// spelling, as a run reads it).
-func (c *endpoints) read(ifaces []card.Interface) []parsedEndpoint {
-	eps := make([]parsedEndpoint, len(ifaces))
+// spelling, as a run reads it), shared with the memo: the caller only reads it.
+func (c *endpoints) read(ifaces []card.Interface) []*parsedEndpoint {
+	eps := make([]*parsedEndpoint, len(ifaces))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for n, i := range ifaces {
@@ -121,7 +121,8 @@ func (c *endpoints) read(ifaces []card.Interface) []parsedEndpoint {
 		k := endpointKey{i.URL, b}
 		p, ok := c.m[k]
 		if !ok {
-			p = readEndpoint(i.URL, b)
+			r := readEndpoint(i.URL, b)
+			p = &r
 			if len(c.m) >= c.max {
 				clear(c.m)
 			}

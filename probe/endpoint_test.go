@@ -14,7 +14,7 @@ import (
 // the URL answers (parsed endpoint, error, notes), per URL and binding, and holds at
 // most its bound of them.
 func TestEndpointsRemember(t *testing.T) {
-	c := endpoints{m: map[endpointKey]parsedEndpoint{}, max: 4}
+	c := endpoints{m: map[endpointKey]*parsedEndpoint{}, max: 4}
 	ifaces := []card.Interface{
 		{URL: "http://127.0.0.1:8080/a", Binding: a2a.TransportProtocolJSONRPC},
 		{URL: "grpc://127.0.0.1:9090", Binding: "grpc"}, // a binding spelled otherwise
@@ -26,7 +26,7 @@ func TestEndpointsRemember(t *testing.T) {
 		for n, got := range c.read(ifaces) {
 			b, _ := card.CanonicalBinding(ifaces[n].Binding)
 			want := readEndpoint(ifaces[n].URL, b)
-			if !reflect.DeepEqual(got, want) {
+			if !reflect.DeepEqual(*got, want) {
 				t.Errorf("read(%s %s) = %+v, want %+v", ifaces[n].Binding, ifaces[n].URL, got, want)
 			}
 		}

@@ -115,7 +115,7 @@ func NewEngine(opts ...EngineOption) *Engine {
 		visited: map[card.Origin]struct{}{}}
 	e.grpc = newGRPCPool(e, o.idle, o.maxIdle)
 	e.work = newWorkers(o.idle)
-	e.urls = endpoints{m: map[endpointKey]parsedEndpoint{}, max: o.maxIdle}
+	e.urls = endpoints{m: map[endpointKey]*parsedEndpoint{}, max: o.maxIdle}
 	return e
 }
 
@@ -225,9 +225,9 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 			oi := *o // the options are read once per card; each run has its own copy
 			var res Result
 			if k == 0 && budget != nil {
-				res = e.probeWithin(budget, local[n], &oi, &eps[n])
+				res = e.probeWithin(budget, local[n], &oi, eps[n])
 			} else {
-				res = e.probe(ctx, local[n], &oi, &eps[n])
+				res = e.probe(ctx, local[n], &oi, eps[n])
 			}
 			results[n] = declared(res, ifaces[n])
 			if after != nil {
@@ -263,8 +263,8 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 // Engine) each interface has a lane of its own, over the connections kept warm. gRPC
 // interfaces, which multiplex their calls on one channel per address, and addresses
 // that do not parse always get a lane of their own.
-func (e *Engine) lanes(ifaces []card.Interface, eps []parsedEndpoint) []lane {
-	var out []lane
+func (e *Engine) lanes(ifaces []card.Interface, eps []*parsedEndpoint) []lane {
+	out := make([]lane, 0, len(ifaces))
 	byOrigin := map[card.Origin]int{}
 	for n, iface := range ifaces {
 		b, _ := card.CanonicalBinding(iface.Binding)

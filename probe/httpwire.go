@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -59,8 +60,8 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 			}
 		}
 	}
-	for k, vs := range header {
-		hr.Header[k] = vs
+	for k, vs := range header { // shared and read only: the values are not appended to
+		hr.Header[k] = slices.Clip(vs)
 	}
 	// Every probe request is a side-effect-free lookup: net/http may resend it when a
 	// reused keep-alive connection turns out closed by the server before any answer

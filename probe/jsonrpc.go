@@ -74,6 +74,28 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// jsonrpcHeaderKey picks a JSON-RPC request's header: a stream's Accept, 1.0's A2A-Version.
+type jsonrpcHeaderKey struct{ stream, v1 bool }
+
+// jsonrpcHeaders are the headers of the JSON-RPC requests, built once and only read
+// (doHTTP copies them into each request).
+var jsonrpcHeaders = func() map[jsonrpcHeaderKey]http.Header {
+	m := map[jsonrpcHeaderKey]http.Header{}
+	for _, stream := range []bool{false, true} {
+		for _, v1 := range []bool{false, true} {
+			h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+			if stream {
+				h.Set("Accept", "text/event-stream")
+			}
+			if v1 {
+				h.Set(a2a.SvcParamVersion, card.V1)
+			}
+			m[jsonrpcHeaderKey{stream, v1}] = h
+		}
+	}
+	return m
+}()
+
 // probeJSONRPC POSTs the request's operation for a random task id to the interface
 // URL: GetTask (1.0) or tasks/get (0.3) for the lookup, where a served interface answers
 // JSON-RPC error -32001 TaskNotFound; SubscribeToTask, ListTaskPushNotificationConfigs
@@ -82,18 +104,8 @@ func appendJSONString(b []byte, s string) []byte {
 // is read.
 func probeJSONRPC(ctx context.Context, req request) attempt {
 	method, body := jsonrpcRequest(req.op, req.version, req.taskID, req.tenant)
-	h := http.Header{
-		"Content-Type": {"application/json"},
-		"Accept":       {"application/json"},
-	}
-	if req.op == opSubscribe {
-		h.Set("Accept", "text/event-stream")
-	}
-	if req.version == card.V1 {
-		h.Set(a2a.SvcParamVersion, card.V1)
-	}
 	target := req.ep.httpURL(req.mode)
-	ans := doHTTP(ctx, req, http.MethodPost, target, body, h)
+	ans := doHTTP(ctx, req, http.MethodPost, target, body, jsonrpcHeaders[jsonrpcHeaderKey{req.op == opSubscribe, req.version == card.V1}])
 
 	a := attempt{sent: "JSON-RPC " + method + " POST " + target, tls: ans.tls, answered: ans.status != 0,
 		certExpiry: ans.certExpiry}

@@ -470,6 +470,7 @@ var taskIDBits struct {
 
 // randomTaskID is a task id no agent holds: 96 bits from crypto/rand.
 func randomTaskID() string {
+	const prefix = "a2abind-probe-"
 	var b [12]byte
 	taskIDBits.Lock()
 	if taskIDBits.n < len(b) {
@@ -479,7 +480,9 @@ func randomTaskID() string {
 	taskIDBits.n -= len(b)
 	copy(b[:], taskIDBits.buf[taskIDBits.n:])
 	taskIDBits.Unlock()
-	return "a2abind-probe-" + hex.EncodeToString(b[:])
+	var id [len(prefix) + 2*len(b)]byte
+	hex.Encode(id[copy(id[:], prefix):], b[:])
+	return string(id[:])
 }
 
 // joinEvidence appends a second request's evidence to detail, unless it is word for word

@@ -11,12 +11,13 @@ func WithProbeVia(via func(card.Interface) (string, bool)) Option {
 	return func(o *options) { o.via = via }
 }
 
-// localInterfaces are ifaces with each URL replaced where via maps it.
+// localInterfaces are ifaces with each URL replaced where via maps it: without via,
+// ifaces itself, which the caller only reads.
 func localInterfaces(ifaces []card.Interface, via func(card.Interface) (string, bool)) []card.Interface {
-	out := append([]card.Interface(nil), ifaces...)
 	if via == nil {
-		return out
+		return ifaces
 	}
+	out := append([]card.Interface(nil), ifaces...)
 	for i := range out {
 		if u, ok := via(out[i]); ok {
 			out[i].URL = u
