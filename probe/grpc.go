@@ -153,8 +153,13 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		p = &peer.Peer{}
 	}
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
-	ctx = wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws)
-	err = invokeGRPC(ctx, ch.conn, call, p)
+	callCtx, stop := unbounded(ctx)
+	err = invokeGRPC(wire.WithGRPCCall(metadata.NewOutgoingContext(callCtx, md), ws), ch.conn, call, p)
+	stop()
+	if err != nil && ctx.Err() != nil && status.Code(err) == codes.Canceled {
+		// The budget ended the call: grpc-go would have said so had it held the deadline.
+		err = status.FromContextError(ctx.Err()).Err()
+	}
 	if p != nil {
 		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 			a.certExpiry = earliestExpiry(info.State.PeerCertificates)
@@ -183,6 +188,17 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	}
 	a.seen = string(b)
 	return a
+}
+
+// unbounded returns a context that carries ctx's values and is cancelled when ctx
+// ends, without ctx's deadline, and the function that releases it. A lookup's call is
+// bounded by its budget all the same, but sends no grpc-timeout: grpc-go then sets no
+// timer of its own on either side of the call, for a lookup that has no work to stop
+// (a random task id).
+func unbounded(ctx context.Context) (context.Context, func()) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	return c, func() { stop(); cancel() }
 }
 
 // invokeGRPC makes one call: unary, or for a server-streaming method the first message

@@ -65,9 +65,10 @@ func WithCredentialHosts(hosts ...string) Option {
 
 // cardCredentials gives o the card's credential policy (card.CardCredentials, by way
 // of the connection settings, the interface address read with parse) unless
-// WithCredentialPolicy gave one: Card's default.
+// WithCredentialPolicy gave one: Card's default. Without headers to send there is no
+// policy to apply, and none is read.
 func (o *options) cardCredentials(c *card.Card, parse func(string, a2a.TransportProtocol) (card.Address, error)) {
-	if o.creds == nil {
+	if o.creds == nil && len(o.conn.Header) > 0 {
 		p := o.conn.CredentialsWith(c, parse)
 		o.creds = &p
 	}
