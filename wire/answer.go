@@ -32,10 +32,10 @@ type Answer struct {
 	Status string
 	// Message is the error's message.
 	Message string
-	// Reason and Metadata are the google.rpc.ErrorInfo's, read as a2a-go's errordetails
-	// reads them (errorinfo.go).
-	Reason   string
-	Metadata map[string]string
+	// Reason is the google.rpc.ErrorInfo's, and ExpectedTenant its metadata's
+	// "expectedTenant" (the tenant an agent refusing the request's names), read as
+	// a2a-go's errordetails reads them (errorinfo.go).
+	Reason, ExpectedTenant string
 	// Flat reports a v0.3 flat error body ({"code":-32001,"message":...}, a2a-js).
 	Flat bool
 	// Version is the protocol version the shape belongs to, when it tells: a v0.3 flat
@@ -120,7 +120,7 @@ func (a Answer) Fill(ev *Evidence) {
 	if a.Reason != "" {
 		ev.Reason = a.Reason
 	}
-	ev.Message, ev.ExpectedTenant = a.Message, a.Metadata["expectedTenant"]
+	ev.Message, ev.ExpectedTenant = a.Message, a.ExpectedTenant
 	if a.Version != "" {
 		ev.AnswerVersion = a.Version
 	}
@@ -154,7 +154,7 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 			return Answer{}, fmt.Errorf("%w: error code %q", errNotJSONRPC, doc.Error.Code)
 		}
 		a := Answer{Framing: a2a.TransportProtocolJSONRPC, Code: int(code), Message: doc.Error.Message}
-		a.Reason, a.Metadata = validErrorInfo(doc.Error.Data) // doc was read from valid JSON
+		a.Reason, a.ExpectedTenant = validErrorInfo(doc.Error.Data) // doc was read from valid JSON
 		return a, nil
 	case hasResult && doc.Error == nil:
 		return Answer{Framing: a2a.TransportProtocolJSONRPC, Result: true}, nil
@@ -174,7 +174,7 @@ func ParseStatus(b []byte) (Answer, bool) {
 		return Answer{}, false
 	}
 	a := Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message}
-	a.Reason, a.Metadata = validErrorInfo(doc.Error.Details) // doc was read from valid JSON
+	a.Reason, a.ExpectedTenant = validErrorInfo(doc.Error.Details) // doc was read from valid JSON
 	return a, true
 }
 

@@ -10,15 +10,16 @@ import (
 // google.rpc.Status's details as a2a-go's errordetails reads them (json.Unmarshal
 // into []*errordetails.Typed, or leniently a single errordetails.Typed): the first
 // detail, null ones skipped, with a non-empty string "reason" whose "@type" is
-// ErrorInfo or Struct (a detail without a string "@type" is a Struct), and its
-// "metadata" object's string members. Member names match exactly and the last of a
-// duplicated member wins, as in the map errordetails decodes into; a list holding
-// anything but objects and nulls has no ErrorInfo, as its decoding fails. It scans the
-// bytes instead of decoding every detail into a map[string]any, which was the largest
-// part of reading an answer; FuzzErrorInfo holds it to the errordetails reading.
-func errorInfo(raw json.RawMessage) (string, map[string]string) {
+// ErrorInfo or Struct (a detail without a string "@type" is a Struct), and the
+// "expectedTenant" string member of its "metadata" object (the one member of it the
+// evidence reads). Member names match exactly and the last of a duplicated member wins,
+// as in the map errordetails decodes into; a list holding anything but objects and
+// nulls has no ErrorInfo, as its decoding fails. It scans the bytes instead of decoding
+// every detail into a map[string]any, which was the largest part of reading an answer,
+// and builds no map of the metadata; FuzzErrorInfo holds it to the errordetails reading.
+func errorInfo(raw json.RawMessage) (reason, expectedTenant string) {
 	if !json.Valid(raw) {
-		return "", nil
+		return "", ""
 	}
 	return validErrorInfo(raw)
 }
@@ -26,9 +27,9 @@ func errorInfo(raw json.RawMessage) (string, map[string]string) {
 // validErrorInfo is errorInfo of a value known to be valid JSON: a member of a document
 // json.Valid or json.Unmarshal has accepted (ParseJSONRPC and ParseStatus read their
 // envelopes so), which it does not validate a second time.
-func validErrorInfo(raw json.RawMessage) (string, map[string]string) {
+func validErrorInfo(raw json.RawMessage) (reason, expectedTenant string) {
 	if len(raw) == 0 {
-		return "", nil
+		return "", ""
 	}
 	s := scanner{b: raw}
 	s.space()
@@ -51,7 +52,7 @@ func validErrorInfo(raw json.RawMessage) (string, map[string]string) {
 			case 'n':
 				s.i += len("null")
 			default:
-				return "", nil
+				return "", ""
 			}
 			if s.space(); s.peek() == ',' {
 				s.i++
@@ -62,7 +63,7 @@ func validErrorInfo(raw json.RawMessage) (string, map[string]string) {
 			return found.read()
 		}
 	}
-	return "", nil
+	return "", ""
 }
 
 // detail is where a detail object's last "@type", "reason" and "metadata" values are in
@@ -83,24 +84,23 @@ func (d detail) errorInfo() bool {
 	return string(t) == errordetails.ErrorInfoType || string(t) == errordetails.StructType
 }
 
-// read returns the detail's reason and its metadata's string members (nil when
-// metadata is not an object; a later non-string member drops an earlier string one of
-// the same name, as the last duplicate wins).
-func (d detail) read() (string, map[string]string) {
+// read returns the detail's reason and its metadata's "expectedTenant" string member
+// ("" when metadata is not an object, or when a later member of that name is not a
+// string: the last duplicate wins).
+func (d detail) read() (reason, expectedTenant string) {
 	r, _ := text(d.reason)
 	if len(d.metadata) == 0 || d.metadata[0] != '{' {
-		return string(r), nil
+		return string(r), ""
 	}
-	md := map[string]string{}
+	var tenant []byte
 	s := scanner{b: d.metadata}
 	s.members(func(name, v []byte) {
-		if sv, ok := text(v); ok {
-			md[string(name)] = string(sv)
-		} else {
-			delete(md, string(name))
+		if string(name) == "expectedTenant" {
+			tenant = v
 		}
 	})
-	return string(r), md
+	t, _ := text(tenant)
+	return string(r), string(t)
 }
 
 // detail scans the object at s.i into a detail.
