@@ -32,8 +32,8 @@ func TestUnboundedKeepsTheBudget(t *testing.T) {
 	}
 }
 
-// TestUnboundedStopReleases: stopping the call's context cancels it at once, and it
-// no longer follows the budget (nothing is left registered on it).
+// TestUnboundedStopReleases: stopping the call's context cancels it at once, while
+// the budget is still live.
 func TestUnboundedStopReleases(t *testing.T) {
 	budget, cancel := context.WithCancel(context.Background())
 	defer cancel()
