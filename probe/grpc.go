@@ -153,13 +153,9 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		p = &peer.Peer{}
 	}
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
-	callCtx, stop := unbounded(ctx)
-	err = invokeGRPC(wire.WithGRPCCall(metadata.NewOutgoingContext(callCtx, md), ws), ch.conn, call, p)
-	stop()
-	if err != nil && ctx.Err() != nil && status.Code(err) == codes.Canceled {
-		// The budget ended the call: grpc-go would have said so had it held the deadline.
-		err = status.FromContextError(ctx.Err()).Err()
-	}
+	err = withinBudget(ctx, func(ctx context.Context) error {
+		return invokeGRPC(wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws), ch.conn, call, p)
+	})
 	if p != nil {
 		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 			a.certExpiry = earliestExpiry(info.State.PeerCertificates)
@@ -190,15 +186,21 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	return a
 }
 
-// unbounded returns a context that carries ctx's values and is cancelled when ctx
-// ends, without ctx's deadline, and the function that releases it. A lookup's call is
-// bounded by its budget all the same, but sends no grpc-timeout: grpc-go then sets no
-// timer of its own on either side of the call, for a lookup that has no work to stop
-// (a random task id).
-func unbounded(ctx context.Context) (context.Context, func()) {
+// withinBudget makes a gRPC call with a context that carries ctx's values and is
+// cancelled when ctx ends, without ctx's deadline. The call is bounded by its budget
+// all the same, but sends no grpc-timeout: grpc-go then sets no timer of its own on
+// either side of the call, for a lookup that has no work to stop (a random task id).
+// A call the budget ended reads as grpc-go would have read it holding the deadline
+// (DeadlineExceeded), not as a cancellation.
+func withinBudget(ctx context.Context, call func(context.Context) error) error {
 	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	return c, func() { stop(); cancel() }
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	err := call(c)
+	if err != nil && ctx.Err() != nil && status.Code(err) == codes.Canceled {
+		err = status.FromContextError(ctx.Err()).Err()
+	}
+	return err
 }
 
 // invokeGRPC makes one call: unary, or for a server-streaming method the first message

@@ -34,10 +34,7 @@ func Name(ctx context.Context, iface card.Interface, o wire.Outcome, opts ...Opt
 	if err := op.conn.Dial.Check(ep.addr); err != nil {
 		return r.result(o, "not looked up further: "+err.Error(), 0)
 	}
-	if op.creds == nil && len(op.conn.Header) > 0 {
-		p := card.AddressCredentials(ep.addr, op.conn.CredentialHosts...)
-		op.creds = &p
-	}
+	op.addressCredentials(ep.addr)
 	declared, other, known := versions(iface.ProtocolVersion)
 	second := r.attempt(ctx, ep, r.binding, other, tlsAuto)
 	res := r.result(wire.HandlerMissing, second.describe(), second.latency)

@@ -74,6 +74,16 @@ func (o *options) cardCredentials(c *card.Card, parse func(string, a2a.Transport
 	}
 }
 
+// addressCredentials gives o the credential policy of the one address a (its origin)
+// unless it has one: the default of a probe of an interface outside Card. As for
+// cardCredentials, none is read without headers to send.
+func (o *options) addressCredentials(a card.Address) {
+	if o.creds == nil && len(o.conn.Header) > 0 {
+		p := card.AddressCredentials(a, o.conn.CredentialHosts...)
+		o.creds = &p
+	}
+}
+
 // credentialsFor reports whether the caller's headers may go to ep, dialled over TLS
 // or not. Without a policy (a prober called outside run) nothing is sent.
 func (o *options) credentialsFor(ep endpoint, useTLS bool) bool {

@@ -199,10 +199,7 @@ func (r *run) admit(ctx context.Context, ep endpoint) error {
 	if err := r.o.conn.Dial.CheckDial(ctx, ep.addr); err != nil {
 		return err
 	}
-	if r.o.creds == nil && len(r.o.conn.Header) > 0 {
-		p := card.AddressCredentials(ep.addr, r.o.conn.CredentialHosts...)
-		r.o.creds = &p
-	}
+	r.o.addressCredentials(ep.addr)
 	return nil
 }
 

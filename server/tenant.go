@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Tenant routing (WithTenant). Every interface of the card declares the tenant, and a
@@ -72,7 +74,7 @@ func tenantText(want, got string) string {
 // tenantError is the A2A InvalidParams error a request with another tenant gets.
 func tenantError(want, got string) error {
 	return a2a.NewError(a2a.ErrInvalidParams, tenantText(want, got)).
-		WithErrorInfoMeta(map[string]string{"expectedTenant": want, "tenant": got})
+		WithErrorInfoMeta(map[string]string{wire.ExpectedTenantKey: want, "tenant": got})
 }
 
 // tenantCheck is the call interceptor that refuses every call whose tenant is not the
@@ -110,7 +112,7 @@ func (srv *Server) tenantREST(handler a2asrv.RequestHandler) http.Handler {
 			got = strings.Join(segs[:n], "/")
 		}
 		writeRESTError(w, errTenant, tenantText(want, got),
-			map[string]string{"expectedTenant": want, "tenant": got})
+			map[string]string{wire.ExpectedTenantKey: want, "tenant": got})
 	})
 }
 

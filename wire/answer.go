@@ -258,5 +258,5 @@ func FillGRPC(ev *Evidence, st *status.Status) {
 	ev.GRPCCode, ev.GRPCMessage, ev.Message = st.Code(), st.Message(), st.Message()
 	var info map[string]string
 	ev.Reason, info = GRPCErrorInfo(st)
-	ev.ExpectedTenant = info["expectedTenant"]
+	ev.ExpectedTenant = info[ExpectedTenantKey]
 }

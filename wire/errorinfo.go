@@ -95,7 +95,7 @@ func (d detail) read() (reason, expectedTenant string) {
 	var tenant []byte
 	s := scanner{b: d.metadata}
 	s.members(func(name, v []byte) {
-		if string(name) == "expectedTenant" {
+		if string(name) == ExpectedTenantKey {
 			tenant = v
 		}
 	})

@@ -10,6 +10,10 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
+// ExpectedTenantKey is the ErrorInfo metadata key under which a2abind's server names
+// the tenant it serves when it refuses a request's, and the probe and delegate read it.
+const ExpectedTenantKey = "expectedTenant"
+
 // Evidence is what one request saw on the wire. Probes fill it from raw HTTP statuses,
 // JSON-RPC error objects and gRPC status codes; delegate fills it from the same layers
 // under a2a-go's transports. Classify turns it into an Outcome, so one table decides
@@ -59,7 +63,7 @@ type Evidence struct {
 	// gRPC status message).
 	Message string
 	// ExpectedTenant is the tenant an agent refusing the request's tenant names (the
-	// ErrorInfo metadata "expectedTenant" of a2abind's server), if the answer said.
+	// ErrorInfo metadata ExpectedTenantKey of a2abind's server), if the answer said.
 	ExpectedTenant string
 }
 

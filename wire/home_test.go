@@ -10,7 +10,7 @@ import (
 )
 
 // homeRules are what only package wire may write: a gRPC stats handler, the ErrorInfo
-// type and domain, A2A error codes and reasons. A second copy is how tables drift apart.
+// type and domain, its expected-tenant metadata key, A2A error codes and reasons. A second copy is how tables drift apart.
 var homeRules = []struct {
 	what string
 	re   *regexp.Regexp
@@ -19,6 +19,7 @@ var homeRules = []struct {
 	{"the ErrorInfo type URL (use the SDK's errordetails)", regexp.MustCompile(`"type\.googleapis\.com/google\.rpc\.ErrorInfo"`)},
 	{"the A2A ErrorInfo domain (use a2a.ProtocolDomain)", regexp.MustCompile(`"a2a-protocol\.org"`)},
 	{"an A2A JSON-RPC error code (use wire.ErrorFor)", regexp.MustCompile(`[^0-9.]-3(20[0-9][0-9]|1401|1403|2[67][0-9][0-9])\b`)},
+	{"the expected-tenant ErrorInfo metadata key (use wire.ExpectedTenantKey)", regexp.MustCompile(`"expectedTenant"`)},
 	{"an A2A error reason (use a2a.ErrorReason)", regexp.MustCompile(`"(TASK_NOT_FOUND|VERSION_NOT_SUPPORTED|METHOD_NOT_FOUND|INVALID_PARAMS|CONTENT_TYPE_NOT_SUPPORTED|UNSUPPORTED_OPERATION)"`)},
 }
 
