@@ -5,13 +5,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/goleak"
 
 	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/internal/telemetry/otlptest"
@@ -65,13 +65,15 @@ func TestOffStartsNothing(t *testing.T) {
 	} else {
 		defer watch.Close()
 	}
-	before := runtime.NumGoroutine()
+	// The goroutines running now (an earlier test's may still be ending, so a bare
+	// count can fall as well as rise): any other one alive after Setup, Setup started.
+	before := goleak.IgnoreCurrent()
 	p, err := telemetry.Setup(context.Background())
 	if err != nil || p.Enabled() {
 		t.Fatalf("Setup() = enabled %v, %v; want off", p.Enabled(), err)
 	}
-	if runtime.NumGoroutine() != before {
-		t.Errorf("Setup started goroutines with tracing off: %d -> %d", before, runtime.NumGoroutine())
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("Setup started goroutines with tracing off: %v", err)
 	}
 	ctx, span := telemetry.Start(context.Background(), "off", trace.SpanKindClient)
 	if span.IsRecording() || span.SpanContext().IsValid() {
