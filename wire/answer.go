@@ -139,7 +139,8 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 	}
 	var doc jsonrpcDoc
 	if !doc.scan(b) { // envelope.go
-		if err := json.Unmarshal(b, &doc); err != nil {
+		var err error
+		if doc, err = decode[jsonrpcDoc](b); err != nil {
 			return Answer{}, fmt.Errorf("%w: %v", errNotJSONRPC, err)
 		}
 	}
@@ -162,11 +163,25 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 	return Answer{}, fmt.Errorf("%w: needs exactly one of result and error", errNotJSONRPC)
 }
 
+// decode is encoding/json's decoding of an envelope that scan does not read, in a
+// function of its own so that the scanned envelope stays on its caller's stack.
+func decode[T any](b []byte) (T, error) {
+	var doc T
+	err := json.Unmarshal(b, &doc)
+	return doc, err
+}
+
 // ParseStatus reads an HTTP+JSON error body: {"error":{"code","status","message",
 // "details":[ErrorInfo...]}} with an HTTP status code. ok is false for anything else.
 func ParseStatus(b []byte) (Answer, bool) {
 	var doc statusDoc
-	if !doc.scan(b) && json.Unmarshal(b, &doc) != nil || doc.Error == nil || doc.Error.Code == nil { // envelope.go
+	if !doc.scan(b) { // envelope.go
+		var err error
+		if doc, err = decode[statusDoc](b); err != nil {
+			return Answer{}, false
+		}
+	}
+	if doc.Error == nil || doc.Error.Code == nil {
 		return Answer{}, false
 	}
 	code, err := doc.Error.Code.Int64()

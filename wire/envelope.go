@@ -122,9 +122,24 @@ func plainMembers(b []byte, names []string, vals [][]byte) bool {
 func plainString(v []byte, out *string) bool {
 	t, ok := text(v)
 	if ok {
-		*out = string(t)
+		*out = known(t)
 	}
 	return ok
+}
+
+// known is string(t), without a copy for the strings most answers hold.
+func known(t []byte) string {
+	switch string(t) {
+	case "2.0":
+		return "2.0"
+	case "NOT_FOUND":
+		return "NOT_FOUND"
+	case "TASK_NOT_FOUND":
+		return "TASK_NOT_FOUND"
+	case "":
+		return ""
+	}
+	return string(t)
 }
 
 // plainNumber reports whether v is a JSON number literal (encoding/json keeps it as a

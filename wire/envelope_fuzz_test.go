@@ -23,6 +23,7 @@ var envelopeSeeds = []string{
 	`{"error":{"code":"404"}}`, `{"jsonrpc":"2.0","error":{"code":"-32001"}}`, `{"error":{"code":4.5e2,"status":7}}`,
 	`{"jsonrpc":2,"result":1}`, `{"jsonrpc":"2.0","error":[]}`, `{"error":"x"}`, `{"error":{"message":{"a":1}}}`,
 	` { "jsonrpc" : "2.0" , "error" : { "code" : -32601 , "data" : null } } `, `{"code":-32001,"message":"flat"}`,
+	`{"jsonrpc":"2.0","id":"a\"b\\","error":{"code":-1,"message":"q\"\\\\\"","data":["\\"]}}`,
 	`[]`, `null`, `"x"`, `{`, `{"error":{"code":404}`, ``, `{"a":{"error":{"code":1}},"jsonrpc":"2.0","result":[{"jsonrpc":1}]}`,
 }
 
@@ -59,6 +60,12 @@ func TestEnvelopesScan(t *testing.T) {
 	}
 	if !st.scan([]byte(envelopeSeeds[1])) || st.Error == nil || st.Error.Code == nil || st.Error.Status != "NOT_FOUND" {
 		t.Errorf("google.rpc.Status not scanned: %+v", st)
+	}
+	// Escaped quotes and runs of backslashes end no string early (the scan finds a
+	// string's end with IndexByte).
+	escaped := `{"jsonrpc":"2.0","id":"a\"b\\","error":{"code":-1,"message":"q\"\\\\\"","data":["\\"]}}`
+	if !rpc.scan([]byte(escaped)) || rpc.Error == nil || rpc.Error.Message != `q"\\"` || string(rpc.Error.Data) != `["\\"]` {
+		t.Errorf("escaped strings misread: %+v %+v", rpc, rpc.Error)
 	}
 	for _, s := range []string{`{"JSONRPC":"2.0","result":1}`, `{"jsonrpc":"2.0","error":{"code":-1},"error":{"message":"m"}}`, `{"error":{"code":"404"}}`} {
 		if rpc.scan([]byte(s)) {

@@ -41,13 +41,14 @@ func validErrorInfo(raw json.RawMessage) (reason, expectedTenant string) {
 	case '[':
 		// Every element must be an object or null (else the decoding fails), so the
 		// whole list is scanned before the first ErrorInfo in it is read.
-		var found *detail
+		var found detail
+		ok := false
 		s.i++
 		for s.space(); s.peek() != ']'; s.space() {
 			switch s.peek() {
 			case '{':
-				if d := s.detail(); found == nil && d.errorInfo() {
-					found = &d
+				if d := s.detail(); !ok && d.errorInfo() {
+					found, ok = d, true
 				}
 			case 'n':
 				s.i += len("null")
@@ -59,7 +60,7 @@ func validErrorInfo(raw json.RawMessage) (reason, expectedTenant string) {
 				s.space()
 			}
 		}
-		if found != nil {
+		if ok {
 			return found.read()
 		}
 	}
@@ -88,9 +89,10 @@ func (d detail) errorInfo() bool {
 // ("" when metadata is not an object, or when a later member of that name is not a
 // string: the last duplicate wins).
 func (d detail) read() (reason, expectedTenant string) {
-	r, _ := text(d.reason)
+	t, _ := text(d.reason)
+	r := known(t)
 	if len(d.metadata) == 0 || d.metadata[0] != '{' {
-		return string(r), ""
+		return r, ""
 	}
 	var tenant []byte
 	s := scanner{b: d.metadata}
@@ -99,8 +101,8 @@ func (d detail) read() (reason, expectedTenant string) {
 			tenant = v
 		}
 	})
-	t, _ := text(tenant)
-	return string(r), string(t)
+	t, _ = text(tenant)
+	return r, known(t)
 }
 
 // detail scans the object at s.i into a detail.
