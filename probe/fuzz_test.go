@@ -92,3 +92,27 @@ func FuzzHTTPAnswers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSnippet holds snippet's shortcut for printable ASCII to its general reading:
+// the first 120 bytes, invalid UTF-8 as "?", control characters but newline and tab
+// as ".".
+func FuzzSnippet(f *testing.F) {
+	for _, s := range []string{"", "plain text\n\tok", "a\x00b", "caf\xc3\xa9", "\xff\xfe", "\x7f", strings.Repeat("x", 130)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in := b
+		if len(in) > 120 {
+			in = in[:120]
+		}
+		want := strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\n' && r != '\t' {
+				return '.'
+			}
+			return r
+		}, strings.ToValidUTF8(string(in), "?"))
+		if got := snippet(b); got != want {
+			t.Fatalf("snippet(%q) = %q, want %q", b, got, want)
+		}
+	})
+}

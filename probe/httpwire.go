@@ -211,6 +211,9 @@ func snippet(b []byte) string {
 	if len(b) > n {
 		b = b[:n]
 	}
+	if printableASCII(b) {
+		return string(b) // what the rest would make of it, in one copy
+	}
 	s := strings.ToValidUTF8(string(b), "?")
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\n' && r != '\t' {
@@ -218,6 +221,16 @@ func snippet(b []byte) string {
 		}
 		return r
 	}, s)
+}
+
+// printableASCII reports whether b is printable ASCII, newlines and tabs.
+func printableASCII(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c >= 0x7f) && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // quote renders a body snippet in a detail.
