@@ -50,6 +50,7 @@ type endpoint struct {
 	hostport string // always with a port
 	path     string // URL path, for the HTTP bindings
 	query    string
+	bases    *httpBases // the HTTP URLs built and parsed (requrl.go)
 }
 
 // parseEndpoint reads a declared interface URL for its binding (card.ParseAddress: the
@@ -63,7 +64,7 @@ func parseEndpoint(raw string, b a2a.TransportProtocol) (endpoint, error) {
 	if !a.Local() && a.HostPort() == "" {
 		return endpoint{}, &card.AddressError{URL: raw, Problem: fmt.Sprintf("has scheme %q, which names no port a2abind can probe", a.Scheme)}
 	}
-	return endpoint{addr: a, raw: raw, scheme: a.Scheme, hostport: a.HostPort(), path: a.Path, query: a.Query}, nil
+	return endpoint{addr: a, raw: raw, scheme: a.Scheme, hostport: a.HostPort(), path: a.Path, query: a.Query, bases: new(httpBases)}, nil
 }
 
 // parsedEndpoint is parseEndpoint's answer for one interface URL and binding, with the
@@ -150,7 +151,7 @@ func (e endpoint) secure(mode tlsMode) bool {
 
 // httpURL is the URL the HTTP bindings use: the declared one, or http(s)://host:port
 // for a bare address, with the scheme the TLS mode asks for.
-func (e endpoint) httpURL(mode tlsMode) string { return e.addr.HTTPURL(e.secure(mode)) }
+func (e endpoint) httpURL(mode tlsMode) string { return e.base(e.secure(mode)).s }
 
 // siblings returns the other declared HTTP URLs on the same host:port, where a binding
 // declared here may really be mounted.

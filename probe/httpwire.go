@@ -48,10 +48,15 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
 	})
-	hr, err := http.NewRequestWithContext(traced, method, target, rd)
+	u, err := req.ep.requestURL(target) // requrl.go
 	if err != nil {
 		return httpAnswer{err: err}
 	}
+	hr, err := http.NewRequestWithContext(traced, method, "", rd) // the URL is set below, parsed once
+	if err != nil {
+		return httpAnswer{err: err}
+	}
+	hr.URL, hr.Host = u, u.Host
 	withheld := len(req.o.conn.Header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
 	if !withheld {
 		for k, vs := range req.o.conn.Header {
