@@ -136,25 +136,37 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	defer func() { e.grpc.put(ch, a.answered) }()
 	e.reqs.Add(1)
 
-	md := metadata.MD{}
-	if req.o.credentialsFor(req.ep, useTLS) {
-		for k, vs := range req.o.conn.Header {
-			md.Append(strings.ToLower(k), vs...)
-		}
-	} else if len(req.o.conn.Header) > 0 {
+	headers := len(req.o.conn.Header) > 0 && req.o.credentialsFor(req.ep, useTLS)
+	if len(req.o.conn.Header) > 0 && !headers {
 		a.extra = append(a.extra, withheldNote)
 	}
-	if req.version == card.V1 {
-		md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
+	outgoing := func(ctx context.Context) context.Context {
+		if !headers && !telemetry.Carries(ctx) {
+			// Only the version to send: as a pair, without a metadata map to build.
+			if req.version == card.V1 {
+				return metadata.AppendToOutgoingContext(ctx, a2a.SvcParamVersion, card.V1)
+			}
+			return ctx
+		}
+		md := metadata.MD{}
+		if headers {
+			for k, vs := range req.o.conn.Header {
+				md.Append(strings.ToLower(k), vs...)
+			}
+		}
+		if req.version == card.V1 {
+			md.Set(a2a.SvcParamVersion, card.V1) // metadata keys are lower-cased: a2a-version
+		}
+		telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
+		return metadata.NewOutgoingContext(ctx, md)
 	}
-	telemetry.InjectGRPC(ctx, md) // the agent's spans join the probe's trace
-	var p *peer.Peer              // the certificates of a TLS answer; plaintext has none to read
+	var p *peer.Peer // the certificates of a TLS answer; plaintext has none to read
 	if useTLS {
 		p = &peer.Peer{}
 	}
 	ws := &wire.GRPCCall{} // this call's, on a channel other calls share
 	err = withinBudget(ctx, func(ctx context.Context) error {
-		return invokeGRPC(wire.WithGRPCCall(metadata.NewOutgoingContext(ctx, md), ws), ch.conn, call, p)
+		return invokeGRPC(wire.WithGRPCCall(outgoing(ctx), ws), ch.conn, call, p)
 	})
 	if p != nil {
 		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {

@@ -12,6 +12,12 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
+// Carries reports whether ctx holds a trace context to propagate: a valid span
+// context or baggage. Without one, InjectHTTP and InjectGRPC write nothing.
+func Carries(ctx context.Context) bool {
+	return trace.SpanContextFromContext(ctx).IsValid() || baggage.FromContext(ctx).Len() > 0
+}
+
 // InjectHTTP writes the W3C traceparent (and tracestate, baggage) of the span in ctx
 // into h. It writes nothing when ctx carries no span context.
 func InjectHTTP(ctx context.Context, h http.Header) {
@@ -38,7 +44,7 @@ type transport struct{ next http.RoundTripper }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	ctx := r.Context()
-	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
+	if !Carries(ctx) {
 		return t.next.RoundTrip(r) // nothing to carry: no header map built on every request
 	}
 	h := http.Header{}
