@@ -45,22 +45,13 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	id := url.PathEscape(req.taskID)
 	route := httpRoutes[req.op][req.version]
 	route = strings.ReplaceAll(route, "{id}", id)
-	accept := "application/json"
-	if req.op == opSubscribe {
-		accept = "text/event-stream"
-	}
+	h := httpjsonHeaders[jsonrpcHeaderKey{req.op == opSubscribe, req.version == card.V1}]
 	if req.version == card.V1 {
 		prefix := base
 		if req.tenant != "" {
 			prefix += "/" + tenantPath(req.tenant)
 		}
-		if accept == "application/json" {
-			accept = "application/a2a+json, application/json"
-		}
-		a := getTask(ctx, req, prefix+route, http.Header{
-			"Accept":            {accept},
-			a2a.SvcParamVersion: {card.V1},
-		})
+		a := getTask(ctx, req, prefix+route, h)
 		if req.tenant != "" && a.ev.HTTPStatus == http.StatusNotFound && a.ev.Reason == "" {
 			a.extra = append(a.extra, fmt.Sprintf("the declared tenant %q was sent as the path prefix: nothing there may also mean the agent serves another tenant", req.tenant))
 		}
@@ -69,7 +60,6 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 		}
 		return a
 	}
-	h := http.Header{"Accept": {accept}}
 	a := getTask(ctx, req, base+route, h)
 	if o, _ := wire.Classify(a.ev); !a.answered || o == wire.Served || o == wire.AgentError || o == wire.AuthRequired {
 		return a
@@ -87,6 +77,16 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 		return b
 	}
 	return a
+}
+
+// httpjsonHeaders are the headers of the HTTP+JSON requests, built once and only read
+// (doHTTP copies them into each request): a stream's Accept, 1.0's Accept and
+// A2A-Version.
+var httpjsonHeaders = map[jsonrpcHeaderKey]http.Header{
+	{stream: false, v1: false}: {"Accept": {"application/json"}},
+	{stream: true, v1: false}:  {"Accept": {"text/event-stream"}},
+	{stream: false, v1: true}:  {"Accept": {"application/a2a+json, application/json"}, a2a.SvcParamVersion: {card.V1}},
+	{stream: true, v1: true}:   {"Accept": {"text/event-stream"}, a2a.SvcParamVersion: {card.V1}},
 }
 
 // httpRoutes are each operation's route under the interface URL, per version ({id}:

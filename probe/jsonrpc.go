@@ -74,7 +74,8 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// jsonrpcHeaderKey picks a JSON-RPC request's header: a stream's Accept, 1.0's A2A-Version.
+// jsonrpcHeaderKey picks a JSON-RPC or HTTP+JSON request's headers: a stream's Accept,
+// 1.0's A2A-Version.
 type jsonrpcHeaderKey struct{ stream, v1 bool }
 
 // jsonrpcHeaders are the headers of the JSON-RPC requests, built once and only read
