@@ -48,15 +48,18 @@ func doHTTP(ctx context.Context, req request, method, target string, body []byte
 	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
 	})
-	u, err := req.ep.requestURL(target) // requrl.go
+	u := req.ep.requestURL(target) // requrl.go: the interface URL's parse, extended
+	parse := target
+	if u != nil {
+		parse = "" // not parsed again: the URL is set below
+	}
+	hr, err := http.NewRequestWithContext(traced, method, parse, rd)
 	if err != nil {
 		return httpAnswer{err: err}
 	}
-	hr, err := http.NewRequestWithContext(traced, method, "", rd) // the URL is set below, parsed once
-	if err != nil {
-		return httpAnswer{err: err}
+	if u != nil {
+		hr.URL, hr.Host = u, u.Host
 	}
-	hr.URL, hr.Host = u, u.Host
 	withheld := len(req.o.conn.Header) > 0 && !req.o.credentialsFor(req.ep, hr.URL.Scheme == "https")
 	if !withheld {
 		for k, vs := range req.o.conn.Header {

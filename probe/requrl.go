@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // httpBases holds an endpoint's HTTP URL over plaintext and over TLS (card.Address.
@@ -25,27 +27,27 @@ func (e endpoint) base(useTLS bool) *httpBase {
 		n = 1
 	}
 	if e.bases == nil { // an endpoint made by hand (tests): no memo
-		return newHTTPBase(e.addr.HTTPURL(useTLS))
+		return newHTTPBase(e.addr, useTLS)
 	}
 	if b := e.bases[n].Load(); b != nil {
 		return b
 	}
-	b := newHTTPBase(e.addr.HTTPURL(useTLS))
+	b := newHTTPBase(e.addr, useTLS)
 	e.bases[n].CompareAndSwap(nil, b)
 	return e.bases[n].Load()
 }
 
-func newHTTPBase(s string) *httpBase {
-	u, err := url.Parse(s)
-	return &httpBase{s: s, u: u, err: err}
+func newHTTPBase(a card.Address, useTLS bool) *httpBase {
+	u, err := a.URL(useTLS)
+	return &httpBase{s: a.HTTPURL(useTLS), u: u, err: err}
 }
 
-// requestURL is url.Parse(target), taken from the endpoint's parsed URL when target is
+// requestURL is url.Parse(target) taken from the endpoint's parsed URL, when target is
 // that URL followed by a plain path suffix (the lookups' routes and random task ids),
 // after a path or starting one: the parse of the URL with the suffix appended to its
-// path. FuzzRequestURL holds the
-// two to the same URL; anything else is parsed.
-func (e endpoint) requestURL(target string) (*url.URL, error) {
+// path. FuzzRequestURL holds the two to the same URL. For any other target it returns
+// nil, and net/http parses the target.
+func (e endpoint) requestURL(target string) *url.URL {
 	for _, useTLS := range [2]bool{e.secure(tlsAuto), !e.secure(tlsAuto)} {
 		b := e.base(useTLS)
 		suffix, ok := strings.CutPrefix(target, b.s)
@@ -55,11 +57,11 @@ func (e endpoint) requestURL(target string) (*url.URL, error) {
 		if u := b.u; suffix == "" || u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" && u.RawFragment == "" && u.RawPath == "" && u.Opaque == "" && (u.Path != "" || suffix[0] == '/') && plainPath(suffix) {
 			c := *u
 			c.Path += suffix
-			return &c, nil
+			return &c
 		}
 		break
 	}
-	return url.Parse(target)
+	return nil
 }
 
 // plainPath reports whether s holds only unreserved characters, '/' and ':', which a

@@ -32,10 +32,13 @@ func FuzzRequestURL(f *testing.F) {
 		for _, mode := range []tlsMode{tlsAuto, tlsOn, tlsOff} {
 			base := ep.httpURL(mode)
 			for _, target := range []string{base + suffix, strings.TrimSuffix(base, "/") + suffix} {
-				got, gotErr := ep.requestURL(target)
-				want, wantErr := url.Parse(target)
-				if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
-					t.Fatalf("requestURL(%q) = %#v, %v; url.Parse: %#v, %v", target, got, gotErr, want, wantErr)
+				got := ep.requestURL(target)
+				if got == nil {
+					continue // net/http parses it
+				}
+				want, err := url.Parse(target)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("requestURL(%q) = %#v; url.Parse: %#v, %v", target, got, want, err)
 				}
 			}
 		}
@@ -52,9 +55,8 @@ func TestRequestURLFromMemo(t *testing.T) {
 	base := ep.base(false)
 	base.u.User = url.User("marker") // only a copy of the memo's parse carries it
 	for _, target := range []string{ep.httpURL(tlsAuto), ep.httpURL(tlsAuto) + "/tasks/a2abind-probe-00"} {
-		u, err := ep.requestURL(target)
-		if err != nil || u.User == nil || u == base.u {
-			t.Errorf("requestURL(%q) = %v, %v: not a copy of the memo's parse", target, u, err)
+		if u := ep.requestURL(target); u == nil || u.User == nil || u == base.u {
+			t.Errorf("requestURL(%q) = %v: not a copy of the memo's parse", target, u)
 		}
 	}
 }
