@@ -48,20 +48,19 @@ func newHTTPBase(a card.Address, useTLS bool) *httpBase {
 // path. FuzzRequestURL holds the two to the same URL. For any other target it returns
 // nil, and net/http parses the target.
 func (e endpoint) requestURL(target string) *url.URL {
-	for _, useTLS := range [2]bool{e.secure(tlsAuto), !e.secure(tlsAuto)} {
-		b := e.base(useTLS)
-		suffix, ok := strings.CutPrefix(target, b.s)
-		if !ok || b.err != nil {
-			continue
-		}
-		if u := b.u; suffix == "" || u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" && u.RawFragment == "" && u.RawPath == "" && u.Opaque == "" && (u.Path != "" || suffix[0] == '/') && plainPath(suffix) {
-			c := *u
-			c.Path += suffix
-			return &c
-		}
-		break
+	b := e.base(strings.HasPrefix(target, "https://")) // HTTPURL writes the scheme so
+	suffix, ok := strings.CutPrefix(target, b.s)
+	if !ok || b.err != nil {
+		return nil
 	}
-	return nil
+	u := b.u
+	if suffix != "" && (u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.RawFragment != "" || u.RawPath != "" ||
+		u.Opaque != "" || u.Path == "" && suffix[0] != '/' || !plainPath(suffix)) {
+		return nil
+	}
+	c := *u
+	c.Path += suffix
+	return &c
 }
 
 // plainPath reports whether s holds only unreserved characters, '/' and ':', which a
