@@ -117,20 +117,7 @@ func isNumberByte(c byte) bool {
 }
 
 // scanString moves past the string starting at r.off (a valid one).
-func (r *treeReader) scanString() {
-	r.off++
-	for {
-		switch r.data[r.off] {
-		case '\\':
-			r.off += 2
-		case '"':
-			r.off++
-			return
-		default:
-			r.off++
-		}
-	}
-}
+func (r *treeReader) scanString() { r.off = jsontext.StringEnd(r.data, r.off+1) }
 
 // end reports whether the next token closes the object or list.
 func (r *treeReader) end() bool {

@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"bytes"
-
-	"github.com/a2abind/a2abind/internal/jsontext"
-)
+import "github.com/a2abind/a2abind/internal/jsontext"
 
 // scanner walks valid JSON (its callers check it first) without decoding it: the
 // ErrorInfo among an answer's details (errorinfo.go), an answer's envelope (envelope.go).
@@ -56,7 +52,7 @@ func (s *scanner) value() []byte {
 		c := s.b[s.i]
 		switch {
 		case c == '"':
-			s.i = s.stringEnd(s.i + 1)
+			s.i = jsontext.StringEnd(s.b, s.i+1)
 		case c == '{' || c == '[':
 			depth++
 			s.i++
@@ -76,27 +72,6 @@ func (s *scanner) value() []byte {
 		}
 	}
 	return s.b[start:s.i]
-}
-
-// stringEnd returns the index just past the closing quote of the string whose text
-// starts at i: the next quote not escaped, found with IndexByte (a quote preceded by an
-// odd run of backslashes is escaped).
-func (s *scanner) stringEnd(i int) int {
-	for {
-		q := bytes.IndexByte(s.b[i:], '"')
-		if q < 0 {
-			return len(s.b)
-		}
-		i += q
-		esc := 0
-		for j := i - 1; j >= 0 && s.b[j] == '\\'; j-- {
-			esc++
-		}
-		i++
-		if esc%2 == 0 {
-			return i
-		}
-	}
 }
 
 // text is jsontext.Text: the one reading of a string literal.

@@ -28,3 +28,25 @@ func Text(quoted []byte) ([]byte, bool) {
 	}
 	return []byte(s), true
 }
+
+// StringEnd returns the index just past the closing quote of the string literal whose
+// opening quote is at b[i-1] (b valid JSON): the next quote not escaped, found with
+// IndexByte (a quote after an odd run of backslashes is escaped). It returns len(b) when
+// no quote closes it.
+func StringEnd(b []byte, i int) int {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		esc := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			esc++
+		}
+		i++
+		if esc%2 == 0 {
+			return i
+		}
+	}
+}

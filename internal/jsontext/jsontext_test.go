@@ -61,3 +61,21 @@ func TestOneHome(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzStringEnd holds StringEnd to encoding/json's reading of where a string literal
+// ends: for any valid literal followed by anything, it returns the literal's length.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`""`, `"a"`, `"a\"b"`, `"\\"`, `"\\\""`, `"\\\\"`, `"\u0022"`, "\"\xff\""} {
+		f.Add([]byte(s), []byte(`,"x":1}`))
+	}
+	f.Fuzz(func(t *testing.T, lit, rest []byte) {
+		var s string
+		if len(lit) == 0 || lit[0] != '"' || json.Unmarshal(lit, &s) != nil || len(bytes.TrimSpace(lit)) != len(lit) {
+			return
+		}
+		b := append(append([]byte{}, lit...), rest...)
+		if got := jsontext.StringEnd(b, 1); got != len(lit) {
+			t.Fatalf("StringEnd(%q, 1) = %d, want %d (the end of %q)", b, got, len(lit), lit)
+		}
+	})
+}
