@@ -44,7 +44,13 @@ func TestHostilePeersMisbehave(t *testing.T) {
 			if n != 4<<20 || err != nil {
 				t.Errorf("read %d bytes, err %v; want 4 MiB and more to come", n, err)
 			}
-			if w := p.Written(); w < n {
+			// The peer counts a write when Write returns, which may be after the client
+			// has read the bytes: wait for the count, boundedly, instead of racing it.
+			w := p.Written()
+			for end := time.Now().Add(5 * time.Second); w < n && time.Now().Before(end); w = p.Written() {
+				time.Sleep(time.Millisecond)
+			}
+			if w < n {
 				t.Errorf("Written() = %d, want at least the %d bytes read", w, n)
 			}
 		}},
