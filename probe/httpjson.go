@@ -45,7 +45,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 	id := url.PathEscape(req.taskID)
 	route := httpRoutes[req.op][req.version]
 	route = strings.ReplaceAll(route, "{id}", id)
-	h := httpjsonHeaders[jsonrpcHeaderKey{req.op == opSubscribe, req.version == card.V1}]
+	h := httpjsonHeaders[headerKey{req.op == opSubscribe, req.version == card.V1}]
 	if req.version == card.V1 {
 		prefix := base
 		if req.tenant != "" {
@@ -82,7 +82,7 @@ func probeHTTPJSON(ctx context.Context, req request) attempt {
 // httpjsonHeaders are the headers of the HTTP+JSON requests, built once and only read
 // (doHTTP copies them into each request): a stream's Accept, 1.0's Accept and
 // A2A-Version.
-var httpjsonHeaders = map[jsonrpcHeaderKey]http.Header{
+var httpjsonHeaders = map[headerKey]http.Header{
 	{stream: false, v1: false}: {"Accept": {"application/json"}},
 	{stream: true, v1: false}:  {"Accept": {"text/event-stream"}},
 	{stream: false, v1: true}:  {"Accept": {"application/a2a+json, application/json"}, a2a.SvcParamVersion: {card.V1}},

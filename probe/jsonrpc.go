@@ -74,14 +74,14 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// jsonrpcHeaderKey picks a JSON-RPC or HTTP+JSON request's headers: a stream's Accept,
+// headerKey picks a JSON-RPC or HTTP+JSON request's headers: a stream's Accept,
 // 1.0's A2A-Version.
-type jsonrpcHeaderKey struct{ stream, v1 bool }
+type headerKey struct{ stream, v1 bool }
 
 // jsonrpcHeaders are the headers of the JSON-RPC requests, built once and only read
 // (doHTTP copies them into each request).
-var jsonrpcHeaders = func() map[jsonrpcHeaderKey]http.Header {
-	m := map[jsonrpcHeaderKey]http.Header{}
+var jsonrpcHeaders = func() map[headerKey]http.Header {
+	m := map[headerKey]http.Header{}
 	for _, stream := range []bool{false, true} {
 		for _, v1 := range []bool{false, true} {
 			h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
@@ -91,7 +91,7 @@ var jsonrpcHeaders = func() map[jsonrpcHeaderKey]http.Header {
 			if v1 {
 				h.Set(a2a.SvcParamVersion, card.V1)
 			}
-			m[jsonrpcHeaderKey{stream, v1}] = h
+			m[headerKey{stream, v1}] = h
 		}
 	}
 	return m
@@ -106,7 +106,7 @@ var jsonrpcHeaders = func() map[jsonrpcHeaderKey]http.Header {
 func probeJSONRPC(ctx context.Context, req request) attempt {
 	method, body := jsonrpcRequest(req.op, req.version, req.taskID, req.tenant)
 	target := req.ep.httpURL(req.mode)
-	ans := doHTTP(ctx, req, http.MethodPost, target, body, jsonrpcHeaders[jsonrpcHeaderKey{req.op == opSubscribe, req.version == card.V1}])
+	ans := doHTTP(ctx, req, http.MethodPost, target, body, jsonrpcHeaders[headerKey{req.op == opSubscribe, req.version == card.V1}])
 
 	a := attempt{sent: "JSON-RPC " + method + " POST " + target, tls: ans.tls, answered: ans.status != 0,
 		certExpiry: ans.certExpiry}

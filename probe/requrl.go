@@ -26,9 +26,6 @@ func (e endpoint) base(useTLS bool) *httpBase {
 	if useTLS {
 		n = 1
 	}
-	if e.bases == nil { // an endpoint made by hand (tests): no memo
-		return newHTTPBase(e.addr, useTLS)
-	}
 	if b := e.bases[n].Load(); b != nil {
 		return b
 	}
@@ -42,37 +39,14 @@ func newHTTPBase(a card.Address, useTLS bool) *httpBase {
 	return &httpBase{s: a.HTTPURL(useTLS), u: u, err: err}
 }
 
-// requestURL is url.Parse(target) taken from the endpoint's parsed URL, when target is
-// that URL followed by a plain path suffix (the lookups' routes and random task ids),
-// after a path or starting one: the parse of the URL with the suffix appended to its
-// path. FuzzRequestURL holds the two to the same URL. For any other target it returns
-// nil, and net/http parses the target.
+// requestURL is the request URL of target, from the endpoint's parsed HTTP URL when
+// target is that URL followed by a plain path suffix (card.ExtendPath: the lookups'
+// routes and random task ids), or nil, when net/http reads target itself.
 func (e endpoint) requestURL(target string) *url.URL {
 	b := e.base(strings.HasPrefix(target, "https://")) // HTTPURL writes the scheme so
 	suffix, ok := strings.CutPrefix(target, b.s)
 	if !ok || b.err != nil {
 		return nil
 	}
-	u := b.u
-	if suffix != "" && (u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.RawFragment != "" || u.RawPath != "" ||
-		u.Opaque != "" || u.Path == "" && suffix[0] != '/' || !plainPath(suffix)) {
-		return nil
-	}
-	c := *u
-	c.Path += suffix
-	return &c
-}
-
-// plainPath reports whether s holds only unreserved characters, '/' and ':', which a
-// URL path carries as they are: no escape to read, no query or fragment to start.
-func plainPath(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == ':':
-		default:
-			return false
-		}
-	}
-	return true
+	return card.ExtendPath(b.u, suffix)
 }
