@@ -83,10 +83,15 @@ func TestVerifyHostileCards(t *testing.T) {
 // TestVerifyJKUSilentServer: a jku server that never answers leaves the signature
 // unverified once WithJKUTimeout passes, and nothing keeps running.
 func TestVerifyJKUSilentServer(t *testing.T) {
+	// The handler never answers: it returns only when the test ends. Returning when the
+	// request's context ended wrote an empty 200, and once under -race and load (./test.sh)
+	// the verifier read it ("is not JSON") instead of timing out.
+	release := make(chan struct{})
 	silent := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done() // never answers; returns when the client gives up
+		<-release
 	}))
 	defer silent.Close()
+	defer close(release) // before Close, which waits for the handlers
 	k := newKey(t, "ES256")
 	doc := sign(t, healthyCard, k, card.WithSignJKU(silent.URL+"/jwks.json"))
 	_, v := verify(t, doc, card.WithJKUOrigins(silent.URL), card.WithJKUClient(silent.Client()), card.WithJKUTimeout(200*time.Millisecond))
