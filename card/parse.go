@@ -118,8 +118,12 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	var doc document
-	if err := json.Unmarshal(masked(data, len(r.strays) > 0, tree), &doc); err != nil {
-		return nil, describeJSONError(data, err)
+	if len(r.strays) > 0 || !doc.decodeTree(data, tree) { // tree_decode.go
+		// encoding/json reads the stray-masked copy, and words the error.
+		doc = document{}
+		if err := json.Unmarshal(masked(data, len(r.strays) > 0, tree), &doc); err != nil {
+			return nil, describeJSONError(data, err)
+		}
 	}
 	if doc.Name == nil && !slices.ContainsFunc(interfaceFields, func(f string) bool { _, ok := tree.member(f); return ok }) {
 		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(data, tree))
