@@ -114,8 +114,9 @@ type treeReader struct {
 	dup    *ReadError   // the first repeated member name
 	strays []*ReadError // in document order
 
-	off     int      // the scanning reader's place in data (exact_scan.go)
-	scratch jsonNode // the scanning reader's node for values it does not keep
+	off     int        // the scanning reader's place in data (exact_scan.go)
+	scratch jsonNode   // the scanning reader's node for values it does not keep
+	chunk   []jsonNode // where node takes the nodes it keeps
 	steps   []pathStep
 }
 

@@ -74,10 +74,11 @@ func (r *treeReader) scanValue(depth int, s *schemaNode, keep bool) (*jsonNode, 
 		return nil, false
 	}
 	r.skip()
-	n := &jsonNode{start: int64(r.off)}
-	if !keep {
-		n = &r.scratch
+	n := &r.scratch
+	if keep {
+		n = r.node()
 	}
+	n.start = int64(r.off)
 	switch c := r.data[r.off]; c {
 	case '{', '[':
 		n.kind = c
@@ -110,6 +111,18 @@ func (r *treeReader) scanValue(depth int, s *schemaNode, keep bool) (*jsonNode, 
 	}
 	n.end = int64(r.off)
 	return n, true
+}
+
+// nodeChunk is how many nodes the scanning reader allocates at once.
+const nodeChunk = 32
+
+// node is a new node for the tree, taken from a chunk allocated for several.
+func (r *treeReader) node() *jsonNode {
+	if len(r.chunk) == cap(r.chunk) {
+		r.chunk = make([]jsonNode, 0, nodeChunk)
+	}
+	r.chunk = r.chunk[:len(r.chunk)+1]
+	return &r.chunk[len(r.chunk)-1]
 }
 
 func isNumberByte(c byte) bool {
@@ -191,8 +204,34 @@ func (r *treeReader) scanChildren(n *jsonNode, depth int, s *schemaNode) bool {
 }
 
 // memberName is a member name as encoding/json decodes it (jsontext.Text); quoted is
-// a valid string literal, json.Valid having accepted the document.
+// a valid string literal, json.Valid having accepted the document. A field's name is
+// the schema's string, not a copy.
 func memberName(quoted []byte) string {
 	t, _ := jsontext.Text(quoted)
+	if name, ok := fieldNames[string(t)]; ok {
+		return name
+	}
 	return string(t)
 }
+
+// fieldNames holds the name of every field of the card and header schemas.
+var fieldNames = func() map[string]string {
+	names := map[string]string{}
+	seen := map[*schemaNode]bool{}
+	var walk func(*schemaNode)
+	walk = func(s *schemaNode) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		for name, child := range s.fields {
+			names[name] = name
+			walk(child)
+		}
+		walk(s.each)
+		walk(s.values)
+	}
+	walk(cardSchema)
+	walk(headerSchema)
+	return names
+}()
