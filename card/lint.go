@@ -248,6 +248,7 @@ type linter struct {
 	doc      *document // nil for hand-built cards
 	declared []Interface
 	addrs    map[addressIn]parsedAddress // parseAddress's
+	keys     map[addressIn]keyed         // addressKey's
 }
 
 func newLinter(c *Card) *linter {

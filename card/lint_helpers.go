@@ -44,17 +44,40 @@ func (l *linter) duplicates() []hit {
 // A GRPC entry written as an http(s) URL is keyed as the HTTP bindings are, path
 // included, so that one URL declared for GRPC and JSON-RPC compares equal even with a
 // path (a2a-js serves JSON-RPC at /a2a/jsonrpc); a bare host:port stays a socket.
+//
+// Each URL and binding is keyed once per lint run: the rules compare the same
+// interfaces' keys again and again.
 func (l *linter) addressKey(i Interface) (string, bool) {
+	in := addressIn{i.URL, i.Binding}
+	k, done := l.keys[in]
+	if !done {
+		k = l.keyOf(i)
+		if l.keys == nil {
+			l.keys = map[addressIn]keyed{}
+		}
+		l.keys[in] = k
+	}
+	return k.key, k.ok
+}
+
+// keyOf is addressKey unmemoised.
+func (l *linter) keyOf(i Interface) keyed {
 	if isGRPC(i.Binding) {
 		if a, err := l.parseAddress(i.URL, a2a.TransportProtocolJSONRPC); err == nil && a.Host != "" {
-			return a.Key(), true
+			return keyed{a.Key(), true}
 		}
 	}
 	a, _ := l.parseDeclared(i.URL, i.Binding) // a bare host:port declared for JSON-RPC still names a socket
 	if a.Host == "" && !a.Local() {
-		return "", false
+		return keyed{}
 	}
-	return a.Key(), true
+	return keyed{a.Key(), true}
+}
+
+// keyed is addressKey's answer for one URL and binding.
+type keyed struct {
+	key string
+	ok  bool
 }
 
 // parseAddress is ParseAddress, each URL and binding parsed once per lint run: the

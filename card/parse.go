@@ -232,13 +232,13 @@ func fromDocument(doc *document) *Card {
 		}
 	}
 
-	seen := map[string]int{}
+	seen := make(map[InterfaceID]int, len(c.declared))
 	for _, iface := range c.declared {
-		if at, dup := seen[iface.Key()]; dup {
+		if at, dup := seen[iface.ID()]; dup {
 			c.Interfaces[at].Preferred = c.Interfaces[at].Preferred || iface.Preferred
 			continue
 		}
-		seen[iface.Key()] = len(c.Interfaces)
+		seen[iface.ID()] = len(c.Interfaces)
 		c.Interfaces = append(c.Interfaces, iface)
 	}
 

@@ -55,13 +55,13 @@ func Diagnose(c *card.Card, results []Result, caps ...CapabilityResult) Report {
 	clients := clientImpact(c, results)
 	capabilityImpact(clients, caps) // diagnose_capability.go
 	var findings []card.Finding
-	byKey := map[string]Result{}
+	byKey := make(map[card.InterfaceID]Result, len(results))
 	for _, r := range results {
-		byKey[r.Interface.Key()] = r
+		byKey[r.Interface.ID()] = r
 	}
 
 	for _, pref := range c.Preferred() {
-		r, ok := byKey[pref.Key()]
+		r, ok := byKey[pref.ID()]
 		if !ok || r.Outcome.Reached() {
 			continue
 		}
@@ -106,7 +106,7 @@ func preferredNotServed(pref card.Interface, r Result, results []Result, clients
 	}
 	var fail, succeed []string
 	for _, ci := range clients {
-		if ci.Interface != nil && ci.Interface.Key() == pref.Key() && !ci.OK {
+		if ci.Interface != nil && ci.Interface.ID() == pref.ID() && !ci.OK {
 			fail = append(fail, ci.Profile)
 		} else if ci.OK {
 			succeed = append(succeed, ci.Profile)
