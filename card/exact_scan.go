@@ -114,7 +114,7 @@ func (r *treeReader) scanValue(depth int, s *schemaNode, keep bool) (*jsonNode, 
 }
 
 // nodeChunk is how many nodes the scanning reader allocates at once.
-const nodeChunk = 32
+const nodeChunk = 16
 
 // node is a new node for the tree, taken from a chunk allocated for several.
 func (r *treeReader) node() *jsonNode {
