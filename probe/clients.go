@@ -100,16 +100,15 @@ type cardView struct {
 	primary  *card.Interface  // v0.3 url + preferredTransport
 	noPref   bool             // the v0.3 preferredTransport is absent or empty
 	extra    []card.Interface // v0.3 additionalInterfaces
-	results  map[card.InterfaceID]Result
-	byTarget map[card.InterfaceID][]Result // target(): url + canonical binding -> results
+	all      []Result
+	results  map[card.InterfaceID]*Result   // into all
+	byTarget map[card.InterfaceID][]*Result // target(): url + canonical binding -> results; built by sameTarget
 }
 
 func newCardView(c *card.Card, results []Result) *cardView {
-	v := &cardView{c: c, results: make(map[card.InterfaceID]Result, len(results)), byTarget: make(map[card.InterfaceID][]Result, len(results))}
-	for _, r := range results {
-		v.results[r.Interface.ID()] = r
-		t := target(r.Interface)
-		v.byTarget[t] = append(v.byTarget[t], r)
+	v := &cardView{c: c, all: results, results: make(map[card.InterfaceID]*Result, len(results))}
+	for i := range results {
+		v.results[results[i].Interface.ID()] = &results[i]
 	}
 	for _, i := range c.Declared() { // as the SDKs read the lists: repeats and case variants kept
 		switch {
@@ -128,6 +127,18 @@ func newCardView(c *card.Card, results []Result) *cardView {
 		}
 	}
 	return v
+}
+
+// sameTarget is the results at i's target(), whatever their version.
+func (v *cardView) sameTarget(i card.Interface) []*Result {
+	if v.byTarget == nil {
+		v.byTarget = make(map[card.InterfaceID][]*Result, len(v.all))
+		for j := range v.all {
+			t := target(v.all[j].Interface)
+			v.byTarget[t] = append(v.byTarget[t], &v.all[j])
+		}
+	}
+	return v.byTarget[target(i)]
 }
 
 // target is an interface's address and binding whatever its version: its ID without
@@ -179,7 +190,7 @@ func (v *cardView) outcomeFor(i card.Interface, version string) (wire.Outcome, s
 		return r.Outcome, r.Detail
 	}
 	// The client speaks another version than the entry declares.
-	for _, other := range v.byTarget[target(i)] {
+	for _, other := range v.sameTarget(i) {
 		if other.Interface.ProtocolVersion == version {
 			return other.Outcome, other.Detail
 		}
@@ -410,11 +421,11 @@ func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
 		return NoInterface
 	case r.Lookup == wire.Ambiguous && r.Outcome != wire.Served && r.Outcome != wire.AuthRequired:
 		return wire.Ambiguous
-	case r.Outcome == wire.Served && !delegateSpeaks(r):
+	case r.Outcome == wire.Served && !delegateSpeaks(*r):
 		// v0.3 HTTP+JSON routes served in a dialect the delegate does not speak: its
 		// request finds no route.
 		return wire.NotFound
-	case r.Outcome == wire.Served && !v.delegateMay(r):
+	case r.Outcome == wire.Served && !v.delegateMay(*r):
 		// Served the other way round from what the delegate may use (plaintext gRPC at a
 		// bare host:port that is not loopback, without --grpc-plaintext): its TLS call fails.
 		return wire.TLSMismatch

@@ -27,7 +27,8 @@ func goRESTV03Routes(v *cardView, ch choice, release string) choice {
 		card.NormalizeVersion(ch.iface.ProtocolVersion) != card.V03 {
 		return ch
 	}
-	atV1 := v.results[ch.iface.ID()].Way.Prefix == restv03.Prefix
+	r, ok := v.results[ch.iface.ID()]
+	atV1 := ok && r.Way.Prefix == restv03.Prefix
 	if atV1 == (release == a2aGoCurrent) {
 		return ch
 	}
