@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -388,7 +389,7 @@ func get(ctx context.Context, docURL, accept string, o *loadOptions) ([]byte, *h
 	if resp.ContentLength > o.maxBytes {
 		return nil, nil, fmt.Errorf("GET %s: %w: the document is %d bytes, over the %d-byte limit", finalURL, ErrMalformed, resp.ContentLength, o.maxBytes)
 	}
-	body, err := readLimited(resp.Body, o.maxBytes)
+	body, err := readSized(resp.Body, o.maxBytes, resp.ContentLength)
 	if err != nil {
 		if errors.Is(err, ErrMalformed) {
 			return nil, nil, fmt.Errorf("GET %s: %w", finalURL, err)
@@ -421,8 +422,26 @@ func fetchError(ctx context.Context, cardURL string, o *loadOptions, err error) 
 	return fmt.Errorf("%w: GET %s: %w", ErrUnavailable, cardURL, err)
 }
 
-func readLimited(r io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+// readLimited reads r to its end, an error past max bytes.
+func readLimited(r io.Reader, max int64) ([]byte, error) { return readSized(r, max, -1) }
+
+// sizeHintCap bounds the buffer readSized takes on the word of a declared length.
+const sizeHintCap = 64 << 10
+
+// readSized is readLimited for a body that declares its length (size; -1 when it does
+// not): read into a buffer of that size, up to sizeHintCap, instead of io.ReadAll's
+// doublings from 512 bytes.
+func readSized(r io.Reader, max, size int64) ([]byte, error) {
+	lr := io.LimitReader(r, max+1)
+	var data []byte
+	var err error
+	if size > 0 && size <= max {
+		buf := bytes.NewBuffer(make([]byte, 0, min(size, sizeHintCap)+bytes.MinRead))
+		_, err = buf.ReadFrom(lr)
+		data = buf.Bytes()
+	} else {
+		data, err = io.ReadAll(lr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -435,15 +454,16 @@ func readLimited(r io.Reader, max int64) ([]byte, error) {
 // looksHTML reports whether an answer is an HTML page: by Content-Type (unless the body
 // is plainly a JSON object) or by its first bytes.
 func looksHTML(body []byte, ctype string) bool {
-	head := strings.ToLower(strings.TrimSpace(string(body[:min(len(body), 256)])))
-	if strings.HasPrefix(head, "{") {
+	head := bytes.TrimSpace(body[:min(len(body), 256)])
+	if bytes.HasPrefix(head, []byte("{")) {
 		return false
 	}
 	if mt, _, _ := mime.ParseMediaType(ctype); mt == "text/html" || mt == "application/xhtml+xml" {
 		return true
 	}
-	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") ||
-		strings.HasPrefix(head, "<head") || strings.HasPrefix(head, "<body")
+	return slices.ContainsFunc([]string{"<!doctype html", "<html", "<head", "<body"}, func(tag string) bool {
+		return len(head) >= len(tag) && bytes.EqualFold(head[:len(tag)], []byte(tag))
+	})
 }
 
 func previewText(b []byte) string {
