@@ -181,6 +181,7 @@ func lookedLike(data []byte, top *jsonNode) string {
 
 func fromDocument(doc *document) *Card {
 	c := &Card{doc: doc, Name: str(doc.Name), Version: str(doc.Version), Capabilities: doc.capabilities(), lintMemo: &lintMemo{}}
+	c.declared = make([]Interface, 0, len(doc.supported())+1+len(doc.AdditionalIfaces))
 	hasV03 := doc.hasV03()
 	switch {
 	case doc.hasV1() && hasV03:
@@ -233,6 +234,11 @@ func fromDocument(doc *document) *Card {
 	}
 
 	seen := make(map[InterfaceID]int, len(c.declared))
+	if len(c.declared) == 0 {
+		c.declared = nil // none declared: as a hand-built card with no interfaces
+	} else {
+		c.Interfaces = make([]Interface, 0, len(c.declared))
+	}
 	for _, iface := range c.declared {
 		if at, dup := seen[iface.ID()]; dup {
 			c.Interfaces[at].Preferred = c.Interfaces[at].Preferred || iface.Preferred
