@@ -234,24 +234,24 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 		return none("agent card has no supported interfaces: the default resolver reads only supportedInterfaces, and this is a v0.3 card")
 	}
 	type cand struct {
-		i      card.Interface
+		at     int // in list
 		semver string
 	}
 	cands := make([]cand, 0, len(list))
-	var dropped []string
-	for _, i := range list {
-		sv := "v" + i.ProtocolVersion
-		if !semver.IsValid(sv) || !slices.Contains(factories[i.Binding], semver.Major(sv)) {
-			dropped = append(dropped, string(i.Binding)+"_"+i.ProtocolVersion)
-			continue
+	for at, i := range list {
+		if sv := "v" + i.ProtocolVersion; semver.IsValid(sv) && slices.Contains(factories[i.Binding], semver.Major(sv)) {
+			cands = append(cands, cand{at, sv})
 		}
-		cands = append(cands, cand{i, sv})
 	}
 	if len(cands) == 0 {
+		dropped := make([]string, len(list))
+		for at, i := range list {
+			dropped[at] = string(i.Binding) + "_" + i.ProtocolVersion
+		}
 		return none("no compatible transports found: available transports - [" + strings.Join(dropped, ",") + "]")
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return semver.Compare(b.semver, a.semver) })
-	chosen := cands[0].i
+	chosen := list[cands[0].at]
 	o, detail := v.outcomeFor(chosen, "")
 	note := "selects " + chosen.String() + " (first of " + strconv.Itoa(len(cands)) + " compatible, newest version first, then card order)"
 	if chosen.Binding == a2a.TransportProtocolGRPC {
