@@ -162,11 +162,6 @@ func (r *treeReader) scanChildren(n *jsonNode, depth int, s *schemaNode) bool {
 		}
 		return true
 	}
-	if s != nil && s.fields != nil {
-		// At most one member per field: one allocation for the object's members
-		// instead of append's doublings.
-		n.members = make([]jsonMember, 0, min(len(s.fields), smallObject))
-	}
 	var few [smallObject]string
 	names := few[:0]
 	var seen map[string]bool
@@ -202,11 +197,13 @@ func (r *treeReader) scanChildren(n *jsonNode, depth int, s *schemaNode) bool {
 		}
 		if s != nil {
 			m.value = v
+			if n.members == nil && s.fields != nil {
+				// Room for a member per field (up to 16): one allocation for most
+				// objects instead of append's doublings.
+				n.members = make([]jsonMember, 0, min(len(s.fields), smallObject))
+			}
 			n.members = append(n.members, m)
 		}
-	}
-	if len(n.members) == 0 {
-		n.members = nil // as the Decoder reader leaves an empty object
 	}
 	return true
 }
