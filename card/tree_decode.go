@@ -35,9 +35,12 @@ func (d *document) decodeTree(data []byte, top *jsonNode) bool {
 		case "protocolVersion":
 			d.ProtocolVersion, ok = treeString(data, v)
 		case "supportedInterfaces":
-			d.SupportedIfaces, ok = treeV1Interfaces(data, v)
+			var list []*rawV1Interface
+			if list, ok = treeObjects(data, v, (*rawV1Interface).readField); v.kind == '[' {
+				d.SupportedIfaces = &list
+			}
 		case "additionalInterfaces":
-			d.AdditionalIfaces, ok = treeV03Interfaces(data, v)
+			d.AdditionalIfaces, ok = treeObjects(data, v, (*rawV03Interface).readField)
 		case "securitySchemes":
 			d.SecuritySchemes, ok = treeRawMap(data, v)
 		case "capabilities":
@@ -74,15 +77,16 @@ func treeString(data []byte, v *jsonNode) (*string, bool) {
 	return nil, false
 }
 
-// treeV1Interfaces reads supportedInterfaces: nil for null, a nil entry for a null one.
-func treeV1Interfaces(data []byte, v *jsonNode) (*[]*rawV1Interface, bool) {
+// treeObjects reads a list of objects: nil for null, a nil entry for a null one, and
+// each object's members read by field.
+func treeObjects[T any](data []byte, v *jsonNode, field func(*T, []byte, jsonMember) bool) ([]*T, bool) {
 	if v.kind == 'n' {
 		return nil, true
 	}
 	if v.kind != '[' {
 		return nil, false
 	}
-	list := make([]*rawV1Interface, 0, len(v.elems))
+	list := make([]*T, 0, len(v.elems))
 	for _, e := range v.elems {
 		if e.kind == 'n' {
 			list = append(list, nil)
@@ -91,64 +95,48 @@ func treeV1Interfaces(data []byte, v *jsonNode) (*[]*rawV1Interface, bool) {
 		if e.kind != '{' {
 			return nil, false
 		}
-		ri := &rawV1Interface{}
+		t := new(T)
 		for _, m := range e.members {
-			ok := true
-			switch m.name {
-			case "url":
-				ri.URL, ok = treeString(data, m.value)
-			case "protocolBinding":
-				ri.ProtocolBinding, ok = treeString(data, m.value)
-			case "protocolVersion":
-				ri.ProtocolVersion, ok = treeString(data, m.value)
-			case "tenant":
-				var t *string
-				if t, ok = treeString(data, m.value); t != nil {
-					ri.Tenant = *t
-				}
-			}
-			if !ok {
+			if !field(t, data, m) {
 				return nil, false
 			}
 		}
-		list = append(list, ri)
-	}
-	return &list, true
-}
-
-// treeV03Interfaces reads additionalInterfaces: nil for null, a nil entry for a null one.
-func treeV03Interfaces(data []byte, v *jsonNode) ([]*rawV03Interface, bool) {
-	if v.kind == 'n' {
-		return nil, true
-	}
-	if v.kind != '[' {
-		return nil, false
-	}
-	list := make([]*rawV03Interface, 0, len(v.elems))
-	for _, e := range v.elems {
-		if e.kind == 'n' {
-			list = append(list, nil)
-			continue
-		}
-		if e.kind != '{' {
-			return nil, false
-		}
-		ri := &rawV03Interface{}
-		for _, m := range e.members {
-			ok := true
-			switch m.name {
-			case "url":
-				ri.URL, ok = treeString(data, m.value)
-			case "transport":
-				ri.Transport, ok = treeString(data, m.value)
-			}
-			if !ok {
-				return nil, false
-			}
-		}
-		list = append(list, ri)
+		list = append(list, t)
 	}
 	return list, true
+}
+
+// readField reads one member of a supportedInterfaces entry.
+func (ri *rawV1Interface) readField(data []byte, m jsonMember) (ok bool) {
+	switch m.name {
+	case "url":
+		ri.URL, ok = treeString(data, m.value)
+	case "protocolBinding":
+		ri.ProtocolBinding, ok = treeString(data, m.value)
+	case "protocolVersion":
+		ri.ProtocolVersion, ok = treeString(data, m.value)
+	case "tenant":
+		var t *string
+		if t, ok = treeString(data, m.value); t != nil {
+			ri.Tenant = *t
+		}
+	default:
+		ok = true
+	}
+	return ok
+}
+
+// readField reads one member of an additionalInterfaces entry.
+func (ri *rawV03Interface) readField(data []byte, m jsonMember) (ok bool) {
+	switch m.name {
+	case "url":
+		ri.URL, ok = treeString(data, m.value)
+	case "transport":
+		ri.Transport, ok = treeString(data, m.value)
+	default:
+		ok = true
+	}
+	return ok
 }
 
 // treeRawMap reads an object of raw values: nil for null.
