@@ -249,6 +249,7 @@ type linter struct {
 	declared []Interface
 	addrs    map[addressIn]parsedAddress // parseAddress's
 	keys     map[addressIn]keyed         // addressKey's
+	versions []versionField              // versionFields'
 }
 
 func newLinter(c *Card) *linter {

@@ -101,8 +101,16 @@ type versionField struct {
 	v1    bool
 }
 
+// versionFields lists them once per lint run, for the four version rules.
 func (l *linter) versionFields() []versionField {
-	var out []versionField
+	if l.versions == nil {
+		l.versions = l.listVersionFields()
+	}
+	return l.versions
+}
+
+func (l *linter) listVersionFields() []versionField {
+	out := []versionField{} // not nil: listed
 	if l.hand() {
 		for _, i := range l.declared {
 			v := i.ProtocolVersion
