@@ -283,7 +283,8 @@ const errorPreviewBytes = 4 << 10
 func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err error) {
 	ctx, span := telemetry.Start(ctx, SpanFetch, trace.SpanKindClient)
 	defer func() { endFetchSpan(span, cardURL, c, err) }()
-	body, resp, err := get(ctx, cardURL, "application/json", o)
+	origin := OriginOf(cardURL)
+	body, resp, err := get(ctx, cardURL, origin, "application/json", o)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +299,7 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err er
 		return nil, fmt.Errorf("GET %s: %w", finalURL, err)
 	}
 	c.Location = finalURL
-	c.Origin = OriginOf(cardURL)
+	c.Origin = origin
 	c.ETag = resp.Header.Get("ETag")
 	return c, nil
 }
@@ -334,7 +335,7 @@ func FetchDocument(ctx context.Context, docURL, accept string, opts ...Option) (
 	o := newLoadOptions(opts)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	body, resp, err := get(ctx, docURL, accept, o)
+	body, resp, err := get(ctx, docURL, OriginOf(docURL), accept, o)
 	if err != nil {
 		return Document{}, err
 	}
@@ -342,9 +343,9 @@ func FetchDocument(ctx context.Context, docURL, accept string, opts ...Option) (
 }
 
 // get is the one HTTP GET of a card fetch: bounded, with the redirect and header
-// policy, answering the body of a 200 that is not an HTML page. The body of resp is
-// closed.
-func get(ctx context.Context, docURL, accept string, o *loadOptions) ([]byte, *http.Response, error) {
+// policy (the user's headers stay with origin, docURL's), answering the body of a 200
+// that is not an HTML page. The body of resp is closed.
+func get(ctx context.Context, docURL string, origin Origin, accept string, o *loadOptions) ([]byte, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, docURL, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -362,7 +363,7 @@ func get(ctx context.Context, docURL, accept string, o *loadOptions) ([]byte, *h
 		req.Close = true
 	}
 	client := *o.client
-	named := NewCredentialPolicy(OriginOf(docURL))
+	named := NewCredentialPolicy(origin)
 	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if len(via) > o.maxRedirects {
 			return fmt.Errorf("%w after %d redirects", errTooManyRedirects, o.maxRedirects)
