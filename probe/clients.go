@@ -100,6 +100,7 @@ type cardView struct {
 	primary  *card.Interface  // v0.3 url + preferredTransport
 	noPref   bool             // the v0.3 preferredTransport is absent or empty
 	extra    []card.Interface // v0.3 additionalInterfaces
+	lint     []card.Finding   // the card's lint findings (card.Lint), read once per diagnosis
 	all      []Result
 	results  map[card.InterfaceID]*Result   // into all
 	byTarget map[card.InterfaceID][]*Result // target(): url + canonical binding -> results; built by sameTarget
@@ -121,7 +122,8 @@ func newCardView(c *card.Card, results []Result) *cardView {
 			v.extra = append(v.extra, i)
 		}
 	}
-	for _, f := range card.Lint(c) {
+	v.lint = card.Lint(c)
+	for _, f := range v.lint {
 		if f.Code == "preferred-transport-missing" {
 			v.noPref = true
 		}
@@ -455,8 +457,7 @@ func (v *cardView) delegateMay(r Result) bool {
 }
 
 // clientImpact runs every profile over the card and its results.
-func clientImpact(c *card.Card, results []Result) []ClientImpact {
-	v := newCardView(c, results)
+func clientImpact(v *cardView) []ClientImpact {
 	out := make([]ClientImpact, 0, len(profiles))
 	for _, p := range profiles {
 		ch := p.pick(v)

@@ -52,20 +52,16 @@ func Diagnose(c *card.Card, results []Result, caps ...CapabilityResult) Report {
 	if c == nil {
 		return Report{}
 	}
-	clients := clientImpact(c, results)
+	v := newCardView(c, results) // clients.go
+	clients := clientImpact(v)
 	capabilityImpact(clients, caps) // diagnose_capability.go
 	var findings []card.Finding
-	byKey := make(map[card.InterfaceID]Result, len(results))
-	for _, r := range results {
-		byKey[r.Interface.ID()] = r
-	}
-
 	for _, pref := range c.Preferred() {
-		r, ok := byKey[pref.ID()]
+		r, ok := v.results[pref.ID()]
 		if !ok || r.Outcome.Reached() {
 			continue
 		}
-		findings = append(findings, preferredNotServed(pref, r, results, clients))
+		findings = append(findings, preferredNotServed(pref, *r, results, clients))
 	}
 	for _, r := range results {
 		if r.Outcome.Reached() {
@@ -82,7 +78,7 @@ func Diagnose(c *card.Card, results []Result, caps ...CapabilityResult) Report {
 	findings = append(findings, capabilityFindings(caps, clients)...) // diagnose_capability.go
 	findings = append(findings, authFindings(results)...)
 	findings = append(findings, mappingFindings(results, caps)...)
-	findings = append(findings, wireFixes(c, results, card.Lint(c))...) // wirefix.go
+	findings = append(findings, wireFixes(c, results, v.lint)...) // wirefix.go
 	slices.SortStableFunc(findings, func(a, b card.Finding) int { return rank(a.Severity) - rank(b.Severity) })
 	return Report{Findings: findings, Clients: clients}
 }
