@@ -249,7 +249,7 @@ type linter struct {
 	declared []Interface
 	addrs    map[addressIn]parsedAddress // parseAddress's
 	keys     map[addressIn]keyed         // addressKey's
-	versions []versionField              // versionFields'
+	versions []versionField              // versionFields, listed once for the version rules
 }
 
 func newLinter(c *Card) *linter {
@@ -260,6 +260,7 @@ func newLinter(c *Card) *linter {
 	if l.doc == nil {
 		l.doc = &document{}
 	}
+	l.versions = l.versionFields()
 	return l
 }
 

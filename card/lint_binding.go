@@ -101,16 +101,8 @@ type versionField struct {
 	v1    bool
 }
 
-// versionFields lists them once per lint run, for the four version rules.
 func (l *linter) versionFields() []versionField {
-	if l.versions == nil {
-		l.versions = l.listVersionFields()
-	}
-	return l.versions
-}
-
-func (l *linter) listVersionFields() []versionField {
-	out := []versionField{} // not nil: listed
+	var out []versionField
 	if l.hand() {
 		for _, i := range l.declared {
 			v := i.ProtocolVersion
@@ -140,7 +132,7 @@ func (f versionField) iface() string {
 
 func (l *linter) versionMissing() []hit {
 	var out []hit
-	for _, f := range l.versionFields() {
+	for _, f := range l.versions {
 		if f.v1 && strings.TrimSpace(str(f.raw)) == "" {
 			what := "no protocolVersion"
 			if f.raw != nil {
@@ -155,7 +147,7 @@ func (l *linter) versionMissing() []hit {
 
 func (l *linter) versionMalformed() []hit {
 	var out []hit
-	for _, f := range l.versionFields() {
+	for _, f := range l.versions {
 		raw := strings.TrimSpace(str(f.raw))
 		if raw == "" || versionPattern.MatchString(raw) && raw == str(f.raw) {
 			continue
@@ -169,7 +161,7 @@ func (l *linter) versionMalformed() []hit {
 
 func (l *linter) versionThreePart() []hit {
 	var out []hit
-	for _, f := range l.versionFields() {
+	for _, f := range l.versions {
 		raw := str(f.raw)
 		if !f.v1 || !versionPattern.MatchString(raw) || strings.Count(raw, ".") != 2 {
 			continue
@@ -183,7 +175,7 @@ func (l *linter) versionThreePart() []hit {
 
 func (l *linter) versionUnsupported() []hit {
 	var out []hit
-	for _, f := range l.versionFields() {
+	for _, f := range l.versions {
 		raw := str(f.raw)
 		if !versionPattern.MatchString(raw) {
 			continue
