@@ -3,6 +3,8 @@ package card
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -81,5 +83,57 @@ func TestDocumentFromTree(t *testing.T) {
 	}
 	if read < 20 {
 		t.Errorf("decodeTree read %d of the %d seeds: the differential compares too few documents", read, len(docs))
+	}
+}
+
+// TestDocumentFromTreeFields keeps decodeTree's field names in step with the json tags
+// of document and of its interface entries: every tagged field, written with a value of
+// its type, is read by decodeTree as json.Unmarshal reads it. A field added to the
+// structs and not to decodeTree fails here.
+func TestDocumentFromTreeFields(t *testing.T) {
+	sample := map[reflect.Kind]string{reflect.String: `"x"`, reflect.Map: `{"k":{"a":1}}`}
+	value := func(ft reflect.Type) string {
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ft == reflect.TypeFor[json.RawMessage]():
+			return `{"a":1}`
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			return `["x"]`
+		case ft.Kind() == reflect.Slice:
+			return `[{"a":1}]`
+		}
+		return sample[ft.Kind()]
+	}
+	docs := 0
+	for _, st := range []struct {
+		typ  reflect.Type
+		wrap func(member string) string
+	}{
+		{reflect.TypeFor[document](), func(m string) string { return "{" + m + "}" }},
+		{reflect.TypeFor[rawV1Interface](), func(m string) string { return `{"supportedInterfaces":[{` + m + `}]}` }},
+		{reflect.TypeFor[rawV03Interface](), func(m string) string { return `{"url":"u","additionalInterfaces":[{` + m + `}]}` }},
+	} {
+		for f := range st.typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			v := value(f.Type)
+			if v == "" {
+				t.Fatalf("%s.%s: no sample value for %s", st.typ.Name(), f.Name, f.Type)
+			}
+			doc := []byte(st.wrap(strconv.Quote(name) + ":" + v))
+			sameDocument(t, doc)
+			var want document
+			if err := json.Unmarshal(doc, &want); err != nil || reflect.DeepEqual(&want, &document{}) {
+				t.Fatalf("%s: json.Unmarshal read nothing (%v): the sample does not exercise %s", doc, err, f.Name)
+			}
+			docs++
+		}
+	}
+	if docs < 18 {
+		t.Errorf("checked %d tagged fields, want every field of the three structs", docs)
 	}
 }
