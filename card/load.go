@@ -462,10 +462,13 @@ func looksHTML(body []byte, ctype string) bool {
 	if mt, _, _ := mime.ParseMediaType(ctype); mt == "text/html" || mt == "application/xhtml+xml" {
 		return true
 	}
-	return slices.ContainsFunc([]string{"<!doctype html", "<html", "<head", "<body"}, func(tag string) bool {
-		return len(head) >= len(tag) && bytes.EqualFold(head[:len(tag)], []byte(tag))
+	return slices.ContainsFunc(htmlStarts, func(tag string) bool {
+		return len(head) >= len(tag) && strings.EqualFold(string(head[:len(tag)]), tag)
 	})
 }
+
+// htmlStarts are the first bytes of an HTML page, compared case-insensitively.
+var htmlStarts = []string{"<!doctype html", "<html", "<head", "<body"}
 
 func previewText(b []byte) string {
 	s := strings.Join(strings.Fields(string(b)), " ")
