@@ -4,7 +4,7 @@
 # machines). Usage: ./bench.sh [count] [benchtime] [fleet rounds]
 # (defaults: 3 runs, 300x, 20x), then the whole-process comparisons below with their
 # defaults; or one of these alone:
-#   ./bench.sh cold [runs] [agents]     (defaults: 5 runs, 300 agents)
+#   ./bench.sh cold [runs] [agents]     (defaults: 15 runs, 300 agents)
 #   ./bench.sh scrape [runs] [scrapes]  (defaults: 5 runs, 200 scrapes)
 #
 #   probe     naive a2a-go check (one client per interface, sequential) / probe.Card;
@@ -43,7 +43,7 @@ fleetbench_build() {
 cold() { # cold [runs] [agents]
 	fleetbench_build
 	echo
-	.cache/bench/fleetbench cold -runs "${1:-5}" -agents "${2:-300}" .cache/bench/a2abind
+	.cache/bench/fleetbench cold -runs "${1:-15}" -agents "${2:-300}" .cache/bench/a2abind
 }
 
 scrape() { # scrape [runs] [scrapes]

@@ -1,7 +1,7 @@
 // Command fleetbench measures a2abind against baselines as whole processes in one run,
 // for bench.sh; it prints ratios, never absolute times to compare across machines.
 //
-//	fleetbench cold [-agents 300] [-runs 5] A2ABIND   one cold fleet round: a2abind probe
+//	fleetbench cold [-agents 300] [-runs 15] A2ABIND   one cold fleet round: a2abind probe
 //	    --targets -o json (as shipped and --no-capabilities) against the pooled a2a-go
 //	    prober (internal/bench/pooled), without and with the capability calls
 //	fleetbench pooled [-capabilities] TARGETS          the pooled prober itself (run by cold)
