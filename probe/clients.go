@@ -123,11 +123,7 @@ func newCardView(c *card.Card, results []Result) *cardView {
 		}
 	}
 	v.lint = card.Lint(c)
-	for _, f := range v.lint {
-		if f.Code == "preferred-transport-missing" {
-			v.noPref = true
-		}
-	}
+	v.noPref = slices.ContainsFunc(v.lint, func(f card.Finding) bool { return f.Code == card.CodePreferredTransportMissing })
 	return v
 }
 
