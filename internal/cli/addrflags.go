@@ -53,7 +53,7 @@ func (c *connFlags) register(fl *pflag.FlagSet, headerUsage string) {
 	fl.StringArrayVar(&c.CredentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
 	c.registerTLS(fl)
 	fl.StringArrayVar(&c.Allow, "allow-address", nil, "dial this refused host, IP or CIDR anyway, e.g. 169.254.10.1 or 0.0.0.0 (repeatable; see above)")
-	fl.IntVar(&c.MaxInterfaces, "max-interfaces", card.DefaultMaxInterfaces, "use at most this many of a card's interfaces (0: the default)")
+	fl.IntVar(&c.MaxInterfaces, "max-interfaces", card.DefaultMaxInterfaces, "use at most this many of a card's interfaces")
 }
 
 // conn is the connection configuration the flags ask for; its errors are usage errors

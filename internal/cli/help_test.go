@@ -179,3 +179,28 @@ func runCmdF[O any](t *testing.T, newCmd func(*globals, func(*O) error) *cobra.C
 	root.SetArgs(append([]string{name}, args...))
 	return exitCode(root.ExecuteContext(t.Context()), &stderr), stderr.String()
 }
+
+// TestHelpKeepsQuotesAndDefaultsWhole: at 80 columns no example line cuts a quoted
+// argument in two (a user pastes it), and no flag usage says its default twice (pflag
+// appends "(default X)" itself).
+func TestHelpKeepsQuotesAndDefaultsWhole(t *testing.T) {
+	t.Setenv("COLUMNS", "80")
+	root := newRootCmd(strings.NewReader(""), new(strings.Builder), new(strings.Builder))
+	for _, c := range allCommands(root) {
+		path := strings.Fields(c.CommandPath())[1:]
+		_, out, _ := runCLI(t, "", append(path, "--help")...)
+		if _, ex, ok := strings.Cut(out, "\nExamples:\n"); ok {
+			ex, _, _ = strings.Cut(ex, "\n\n"+"Flags:")
+			for _, l := range strings.Split(ex, "\n") {
+				if strings.Count(l, `"`)%2 != 0 {
+					t.Errorf("%s: an example line cuts a quoted argument: %q", c.CommandPath(), l)
+				}
+			}
+		}
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "default") && f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && f.DefValue != "[]" {
+				t.Errorf("%s --%s: the usage names a default and pflag adds (default %s): %q", c.CommandPath(), f.Name, f.DefValue, f.Usage)
+			}
+		})
+	}
+}

@@ -120,7 +120,8 @@ cannot be obtained or used, or the command line is wrong.`,
   a2abind send http://127.0.0.1:8443 "summarise the incident" -v
 
   # with a token, streaming the events
-  a2abind send https://agent.example.com "hello" --stream -H "Authorization: Bearer $TOKEN"
+  a2abind send https://agent.example.com "hello" --stream \
+    -H "Authorization: Bearer $TOKEN"
 
   # only gRPC, machine-readable, bounded
   a2abind send ./card.json "ping" --binding GRPC -o json --timeout 5s
