@@ -274,7 +274,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 	}
 	var b strings.Builder
 	if r.Err != nil {
-		fmt.Fprintf(&b, "%s: card not obtainable: %s\n", escape(r.Target), escape(r.Err.Error()))
+		fmt.Fprintf(&b, "%s: %s\n", escape(r.Target), escape(r.Err.Error())) // it says "agent card not obtainable" itself
 	} else {
 		sub := *t.g
 		sub.stdout = &b

@@ -71,11 +71,14 @@ func TestProbeTargets_Text(t *testing.T) {
 	for _, w := range []string{
 		"3 targets: 1 ok, 1 failing, 1 without a card",
 		seed.BaseURL + ": v0.3 card \"seed-agent\"", "preferred-not-served", "Client impact",
-		closed + ": card not obtainable:",
+		closed + ": agent card not obtainable:",
 	} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
 		}
+	}
+	if strings.Contains(stdout, "not obtainable: agent card not obtainable") {
+		t.Errorf("the reason is said twice:\n%s", stdout)
 	}
 	if strings.Contains(stdout, healthy.BaseURL+": v1.0 card") {
 		t.Error("the healthy target's full report is printed; only failing targets get one")
