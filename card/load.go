@@ -130,7 +130,7 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && looksLikeHost(path) {
-			return nil, fmt.Errorf("%w: no file %s (for an agent, give its URL: https://%s)", ErrUnavailable, path, path)
+			return nil, fmt.Errorf("%w: no file %s (for an agent, give its URL: %s://%s)", ErrUnavailable, path, hintScheme(path), path)
 		}
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -146,6 +146,19 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 }
 
 // looksLikeHost reports whether a missing file name was probably meant as an address.
+// hintScheme is the scheme to suggest for a host written without one: http on loopback,
+// where agents under test listen without TLS, https elsewhere.
+func hintScheme(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if (Address{Host: strings.Trim(host, "[]")}).Loopback() {
+		return "http"
+	}
+	return "https"
+}
+
 func looksLikeHost(s string) bool {
 	if strings.ContainsAny(s, "/\\") || strings.HasSuffix(s, ".json") {
 		return false
