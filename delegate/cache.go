@@ -2,8 +2,11 @@ package delegate
 
 import (
 	"container/list"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
@@ -75,13 +78,18 @@ func (c *Cache) Len() int {
 	return c.lru.Len()
 }
 
-// agentKey identifies an agent: where its card came from and its name.
-func agentKey(cd *card.Card) string {
+// agentKey identifies an agent: where its card came from and its name. A call restricted by WithBindings (send --binding) remembers apart from unrestricted
+// ones, so that forcing a binding once does not become every later call's preference.
+func agentKey(cd *card.Card, bindings []a2a.TransportProtocol) string {
 	loc := cd.Location
 	if loc == "" && len(cd.Interfaces) > 0 {
 		loc = cd.Interfaces[0].URL
 	}
-	return loc + "\x00" + cd.Name
+	key := loc + "\x00" + cd.Name
+	for _, b := range bindings {
+		key += "\x00" + strings.ToUpper(string(b))
+	}
+	return key
 }
 
 // entry returns the live entry for the card, or nil; stale entries (expired, or for

@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 type fakeClock struct{ t time.Time }
@@ -27,7 +29,7 @@ func TestCache(t *testing.T) {
 	c := card.Interface{URL: "c", Binding: "HTTP+JSON", ProtocolVersion: "1.0"}
 	cands := []card.Interface{a, b, c}
 	agent := &card.Card{Name: "x", Version: "1", ETag: `"e1"`, Location: "http://h/card"}
-	key := agentKey(agent)
+	key := agentKey(agent, nil)
 
 	tests := []struct {
 		name string
@@ -71,7 +73,7 @@ func TestCache(t *testing.T) {
 			cache.record(agent, key, c, true)
 			for _, name := range []string{"y", "z"} {
 				other := &card.Card{Name: name, Location: "http://h/" + name}
-				cache.record(other, agentKey(other), a, true)
+				cache.record(other, agentKey(other, nil), a, true)
 			}
 			return cache.order(agent, key, cands)
 		}, []string{"a", "b", "c"}},
@@ -92,5 +94,30 @@ func TestCache(t *testing.T) {
 				t.Errorf("Len() = %d, want at most 2", cache.Len())
 			}
 		})
+	}
+}
+
+// TestForcedBindingIsNotRemembered: a call restricted to gRPC (send --binding GRPC) is
+// remembered apart, so the next unrestricted call still starts with the card's first
+// interface (JSON-RPC), not the binding that was forced once.
+func TestForcedBindingIsNotRemembered(t *testing.T) {
+	ctx := testContext(t)
+	a := labtest.Start(t, lab.Healthy()...)
+	cache := NewCache()
+	var tr Trace
+	forced := newTestClient(t, ctx, a.BaseURL, WithCache(cache), WithBindings(lab.GRPC))
+	if _, err := forced.SendMessage(WithTrace(ctx, &tr), userMessage("x")); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Attempts()[0].Interface.Binding; got != lab.GRPC {
+		t.Fatalf("forced call went to %s", got)
+	}
+	plain := newTestClient(t, ctx, a.BaseURL, WithCache(cache))
+	tr = Trace{}
+	if _, err := plain.SendMessage(WithTrace(ctx, &tr), userMessage("x")); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Attempts()[0].Interface.Binding; got != lab.JSONRPC {
+		t.Errorf("after a forced gRPC call, a plain call starts with %s, want the card's first, JSONRPC", got)
 	}
 }

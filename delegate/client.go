@@ -118,7 +118,7 @@ func closeIdle(base http.RoundTripper, o options) {
 
 func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error) {
 	c := &Client{
-		card: cd, opts: o, cache: o.cache, key: agentKey(cd), named: card.NamedOrigin(cd),
+		card: cd, opts: o, cache: o.cache, key: agentKey(cd, o.bindings), named: card.NamedOrigin(cd),
 		creds:  o.conn.Credentials(cd),
 		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),

@@ -24,7 +24,7 @@ func TestDiskCache(t *testing.T) {
 	c := card.Interface{URL: "c", Binding: "HTTP+JSON", ProtocolVersion: "1.0"}
 	cands := []card.Interface{a, b, c}
 	agent := &card.Card{Name: "x", Version: "1", ETag: `"e1"`, Location: "http://h/card"}
-	key := agentKey(agent)
+	key := agentKey(agent, nil)
 
 	tests := []struct {
 		name  string
@@ -49,7 +49,7 @@ func TestDiskCache(t *testing.T) {
 
 			later := tt.later(clock)
 			second := NewCache(WithCacheDir(dir), withCacheClock(clock.now))
-			if diff := cmp.Diff(tt.want, keys(second.order(later, agentKey(later), cands))); diff != "" {
+			if diff := cmp.Diff(tt.want, keys(second.order(later, agentKey(later, nil), cands))); diff != "" {
 				t.Errorf("order in a second cache (-want +got):\n%s", diff)
 			}
 		})
@@ -71,7 +71,7 @@ func TestDiskCacheIgnoresBadFiles(t *testing.T) {
 	b := card.Interface{URL: "b", Binding: "JSONRPC", ProtocolVersion: "1.0"}
 	cands := []card.Interface{a, b}
 	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
-	key := agentKey(agent)
+	key := agentKey(agent, nil)
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 
 	for name, content := range map[string]string{
@@ -173,7 +173,7 @@ func TestDiskCacheSharedByClients(t *testing.T) {
 // panics, and an entry is used only when it is a2abind's own, for that agent.
 func FuzzDiskEntry(f *testing.F) {
 	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
-	key := agentKey(agent)
+	key := agentKey(agent, nil)
 	f.Add([]byte(`{"format": "a2abind-delegate-cache/1", "key": "http://h/card\u0000x", "version": "1", "expires": "2999-01-01T00:00:00Z", "answered": "b\u0000JSONRPC\u00001.0"}`))
 	f.Add([]byte(`{"format": "a2abind-delegate-cache/1", "key": "http://h/card\u0000x", "failed": {"a": "2999-01-01T00:00:00Z"}}`))
 	f.Add([]byte(`{}`))
@@ -219,7 +219,7 @@ func TestDiskCacheStaysBounded(t *testing.T) {
 		}
 	}
 	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
-	NewCache(WithCacheDir(dir)).record(agent, agentKey(agent), card.Interface{URL: "b", Binding: "JSONRPC", ProtocolVersion: "1.0"}, true)
+	NewCache(WithCacheDir(dir)).record(agent, agentKey(agent, nil), card.Interface{URL: "b", Binding: "JSONRPC", ProtocolVersion: "1.0"}, true)
 
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -249,7 +249,7 @@ func TestDiskCacheWritesOnChange(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)}
 	cache := NewCache(WithCacheDir(dir), withCacheClock(clock.now))
 	agent := &card.Card{Name: "x", Version: "1", Location: "http://h/card"}
-	key := agentKey(agent)
+	key := agentKey(agent, nil)
 	a := card.Interface{URL: "a", Binding: "GRPC", ProtocolVersion: "1.0"}
 	b := card.Interface{URL: "b", Binding: "JSONRPC", ProtocolVersion: "1.0"}
 	path := cache.diskPath(key)

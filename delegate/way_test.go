@@ -154,15 +154,17 @@ func TestPlaintextGRPCOffLoopback(t *testing.T) {
 }
 
 // TestCacheRemembersTheWay: the disk cache keeps how an interface answered and never
-// puts first one the current options cannot use. After a run that delivered over
-// plaintext gRPC (WithPlaintextGRPC), a run without it to a host that is not loopback
-// starts with the card's JSON-RPC interface and makes one attempt; on loopback the
-// remembered plaintext gRPC interface goes first and answers.
+// puts first one the current options cannot use. After a gRPC run that delivered over
+// plaintext gRPC (WithPlaintextGRPC), a gRPC run on loopback answers there again in one
+// attempt; an unrestricted run off loopback starts with the card's JSON-RPC interface
+// and makes one attempt; and the order never puts the remembered interface first when
+// the way it answered is not usable now.
 func TestCacheRemembersTheWay(t *testing.T) {
 	agent := labtest.Start(t, lab.Healthy()...)
+	grpcIface := card.Interface{URL: agent.GRPCAddr, Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1}
 	c := oneInterface(t, "remembered",
 		card.Interface{URL: agent.URL(lab.PathJSONRPC), Binding: a2a.TransportProtocolJSONRPC, ProtocolVersion: card.V1},
-		card.Interface{URL: agent.GRPCAddr, Binding: a2a.TransportProtocolGRPC, ProtocolVersion: card.V1})
+		grpcIface)
 	c.Location = "file:remembered.json"
 	dir := t.TempDir()
 	run := func(opts ...Option) []Attempt {
@@ -173,19 +175,24 @@ func TestCacheRemembersTheWay(t *testing.T) {
 		}
 		return attempts
 	}
-	first := run(notLoopback(), WithPlaintextGRPC(), WithBindings(a2a.TransportProtocolGRPC))
-	if len(first) != 1 || first[0].Interface.Binding != a2a.TransportProtocolGRPC {
+	onGRPC := WithBindings(a2a.TransportProtocolGRPC)
+	if first := run(notLoopback(), WithPlaintextGRPC(), onGRPC); len(first) != 1 || first[0].Interface.Binding != a2a.TransportProtocolGRPC {
 		t.Fatalf("first run attempts %v, want one on gRPC", first)
 	}
-	plain := run(notLoopback())
-	if len(plain) != 1 || plain[0].Interface.Binding != a2a.TransportProtocolJSONRPC {
+	if loop := run(onGRPC); len(loop) != 1 || loop[0].Interface.Binding != a2a.TransportProtocolGRPC {
+		t.Errorf("gRPC run on loopback: attempts %v, want one, on the remembered gRPC interface", loop)
+	}
+	if plain := run(notLoopback()); len(plain) != 1 || plain[0].Interface.Binding != a2a.TransportProtocolJSONRPC {
 		t.Errorf("plain run off loopback: attempts %v, want one, on JSON-RPC", plain)
 	}
-	// The plain run answered on JSON-RPC; a run on loopback that prefers gRPC again
-	// finds it by its remembered plaintext way.
-	run(notLoopback(), WithPlaintextGRPC(), WithBindings(a2a.TransportProtocolGRPC))
-	loop := run()
-	if len(loop) != 1 || loop[0].Interface.Binding != a2a.TransportProtocolGRPC {
-		t.Errorf("run on loopback: attempts %v, want one, on the remembered gRPC interface", loop)
+	cache, key := NewCache(), agentKey(c, nil)
+	cache.learn(c, key, grpcIface, probe.Way{}, true)
+	cache.record(c, key, grpcIface, true)
+	never := func(card.Interface, probe.Way) bool { return false }
+	if got := cache.orderUsable(c, key, c.Interfaces, never); got[0].Binding != a2a.TransportProtocolJSONRPC {
+		t.Errorf("an unusable remembered interface is put first: %v", got)
+	}
+	if got := cache.orderUsable(c, key, c.Interfaces, nil); got[0].Binding != a2a.TransportProtocolGRPC {
+		t.Errorf("a usable remembered interface is not put first: %v", got)
 	}
 }

@@ -86,7 +86,9 @@ plaintext is served there, the hint says so.
 The interface that answered, and how (route, TLS or plaintext), is remembered
 across runs, on disk under the user cache directory (--cache-dir to choose
 another, --no-cache for none), per card URL and card version/ETag, for 10
-minutes; an interface that failed is tried last for 30 seconds. So a
+minutes; an interface that failed is tried last for 30 seconds. A run restricted
+with --binding is remembered apart, so forcing a binding once changes no later
+unrestricted run. So a
 misdeclared card costs one failed attempt, not one per run.
 
 Credentials given with --header go only to interfaces on the card's own origin (the
