@@ -53,6 +53,10 @@ type Attempt struct {
 	// not a loopback address, that a lookup found plaintext gRPC served there: a message
 	// goes there only with WithPlaintextGRPC (--grpc-plaintext).
 	PlaintextServed bool
+	// Served is what a lookup found served at the interface's URL instead of what it
+	// declares (binding and protocol version), when it found one: an interface the
+	// caller may name explicitly (WithInterfaces, send --use).
+	Served *card.Interface
 	// AttemptTimedOut reports that the attempt's own bound (WithAttemptTimeout) ended
 	// it, not the call's context: hints name the bound that fired.
 	AttemptTimedOut bool

@@ -28,23 +28,23 @@ func needsName(o wire.Outcome) bool {
 // probed (probe.Name: side-effect-free lookups of a random task id), so that send and
 // probe name it alike. The decision to move on was already made from the call's own
 // evidence; the probe only names it, alongside the next attempt.
-func (c *Client) name(ctx context.Context, iface card.Interface, o wire.Outcome, detail string) (wire.Outcome, string) {
+func (c *Client) name(ctx context.Context, a *Attempt) {
 	if ctx.Err() != nil {
-		return o, detail
+		return
 	}
-	opts := c.lookupOptions(ctx, iface)
+	opts := c.lookupOptions(ctx, a.Interface)
 	if opts == nil {
-		return o, detail
+		return
 	}
-	r := probe.Name(ctx, iface, o, opts...)
-	if !sharpens(o, r.Outcome) {
-		return o, detail
+	r := probe.Name(ctx, a.Interface, a.Outcome, opts...)
+	if !sharpens(a.Outcome, r.Outcome) {
+		return
 	}
-	named := fmt.Sprintf("%s; probed: %s", detail, r.Outcome)
+	a.Outcome, a.Detail = r.Outcome, fmt.Sprintf("%s; probed: %s", a.Detail, r.Outcome)
 	if r.ActualBinding != "" {
-		named += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
+		a.Detail += fmt.Sprintf(", %s %s is served there", r.ActualBinding, r.ActualVersion)
+		a.Served = &card.Interface{URL: a.Interface.URL, Binding: r.ActualBinding, ProtocolVersion: r.ActualVersion}
 	}
-	return r.Outcome, named
 }
 
 // lookupOptions are the probe options of a side-effect-free lookup at iface on the
@@ -123,7 +123,7 @@ func (l *attemptLog) add(a Attempt) {
 	go func() {
 		defer l.wg.Done()
 		if needsName(a.Outcome) {
-			a.Outcome, a.Detail = l.c.name(l.ctx, a.Interface, a.Outcome, a.Detail)
+			l.c.name(l.ctx, &a)
 		}
 		if plain && l.c.plaintextServed(l.ctx, a.Interface) {
 			a.PlaintextServed = true

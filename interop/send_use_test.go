@@ -1,9 +1,11 @@
 package interop
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2abind/a2abind/wire"
 )
@@ -11,7 +13,8 @@ import (
 // TestSendUseA2AGoVersionDrift: a2a-go's `a2a serve --echo --protocol 0.3` publishes a
 // card stamped 1.0 and serves HTTP+JSON 0.3. probe proves what is there; send --use
 // rest@0.3=URL (rest being the a2a-go CLI's word for HTTP+JSON) then calls that
-// undeclared interface on the wire and gets the echo, the attempt marked undeclared. It
+// undeclared interface on the wire and gets the echo, the attempt marked undeclared;
+// without --use, send's hint names that --use value. It
 // runs against both releases (a2aGoReleases): v2.3.1 serves its own dialect at {url},
 // v2.4.0 the specification's under {url}/v1.
 func TestSendUseA2AGoVersionDrift(t *testing.T) {
@@ -40,6 +43,14 @@ func sendUseDrift(t *testing.T, bin string) {
 	iface := p.Interfaces[0]
 	if iface.ActualBinding != "HTTP+JSON" {
 		t.Fatalf("probe found %+v, want HTTP+JSON really there", iface)
+	}
+
+	// Without --use, send fails, and its hint names the --use value that works.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	plain, err := a2abind(ctx, "send", "--no-cache", "--timeout", "20s", base, "hello drift").CombinedOutput()
+	if want := "hint: what a lookup found served there is not declared by the card: call it with --use rest@0.3=" + iface.URL; err == nil || !strings.Contains(string(plain), want) {
+		t.Errorf("send without --use = %v, %s; want a failure whose hint names %s", err, plain, want)
 	}
 
 	out, code := runA2abind(t, "send", "-o", "json", "--no-cache", "--timeout", "20s",

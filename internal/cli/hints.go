@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/wire"
@@ -78,6 +80,9 @@ func hintFor(err error, hc hintContext) string {
 	case plaintextServed(err) != "":
 		return fmt.Sprintf("%s serves plaintext gRPC, and send speaks plaintext to a host that is not "+
 			"loopback only when asked: pass --grpc-plaintext if the network path to it is trusted", plaintextServed(err))
+	case servedUndeclared(err) != "":
+		return fmt.Sprintf("what a lookup found served there is not declared by the card: call it with --use %s "+
+			"(and tell the agent's owner that the card does not say what is served)", servedUndeclared(err))
 	case untrustedCert(err) || lastEvidence(err).CertificateFailure():
 		if hc.tlsFlags {
 			return "the agent's certificate is not trusted: trust its CA with --cacert FILE, or pass --insecure for a test agent"
@@ -114,6 +119,29 @@ func plaintextServed(err error) string {
 	for _, a := range de.Attempts {
 		if a.PlaintextServed {
 			return a.Interface.URL
+		}
+	}
+	return ""
+}
+
+// servedUndeclared is the --use value of what a lookup found served at a failed
+// attempt's URL instead of what the card declares there ("rest@0.3=URL"), "" when none.
+func servedUndeclared(err error) string {
+	var de *delegate.Error
+	if !errors.As(err, &de) {
+		return ""
+	}
+	for _, a := range de.Attempts {
+		s, ev := a.Served, a.Evidence
+		if s == nil && a.Outcome == wire.VersionMismatch && ev.AnswerVersion != "" && ev.AnswerVersion != a.Interface.ProtocolVersion {
+			s = &card.Interface{URL: a.Interface.URL, Binding: a.Interface.Binding, ProtocolVersion: ev.AnswerVersion} // the answer's own shape
+		}
+		if s != nil {
+			name := string(s.Binding)
+			if s.Binding == a2a.TransportProtocolHTTPJSON {
+				name = "rest"
+			}
+			return fmt.Sprintf("%s@%s=%s", name, s.ProtocolVersion, s.URL)
 		}
 	}
 	return ""
