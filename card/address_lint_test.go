@@ -3,6 +3,7 @@ package card_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
@@ -76,6 +77,25 @@ func TestLintConflictWithPath(t *testing.T) {
 		got := slices.ContainsFunc(card.Lint(c), func(f card.Finding) bool { return f.Code == card.CodeURLConflictingBindings })
 		if got != tt.want {
 			t.Errorf("url %s, GRPC %s: url-conflicting-bindings %v, want %v", tt.url, tt.grpc, got, tt.want)
+		}
+	}
+}
+
+// TestLintGRPCSchemeFixNamesTheGRPCPort: on the seed card, url (JSON-RPC's socket,
+// :8443) is also declared as GRPC, and GRPC is declared at :9443 too. The
+// grpc-url-scheme fix for url must point at the gRPC port the other findings name, not
+// suggest dialling gRPC at the JSON-RPC socket.
+func TestLintGRPCSchemeFixNamesTheGRPCPort(t *testing.T) {
+	c, err := card.Load(t.Context(), "../testdata/cards/seed-v03.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range card.Lint(c) {
+		if f.Code != card.CodeGRPCURLScheme {
+			continue
+		}
+		if strings.Contains(f.Fix, "agent.internal:8443") || !strings.Contains(f.Fix, `"agent.internal:9443"`) {
+			t.Errorf("%s fix %q: want the gRPC port 9443, never the JSON-RPC socket 8443", f.Interface, f.Fix)
 		}
 	}
 }

@@ -171,11 +171,29 @@ func (l *linter) grpcScheme() []hit {
 		if a.Scheme == "http" || a.Scheme == "https" {
 			why = "Go gRPC clients reject a target with an %s:// scheme (\"too many colons\"), while other SDKs strip it"
 		}
+		fix := fmt.Sprintf("write the GRPC address as %q (A2A v1.0.1: host:port)", a.HostPort())
+		if o, oa, ok := l.grpcElsewhere(i); ok {
+			fix = fmt.Sprintf("another binding is declared at this URL and GRPC also at %s (%s): write this entry as %q (A2A v1.0.1: host:port)", o.URL, o.Source, oa.HostPort())
+		}
 		out = append(out, hit{iface: i.Source.String(),
 			message: fmt.Sprintf("%s declares GRPC at %q: "+why+", so the interface works for some clients only", i.Source, i.URL, a.Scheme),
-			fix:     fmt.Sprintf("write the GRPC address as %q (A2A v1.0.1: host:port)", a.HostPort())})
+			fix:     fix})
 	}
 	return out
+}
+
+// grpcElsewhere is, for a GRPC entry whose URL another binding also declares, another
+// GRPC entry at a URL of its own and its address: where gRPC really is, most likely.
+func (l *linter) grpcElsewhere(i Interface) (Interface, Address, bool) {
+	if !slices.ContainsFunc(l.declared, func(o Interface) bool { return !isGRPC(o.Binding) && o.URL == i.URL }) {
+		return Interface{}, Address{}, false
+	}
+	for _, o := range l.declared {
+		if a, err := l.parseAddress(o.URL, o.Binding); err == nil && isGRPC(o.Binding) && o.URL != i.URL {
+			return o, a, true
+		}
+	}
+	return Interface{}, Address{}, false
 }
 
 func (l *linter) urlAbsolute() []hit {
