@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/a2abind/a2abind/exporter"
@@ -140,5 +142,30 @@ func TestRulesNameExportedMetrics(t *testing.T) {
 	}
 	if alerts < 5 {
 		t.Errorf("%d alerts in %s, want 5", alerts, rulesFile)
+	}
+}
+
+// TestDocsIdleOutlastsScrapeInterval: the connections the docs promise a scrape reuses
+// outlive every scrape interval the docs configure, and the docs name the idle timeout.
+func TestDocsIdleOutlastsScrapeInterval(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "exporter.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	intervals := regexp.MustCompile(`(?m)^\s*(?:scrape_)?interval: (\w+)`).FindAllSubmatch(doc, -1)
+	if len(intervals) == 0 {
+		t.Fatal("docs/exporter.md configures no scrape interval")
+	}
+	for _, m := range intervals {
+		d, err := model.ParseDuration(string(m[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Duration(d) >= exporter.IdleTimeout {
+			t.Errorf("scrape interval %s is not shorter than the idle timeout %s: every scrape opens new connections", m[1], exporter.IdleTimeout)
+		}
+	}
+	if !strings.Contains(string(doc), "close after 2\nminutes unused") {
+		t.Errorf("docs/exporter.md does not state the idle timeout %s", exporter.IdleTimeout)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -45,12 +46,17 @@ func WithEngineOptions(opts ...probe.EngineOption) Option {
 	return func(o *options) { o.engine = append(o.engine, opts...) }
 }
 
+// IdleTimeout is how long the exporter's probe engine keeps an unused connection: longer
+// than a 1 m scrape interval, so that consecutive scrapes of an agent reuse it (unless
+// the agent closes it first). WithEngineOptions(probe.WithIdleTimeout(...)) overrides it.
+const IdleTimeout = 2 * time.Minute
+
 // New returns an Exporter for cfg (DefaultConfig when nil).
 func New(cfg *Config, opts ...Option) *Exporter {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	o := options{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	o := options{log: slog.New(slog.NewTextHandler(io.Discard, nil)), engine: []probe.EngineOption{probe.WithIdleTimeout(IdleTimeout)}}
 	for _, opt := range opts {
 		opt(&o)
 	}
