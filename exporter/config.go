@@ -28,9 +28,9 @@ const DefaultModule = "default"
 const DefaultTimeout = 10 * time.Second
 
 // DefaultMaxConcurrentProbes bounds the /probe requests probed at once when the config
-// sets no max_concurrent_probes. A request beyond it is answered 503 at once, with
-// Retry-After, rather than queued: each probe holds a card (up to 1 MiB) and its
-// interfaces' answers, and a queue would only turn memory into scrape timeouts.
+// sets no max_concurrent_probes. A request beyond it waits for a slot for up to half of
+// its scrape's time, holding nothing yet (each running probe holds a card, up to 1 MiB,
+// and its interfaces' answers), and is answered 503 with Retry-After only then.
 const DefaultMaxConcurrentProbes = 16
 
 // maxConfigBytes and maxSecretBytes bound the config file and each credential file.
@@ -59,7 +59,8 @@ type Config struct {
 	// whatever they say, unless AllowLinkLocal.
 	AllowedTargets []string `yaml:"allowed_targets"`
 	// MaxConcurrentProbes bounds the /probe requests probed at once; a request beyond
-	// it is answered 503 at once. DefaultMaxConcurrentProbes when 0.
+	// it waits up to half of its time for a slot, then is answered 503.
+	// DefaultMaxConcurrentProbes when 0.
 	MaxConcurrentProbes int `yaml:"max_concurrent_probes"`
 	// AllowLinkLocal lets probes dial link-local addresses (169.254.0.0/16, fe80::/10,
 	// cloud metadata endpoints among them) and the cloud metadata IPs outside those

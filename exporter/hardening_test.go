@@ -3,6 +3,7 @@ package exporter_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/exporter"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -196,9 +198,9 @@ func TestProbe_AllowedTargetsBoundRedirectsAndInterfaces(t *testing.T) {
 }
 
 // TestProbe_ConcurrencyCap: 100 concurrent scrapes of a large card against
-// max_concurrent_probes 4: four reach the card server, the other 96 are answered 503
-// with Retry-After at once (while the four are held), and the heap stays far from the
-// 650 MB that 100 unbounded probes took.
+// max_concurrent_probes 4: four reach the card server, the other 96 wait half of their
+// 1 s scrape time and are answered 503 with Retry-After (while the four are held), and
+// the heap stays far from the 650 MB that 100 unbounded probes took.
 func TestProbe_ConcurrencyCap(t *testing.T) {
 	closed, err := lab.ClosedAddr()
 	if err != nil {
@@ -253,7 +255,9 @@ func TestProbe_ConcurrencyCap(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := http.Get(base + probePath(cards.URL))
+			req, _ := http.NewRequest(http.MethodGet, base+probePath(cards.URL), nil)
+			req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1")
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Error(err)
 				return
@@ -292,5 +296,57 @@ func TestProbe_ConcurrencyCap(t *testing.T) {
 	_, body, _ := scrape(t, base, "/metrics")
 	if !strings.Contains(body, fmt.Sprintf(`a2abind_exporter_probes_total{module="default",result="busy"} %d`, scrapes-limit)) {
 		t.Errorf("/metrics does not count %d busy probes:\n%s", scrapes-limit, body)
+	}
+}
+
+// TestProbe_BurstWaitsForASlot: 50 concurrent scrapes against max_concurrent_probes 4,
+// of an agent whose card takes 20 ms: every scrape waits for a slot and is answered
+// 200, none refused, and the agent never sees more than four probes at once.
+func TestProbe_BurstWaitsForASlot(t *testing.T) {
+	const limit, scrapes = 4, 50
+	var inFlight, peak atomic.Int64
+	agent := labtest.Start(t, lab.Healthy()...)
+	cards := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(20 * time.Millisecond)
+		resp, err := http.Get(agent.BaseURL + card.WellKnownPath)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(cards.Close)
+	base := start(t, mustConfig(t, fmt.Sprintf("max_concurrent_probes: %d", limit)))
+	var wg sync.WaitGroup
+	var refused atomic.Int64
+	for range scrapes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, base+probePath(cards.URL), nil)
+			req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "30")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				refused.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if refused.Load() != 0 {
+		t.Errorf("%d of %d scrapes were not answered 200", refused.Load(), scrapes)
+	}
+	if p := peak.Load(); p > limit {
+		t.Errorf("the card server saw %d fetches at once, over max_concurrent_probes %d", p, limit)
 	}
 }

@@ -46,24 +46,22 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 		x.refuse(w, name, http.StatusForbidden, err.Error())
 		return
 	}
-	select {
-	case x.slots <- struct{}{}:
-		defer func() { <-x.slots }()
-	default:
+	timeout := budget(r.Header, mod.Timeout)
+	ctx, cancel := context.WithDeadline(r.Context(), start.Add(timeout))
+	defer cancel()
+	if !x.acquire(ctx, timeout/2) {
 		x.log.Warn("probe refused: busy", "target", target, "module", name, "max_concurrent_probes", cap(x.slots))
 		x.self.probes.WithLabelValues(name, resultBusy).Inc()
 		w.Header().Set("Retry-After", "1")
-		http.Error(w, fmt.Sprintf("busy: %d probes are running (max_concurrent_probes); retry later", cap(x.slots)), http.StatusServiceUnavailable)
+		http.Error(w, fmt.Sprintf("busy: %d probes were running for half of the scrape's time (max_concurrent_probes); retry later", cap(x.slots)), http.StatusServiceUnavailable)
 		return
 	}
+	defer func() { <-x.slots }()
 	header, err := mod.headers()
 	if err != nil {
 		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error())
 		return
 	}
-	timeout := budget(r.Header, mod.Timeout)
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
 	logs := newProbeLog()
 	plog := slog.New(telemetry.LogHandler(logs))
 	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
@@ -219,6 +217,26 @@ func (x *Exporter) refuse(w http.ResponseWriter, module string, status int, msg 
 	x.log.Warn("probe refused", "status", status, "reason", msg)
 	x.self.probes.WithLabelValues(module, resultRefused).Inc()
 	http.Error(w, msg, status)
+}
+
+// acquire takes a probe slot (max_concurrent_probes), waiting for one at most wait (and
+// while ctx lasts): a scrape beyond the cap is refused only when it could not start
+// within half of its time, so a burst of scrapers queues briefly instead of failing.
+func (x *Exporter) acquire(ctx context.Context, wait time.Duration) bool {
+	select {
+	case x.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case x.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // budget is the probe's time: the module's timeout, or less when the scrape timeout
