@@ -27,6 +27,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rivo/uniseg"
 	"golang.org/x/term"
 
 	"github.com/a2abind/a2abind/card"
@@ -44,7 +45,7 @@ func newStyle(w io.Writer) style {
 	if in, ok := w.(indent); ok {
 		st := newStyle(in.w)
 		if st.width > 0 {
-			st.width = max(st.width-utf8.RuneCountInString(in.prefix), minWidth)
+			st.width = max(st.width-textWidth(in.prefix), minWidth)
 		}
 		return st
 	}
@@ -152,43 +153,52 @@ func needsEscape(r rune) bool {
 		r == '\u2028' || r == '\u2029'
 }
 
-// pad right-pads text with spaces to width runes.
+// textWidth is how many terminal columns text takes: CJK and most emoji take two,
+// combining marks none (uniseg's East Asian Width and grapheme clusters).
+func textWidth(text string) int { return uniseg.StringWidth(text) }
+
+// pad right-pads text with spaces to width columns.
 func pad(text string, width int) string {
-	if n := utf8.RuneCountInString(text); n < width {
+	if n := textWidth(text); n < width {
 		return text + strings.Repeat(" ", width-n)
 	}
 	return text
 }
 
-// wrap breaks text into lines of at most width runes, on spaces where it can and inside a
-// word only when the word alone is longer than a line. width <= 0 means one line.
+// wrap breaks text into lines of at most width columns, on spaces where it can and inside
+// a word only when the word alone is longer than a line. width <= 0 means one line.
 func wrap(text string, width int) []string {
-	if width <= 0 || utf8.RuneCountInString(text) <= width {
+	if width <= 0 || textWidth(text) <= width {
 		return []string{text}
 	}
 	var lines []string
-	var cur []rune
+	var cur strings.Builder
+	curW := 0
 	flush := func() {
-		lines = append(lines, strings.TrimRight(string(cur), " "))
-		cur = cur[:0]
+		lines = append(lines, strings.TrimRight(cur.String(), " "))
+		cur.Reset()
+		curW = 0
 	}
 	for _, word := range strings.Split(text, " ") {
-		wr := []rune(word)
+		ww := textWidth(word)
 		switch {
-		case len(cur) > 0 && len(cur)+1+len(wr) <= width:
-			cur = append(append(cur, ' '), wr...)
+		case curW > 0 && curW+1+ww <= width:
+			cur.WriteString(" " + word)
+			curW += 1 + ww
 			continue
-		case len(cur) > 0:
+		case curW > 0:
 			flush()
 		}
-		for len(wr) > width {
-			cut := breakAt(wr, width)
-			lines = append(lines, string(wr[:cut]))
-			wr = wr[cut:]
+		for ww > width {
+			cut := breakAt(word, width)
+			lines = append(lines, word[:cut])
+			word = word[cut:]
+			ww = textWidth(word)
 		}
-		cur = append(cur, wr...)
+		cur.WriteString(word)
+		curW += ww
 	}
-	if len(cur) > 0 || len(lines) == 0 {
+	if curW > 0 || len(lines) == 0 {
 		flush()
 	}
 	return lines
@@ -198,24 +208,40 @@ func wrap(text string, width int) []string {
 // and identifier separators (url+preferredTransport, a2a/jsonrpc, field-null).
 const separators = "/+-_.:?&=,;"
 
-// breakAt returns where to cut a word longer than width: after the last separator in its
-// first width runes, else (a piece with no separator longer than the line) at width.
-func breakAt(word []rune, width int) int {
-	for i := width; i > 0; i-- {
-		if strings.ContainsRune(separators, word[i-1]) {
-			return i
+// breakAt returns the byte offset at which to cut a word wider than width: after the
+// last separator within its first width columns, else at width (never inside a
+// grapheme cluster, and after at least one).
+func breakAt(word string, width int) int {
+	lastSep, fit, used := 0, 0, 0
+	g := uniseg.NewGraphemes(word)
+	for g.Next() {
+		from, to := g.Positions()
+		if used += g.Width(); used > width {
+			break
+		}
+		fit = to
+		if strings.Contains(separators, word[from:to]) {
+			lastSep = to
 		}
 	}
-	return width
+	switch {
+	case lastSep > 0:
+		return lastSep
+	case fit > 0:
+		return fit
+	}
+	_, rest, _, _ := uniseg.FirstGraphemeClusterInString(word, -1)
+	return len(word) - len(rest)
 }
 
-// longestPiece is the length in runes of the longest piece word can be cut into by
+// longestPiece is the width in columns of the longest piece word can be cut into by
 // breakAt: the longest run up to and including a separator, or to the word's end.
 func longestPiece(word string) int {
 	longest, n := 0, 0
-	for _, r := range word {
-		n++
-		if strings.ContainsRune(separators, r) {
+	g := uniseg.NewGraphemes(word)
+	for g.Next() {
+		n += g.Width()
+		if strings.Contains(separators, g.Str()) {
 			longest, n = max(longest, n), 0
 		}
 	}
@@ -266,9 +292,9 @@ func (s style) tableLines(indent int, rows [][]string, colourise func(row, col i
 			if ci >= len(widths) {
 				widths, words, pieces = append(widths, 0), append(words, 0), append(pieces, 0)
 			}
-			widths[ci] = max(widths[ci], utf8.RuneCountInString(cells[ri][ci]))
+			widths[ci] = max(widths[ci], textWidth(cells[ri][ci]))
 			for _, word := range strings.Fields(cells[ri][ci]) {
-				words[ci] = max(words[ci], utf8.RuneCountInString(word))
+				words[ci] = max(words[ci], textWidth(word))
 				pieces[ci] = max(pieces[ci], longestPiece(word))
 			}
 		}

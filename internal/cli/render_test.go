@@ -6,11 +6,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rivo/uniseg"
 
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -306,5 +308,47 @@ func TestHugeCellsStayBounded(t *testing.T) {
 	}
 	if lines < 10000+2 {
 		t.Errorf("%d lines, want at least one per row", lines)
+	}
+}
+
+// TestTableAlignsWideCharacters: CJK and emoji names take two terminal columns each and
+// combining marks none, so columns after them start at one display column on every
+// line, and wrapped cells stay within the width, never cutting a grapheme cluster.
+func TestTableAlignsWideCharacters(t *testing.T) {
+	rows := [][]string{
+		{"NAME", "OUTCOME", "LATENCY"},
+		{"订单代理", "served", "1ms"},
+		{"🤖 agent 👩‍💻", "wrong_binding", "2ms"},
+		{"café", "served", "3ms"},
+		{"plain-agent", "blocked", "4ms"},
+	}
+	for _, width := range []int{0, 24} {
+		lines := style{width: width}.tableLines(0, rows, nil)
+		col := -1
+		for _, row := range lines {
+			l := row[0]
+			i := strings.Index(l, "  ")
+			for i >= 0 && i+2 < len(l) && l[i+2] == ' ' {
+				i++
+			}
+			at := uniseg.StringWidth(l[:i+2])
+			if col == -1 {
+				col = at
+			}
+			if at != col {
+				t.Errorf("width %d: second column at display column %d, want %d:\n%q", width, at, col, l)
+			}
+			for _, part := range row {
+				if width > 0 && uniseg.StringWidth(part) > width {
+					t.Errorf("width %d: line %q is %d columns wide", width, part, uniseg.StringWidth(part))
+				}
+				if !utf8.ValidString(part) || strings.Contains(part, "\u200d ") {
+					t.Errorf("a grapheme cut: %q", part)
+				}
+			}
+		}
+	}
+	if got := wrap("订单代理订单代理", 5); !slices.Equal(got, []string{"订单", "代理", "订单", "代理"}) {
+		t.Errorf("wrap of CJK at 5 columns = %q", got)
 	}
 }

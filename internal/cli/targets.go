@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -233,7 +232,7 @@ type targetText struct {
 func newTargetText(g *globals, targets []string, bar *progress, summary bool) *targetText {
 	t := &targetText{g: g, st: newStyle(g.stdout), bar: bar, total: len(targets), width: len("TARGET"), summary: summary}
 	for _, tg := range targets {
-		t.width = min(max(t.width, utf8.RuneCountInString(escape(tg))), maxTargetColumn)
+		t.width = min(max(t.width, textWidth(escape(tg))), maxTargetColumn)
 	}
 	return t
 }
