@@ -64,7 +64,7 @@ func TestLintText(t *testing.T) {
 		// An error no modelled client fails on (a member "Name" no SDK but a2a-go reads, on a
 		// union card every client can use): lint fails, but does not say clients will.
 		{name: "error no client fails on", args: []string{"lint", "-"}, stdin: unionStray, code: ExitFailed,
-			stdout: []string{"error   field-name-case", "FAIL: 1 error: no modelled client fails on this card as written"},
+			stdout:   []string{"error   field-name-case", "FAIL: 1 error: no modelled client fails on this card as written"},
 			noStdout: []string{"will fail"}},
 		{name: "stdin", args: []string{"lint", "-"}, stdin: string(seed), code: ExitFailed, stdout: []string{"-: v0.3 card", "preferred-url-mismatch"}},
 		{name: "missing file", args: []string{"lint", cardPath("nope.json")}, code: ExitUsage, stderr: "a2abind: agent card not obtainable: open "},
