@@ -60,11 +60,11 @@ var corpus = []struct {
 		},
 		findings: []f{
 			{"preferred-url-mismatch", card.SourcePrimary.String()},
-			{"url-conflicting-bindings", ""},
 			{"grpc-url-scheme", card.SourcePrimary.String()},
 			{"grpc-url-scheme", "additionalInterfaces[1]"},
 			{"binding-case", card.SourcePrimary.String()},
 			{"supported-interfaces-missing", ""},
+			{"url-conflicting-bindings", ""}, // a warning: clients select by binding
 		},
 	},
 	{
@@ -77,10 +77,10 @@ var corpus = []struct {
 		},
 		findings: []f{
 			{"preferred-url-mismatch", card.SourcePrimary.String()},
-			{"url-conflicting-bindings", ""},
 			{"grpc-url-scheme", card.SourcePrimary.String()},
 			{"grpc-url-scheme", "additionalInterfaces[1]"},
 			{"supported-interfaces-missing", ""},
+			{"url-conflicting-bindings", ""},
 		},
 	},
 	{
@@ -188,11 +188,11 @@ var corpus = []struct {
 			{URL: "cased.example.com:443", ProtocolVersion: "0.3", Source: card.Additional(0)},
 		},
 		findings: []f{
-			{"required-field-missing", ""},
 			{"url-not-absolute", "additionalInterfaces[0]"},
 			{"field-name-case", ""},
 			{"field-name-case", "additionalInterfaces[0]"},
 			{"binding-missing", "additionalInterfaces[0]"},
+			{"required-field-missing", ""}, // a warning: the SDKs' clients read the card without it
 			{"supported-interfaces-missing", ""},
 		},
 	},
@@ -206,13 +206,13 @@ var corpus = []struct {
 			{URL: "https://bad03.example.com/a2a/v3", ProtocolVersion: "0.3", Source: card.Additional(3)},
 		},
 		findings: []f{
+			{"preferred-url-mismatch", card.SourcePrimary.String()},
+			{"binding-missing", "additionalInterfaces[3]"},
 			{"required-field-missing", ""}, // name ""
 			{"required-field-missing", ""}, // defaultInputModes []
 			{"required-field-missing", ""}, // skills []
-			{"preferred-url-mismatch", card.SourcePrimary.String()},
-			{"url-conflicting-bindings", ""},
-			{"binding-missing", "additionalInterfaces[3]"},
 			{"supported-interfaces-missing", ""},
+			{"url-conflicting-bindings", ""},
 			{"interface-duplicate", "additionalInterfaces[2]"},
 		},
 	},

@@ -11,9 +11,11 @@ import (
 type Severity string
 
 const (
-	// SeverityError means some clients fail against this card; lint exits 1.
+	// SeverityError means a modelled real client (probe.Profiles) fails on the card as
+	// written; lint exits 1.
 	SeverityError Severity = "error"
-	// SeverityWarning means the card works for some clients or in some deployments only.
+	// SeverityWarning means the card deviates from the specification or works in some
+	// deployments only, while the modelled clients read it; the message names them.
 	SeverityWarning Severity = "warning"
 	// SeverityInfo is worth knowing and needs no change.
 	SeverityInfo Severity = "info"
@@ -95,8 +97,8 @@ var rules = append([]rule{
 		"the card declares no interface at all (no supportedInterfaces entry, no v0.3 url)",
 		"declare at least one interface in supportedInterfaces (and url + preferredTransport for v0.3 clients)"},
 		(*linter).noInterfaces},
-	{Rule{CodeRequiredFieldMissing, SeverityError,
-		"a field the specification marks REQUIRED is absent or empty",
+	{Rule{CodeRequiredFieldMissing, SeverityWarning,
+		"a field the specification marks REQUIRED is absent or empty; a2a-go and a2a-js clients use the agent without it",
 		"add the field with a non-empty value"},
 		(*linter).requiredFields},
 	{Rule{CodeFieldNull, SeverityWarning,
@@ -115,8 +117,8 @@ var rules = append([]rule{
 		"a v0.3 card with url but no (or an empty) preferredTransport",
 		`write "preferredTransport": "JSONRPC" (or the binding really served at url)`},
 		(*linter).preferredMissing},
-	{Rule{CodeURLConflictingBindings, SeverityError,
-		"v0.3: one URL is declared with two different bindings (A2A 0.3 §5.6.4 forbids it)",
+	{Rule{CodeURLConflictingBindings, SeverityWarning,
+		"v0.3: one URL is declared with two different bindings (A2A 0.3 §5.6.4 forbids it); clients select by binding, so they fail only where the URL does not serve the one they pick (probe checks)",
 		"give each binding its own URL, and declare at url only the binding served there"},
 		(*linter).v03Conflicts},
 	{Rule{CodeURLSharedBindings, SeverityWarning,

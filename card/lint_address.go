@@ -20,7 +20,7 @@ func (l *linter) v03Conflicts() []hit {
 	}
 	return l.conflicts(v03, func(addr, list string) string {
 		return fmt.Sprintf("%s is declared as %s; A2A 0.3 §5.6.4 forbids conflicting transports at one URL, "+
-			"and a client picking either binding by URL may reach a socket that speaks the other", addr, list)
+			"but clients select an interface by binding, so none fails on this alone: one fails only if the URL does not serve the binding it picks (a2abind probe checks)", addr, list)
 	})
 }
 

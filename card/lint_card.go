@@ -27,7 +27,7 @@ func (l *linter) requiredFields() []hit {
 	d := l.doc
 	var out []hit
 	missing := func(field, what string) {
-		out = append(out, hit{message: fmt.Sprintf("REQUIRED field %s is %s", field, what),
+		out = append(out, hit{message: fmt.Sprintf("REQUIRED field %s is %s; %s", field, what, l.missingImpact(field, what)),
 			fix: "add " + field + " with a non-empty value"})
 	}
 	text := func(field string, v *string) {
@@ -77,6 +77,24 @@ func (l *linter) requiredFields() []hit {
 	return out
 }
 
+// missingImpact says which clients a missing REQUIRED field leaves unaffected and which
+// fail, from the SDKs' card readers: a2a-go v2.3.1 and v2.4.0 decode the card without
+// checking it, a2a-js 1.3.0 (protobuf fromJSON) and 0.3.14 read absent lists as empty;
+// only a2a-js 1.3.0's legacyCompat reader of v0.3 cards (requireArray, requireObject)
+// refuses an absent or null capabilities or list, and a v0.3 client that dials url has
+// no address without it.
+func (l *linter) missingImpact(field, what string) string {
+	const unaffected = "a2a-go (v2.3.1, v2.4.0) and a2a-js (0.3.14, 1.3.0) clients use the agent without it"
+	switch {
+	case l.c.Shape == ShapeV03 && field == "url":
+		return "v0.3 clients that dial url (the v03-preferred-transport profile) find no address, " +
+			"while a2a-go's v0.3 reader uses additionalInterfaces"
+	case l.c.Shape == ShapeV03 && what == "absent" && (field == "capabilities" || field == "defaultInputModes" || field == "defaultOutputModes" || field == "skills"):
+		return unaffected + ", but a2a-js 1.3.0 with legacyCompat refuses the v0.3 card (\"agentCard." + field + " is required\")"
+	}
+	return unaffected + " (a spec-only deviation)"
+}
+
 // presentList reports whether a REQUIRED list field of the document is present (even empty).
 func presentList(d *document, field string) bool {
 	switch field {
@@ -105,8 +123,9 @@ func (l *linter) nullFields() []hit {
 		if !ok {
 			fix = "write " + f + " as a list or object, or leave it out"
 		}
-		out = append(out, hit{fix: fix, message: f + " is null; a2abind reads it as empty, as the proto3 JSON mapping (and a2a-go) does, " +
-			"but clients that validate the card against the A2A schema may reject the card"})
+		out = append(out, hit{fix: fix, message: f + " is null; a2abind reads it as empty, as the proto3 JSON mapping does, " +
+			"and so do a2a-go (v2.3.1, v2.4.0) and a2a-js 1.3.0's default clients, which use the agent; " +
+			"readers that validate the card against the A2A schema (a2a-js 1.3.0 with legacyCompat, for a v0.3 card) may reject it"})
 	}
 	return out
 }
@@ -116,7 +135,8 @@ func (l *linter) supportedMissing() []hit {
 		return nil
 	}
 	return []hit{{message: "the card has only the v0.3 fields (url, preferredTransport, additionalInterfaces) and no supportedInterfaces: " +
-		"v1.0 clients using the a2a-go or a2a-js default resolver find no interface, and a2a-java 1.x rejects the card"}}
+		"v1.0 clients using the a2a-go or a2a-js default resolver find no interface, and a2a-java 1.x rejects the card; " +
+		"v0.3 clients (a2a-js 0.3.14, a2a-go's a2av0 reader, a2a-python) are unaffected"}}
 }
 
 // --- v0.3 primary rules ---

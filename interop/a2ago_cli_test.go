@@ -111,7 +111,8 @@ func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 }
 
 // startA2AGoServe runs `a2a serve [args...]` (a mode among them: --echo, --exec CMD,
-// --proxy URL) on a free loopback port and returns its base URL; the process (group) is
+// --proxy URL) on a free loopback port and returns its base URL (with --transport grpc,
+// the card listener's, which serve opens on a port of its own); the process (group) is
 // killed when the test ends.
 func startA2AGoServe(t *testing.T, bin string, args ...string) string {
 	t.Helper()
@@ -132,14 +133,18 @@ func startA2AGoServe(t *testing.T, bin string, args ...string) string {
 	ready := make(chan string, 1)
 	exited := make(chan error, 1) // read once; ended is closed when the process is gone
 	ended := make(chan struct{})
-	listening := regexp.MustCompile(`(?:gRPC l|L)istening on (127\.0\.0\.1:\d+)`)
+	listening := regexp.MustCompile(`^(?:Listening on (127\.0\.0\.1:\d+)|Agent card at http://[^/]*:(\d+)/)`)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			_, _ = logs.Write(append(sc.Bytes(), '\n'))
 			if m := listening.FindSubmatch(sc.Bytes()); m != nil {
+				addr := string(m[1])
+				if len(m[2]) > 0 {
+					addr = "127.0.0.1:" + string(m[2])
+				}
 				select {
-				case ready <- string(m[1]):
+				case ready <- addr:
 				default:
 				}
 			}
@@ -166,9 +171,9 @@ func startA2AGoServe(t *testing.T, bin string, args ...string) string {
 // `a2a serve --echo`, of the field release and of the module's. v2.3.1's card has
 // "defaultInputModes", "defaultOutputModes" and "skills" null: probe passes (exit 0, the
 // nulls are warnings) and lint passes with 3 warnings. v2.4.0 (a2a-go #372) writes
-// ["text"], ["text"] and []: an empty skills list is still an error (A2A 1.0 §5.7,
-// REQUIRED arrays hold at least one element), so probe and lint exit 1 on that one
-// finding while every interface is served. send gets the echo from both.
+// ["text"], ["text"] and []: an empty skills list breaks A2A 1.0 §5.7 (REQUIRED arrays
+// hold at least one element) but no client, so it is a warning and probe and lint pass
+// (reference_test.go calls the agent with both SDKs). send gets the echo from both.
 func TestA2AGoCLIEchoAgent(t *testing.T) {
 	t.Parallel()
 	for _, release := range a2aGoReleases(t) {
@@ -196,7 +201,7 @@ func TestA2AGoCLIEchoAgent(t *testing.T) {
 			}
 			wantCode, wantErrs, wantNulls, wantLint := 0, []string(nil), 3, "ok: 3 warnings"
 			if !field {
-				wantCode, wantErrs, wantNulls, wantLint = 1, []string{"required-field-missing"}, 0, "skills"
+				wantCode, wantErrs, wantNulls, wantLint = 0, nil, 0, "ok: 1 warning"
 			}
 			if code != wantCode || p.OK != (wantCode == 0) || !slices.Equal(errs, wantErrs) || len(nulls) != wantNulls {
 				t.Errorf("probe = exit %d, ok %v, errors %v, %d field-null; want exit %d, errors %v, %d field-null\n%s",

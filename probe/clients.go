@@ -452,6 +452,27 @@ func (v *cardView) delegateMay(r Result) bool {
 	return r.Way.TLS && useTLS || !r.Way.TLS && plain
 }
 
+// Predict is the client-impact table of the card as written, with no I/O: every declared
+// interface is taken as served as declared (v0.3 HTTP+JSON at the specification's
+// {url}/v1 routes, over TLS at an https:// URL). A client that fails here fails because
+// of the card itself, whatever the agent serves; lint names such clients.
+func Predict(c *card.Card) []ClientImpact {
+	if c == nil {
+		return nil
+	}
+	results := make([]Result, len(c.Interfaces))
+	for n, i := range c.Interfaces {
+		b, _ := card.CanonicalBinding(i.Binding)
+		r := Result{Interface: i, Outcome: wire.Served, Lookup: wire.Served, ActualBinding: b,
+			ActualVersion: card.NormalizeVersion(i.ProtocolVersion), Way: Way{TLS: strings.HasPrefix(i.URL, "https://")}}
+		if b == a2a.TransportProtocolHTTPJSON && r.ActualVersion == card.V03 {
+			r.Way.Prefix = restv03.Spec.Prefix
+		}
+		results[n] = r
+	}
+	return clientImpact(newCardView(c, results))
+}
+
 // clientImpact runs every profile over the card and its results.
 func clientImpact(v *cardView) []ClientImpact {
 	out := make([]ClientImpact, 0, len(profiles))

@@ -88,7 +88,6 @@ func TestDiagnose_Seed(t *testing.T) {
 				"interface-not-served@url+preferredTransport",
 				"interface-not-served@additionalInterfaces[1]",
 				"preferred-url-mismatch@url+preferredTransport",
-				"url-conflicting-bindings@",
 			},
 			wantClients: map[string]bool{
 				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,

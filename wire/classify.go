@@ -249,6 +249,10 @@ func classifyGRPC(ev Evidence) verdict {
 		case codes.DeadlineExceeded:
 			return seen(Timeout, detail) // ambiguous once the request was written
 		}
+		if ev.NamesTask && (ev.GRPCCode == codes.Internal || ev.GRPCCode == codes.Unknown) {
+			// Only a handler that parsed the request knows the random id it asked for.
+			return by(kindAnswer, Served, detail+" (the message names the task looked up: a handler's TaskNotFound)")
+		}
 		if o, ok := grpcOutcomes[ev.GRPCCode]; ok && (o == AgentError || o == Served) {
 			return by(kindAnswer, o, detail)
 		} else if ok && o != Refused {

@@ -124,6 +124,10 @@ func TestClassify(t *testing.T) {
 		{"gRPC reset after sending", wire.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.Unavailable, Sent: true,
 			GRPCMessage: "read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer"}, wire.Ambiguous},
 		{"gRPC deadline before sending", wire.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.DeadlineExceeded, GRPCMessage: "context deadline exceeded"}, wire.Timeout},
+		{"gRPC INTERNAL naming the task looked up", wire.Evidence{Binding: grpc, GRPC: true, Answered: true, Sent: true, GRPCCode: grpccodes.Internal,
+			GRPCMessage: "Task not found: a2abind-probe-1", NamesTask: true}, wire.Served},
+		{"gRPC INTERNAL not naming it", wire.Evidence{Binding: grpc, GRPC: true, Answered: true, Sent: true, GRPCCode: grpccodes.Internal,
+			GRPCMessage: "Task not found: a2abind-probe-1"}, wire.Ambiguous},
 		{"gRPC INTERNAL before sending", wire.Evidence{Binding: grpc, GRPC: true, GRPCCode: grpccodes.Internal, GRPCMessage: "grpc: failed to unmarshal"}, wire.Malformed},
 
 		// transport errors

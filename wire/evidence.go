@@ -62,6 +62,11 @@ type Evidence struct {
 	// Message is the A2A error's message, as the answer carried it (ReadAnswer, or the
 	// gRPC status message).
 	Message string
+	// NamesTask reports that the answer's error message names the task the request asked
+	// for (the probe's random lookup id): a handler read the request and looked that task
+	// up, whatever code it answered with (a2a-js 0.3.14's gRPC server answers TaskNotFound
+	// as INTERNAL "Task not found: <id>").
+	NamesTask bool
 	// ExpectedTenant is the tenant an agent refusing the request's tenant names (the
 	// ErrorInfo metadata ExpectedTenantKey of a2abind's server), if the answer said.
 	ExpectedTenant string

@@ -47,6 +47,9 @@ var v100Codes = map[error]struct {
 func MappingProblem(ev Evidence) string {
 	e, ok := ErrorIn(ev)
 	if !ok {
+		if ev.GRPC && ev.Answered && ev.NamesTask && ev.GRPCCode != codes.NotFound {
+			return fmt.Sprintf("TASK_NOT_FOUND answered as gRPC %s (its message names the task looked up), the specification says NOT_FOUND", ev.GRPCCode)
+		}
 		if ev.Version == card.V1 && ev.GRPC && ev.Answered && ev.GRPCCode == codes.NotFound && ev.Reason == "" {
 			return "gRPC NOT_FOUND without a google.rpc.ErrorInfo (the specification asks for reason TASK_NOT_FOUND in domain a2a-protocol.org)"
 		}

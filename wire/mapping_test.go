@@ -26,6 +26,7 @@ func TestMappingProblem(t *testing.T) {
 		{"jsonrpc code with another reason", Evidence{Binding: jr, JSONRPCCode: -32001, Reason: "UNSUPPORTED_OPERATION"}, true},
 		{"grpc not found with ErrorInfo", Evidence{Binding: grpc, Version: card.V1, GRPC: true, Answered: true, GRPCCode: codes.NotFound, Reason: tnf}, false},
 		{"grpc TASK_NOT_FOUND as INTERNAL", Evidence{Binding: grpc, Version: card.V1, GRPC: true, Answered: true, GRPCCode: codes.Internal, Reason: tnf}, true},
+		{"grpc 0.3 INTERNAL naming the task looked up (a2a-js 0.3.14)", Evidence{Binding: grpc, Version: card.V03, GRPC: true, Answered: true, GRPCCode: codes.Internal, NamesTask: true}, true},
 		{"grpc 1.0 NOT_FOUND without ErrorInfo", Evidence{Binding: grpc, Version: card.V1, GRPC: true, Answered: true, GRPCCode: codes.NotFound}, true},
 		{"grpc 0.3 NOT_FOUND without ErrorInfo", Evidence{Binding: grpc, Version: card.V03, GRPC: true, Answered: true, GRPCCode: codes.NotFound}, false},
 		{"grpc push unsupported as 1.0.0 UNIMPLEMENTED", Evidence{Binding: grpc, GRPC: true, Answered: true, GRPCCode: codes.Unimplemented,

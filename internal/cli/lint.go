@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/probe"
 )
 
 func init() { register(newCmdLint) }
@@ -213,10 +214,26 @@ func writeLint(g *globals, target string, c *card.Card, findings []card.Finding)
 		fmt.Fprintln(w)
 	}
 	if card.HasErrors(findings) {
-		st.block(w, 0, "FAIL: "+countSeverities(findings)+": clients that trust this card as written will fail", verdict(st.bad, "FAIL"))
+		st.block(w, 0, "FAIL: "+countSeverities(findings)+": "+failingVerdict(probe.Predict(c)), verdict(st.bad, "FAIL"))
 		return
 	}
 	st.block(w, 0, "ok: "+countSeverities(findings), verdict(st.good, "ok"))
+}
+
+// failingVerdict says who fails on a card with error findings, from the client-impact
+// model of the card as written (probe.Predict): "clients that trust this card as written
+// will fail" only when a modelled client does, and names them.
+func failingVerdict(impact []probe.ClientImpact) string {
+	var failing []string
+	for _, ci := range impact {
+		if !ci.OK {
+			failing = append(failing, ci.Profile)
+		}
+	}
+	if len(failing) == 0 {
+		return "no modelled client fails on this card as written, but it breaks a rule whose findings are errors"
+	}
+	return "clients that trust this card as written will fail (" + strings.Join(failing, ", ") + ")"
 }
 
 // cardTitle is the first line of a lint or probe report: where the card came from, its

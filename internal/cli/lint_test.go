@@ -26,6 +26,14 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// unionStray is a union card every modelled client can use, with a stray "Name" member.
+const unionStray = `{"name": "n", "Name": "n", "description": "d", "version": "1", "capabilities": {},
+ "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}],
+ "protocolVersion": "0.3.0", "url": "https://agent.example.com/a2a/v03", "preferredTransport": "JSONRPC",
+ "supportedInterfaces": [
+  {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+  {"url": "https://agent.example.com/a2a/v03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]}`
+
 func TestLintText(t *testing.T) {
 	seed, err := os.ReadFile(cardPath("seed-v03.json"))
 	if err != nil {
@@ -47,12 +55,17 @@ func TestLintText(t *testing.T) {
 			"clients that honour the hint dial GRPC at https://agent.internal:8443, the wrong socket",
 			`fix: set preferredTransport to "JSONRPC"`,
 			"error   binding-case (url+preferredTransport)",
-			"FAIL: 5 errors, 1 warning",
+			"FAIL: 4 errors, 2 warnings: clients that trust this card as written will fail (a2a-go-default,",
 		}},
 		{name: "healthy card passes", args: []string{"lint", cardPath("v1-healthy.json")}, code: ExitOK,
 			stdout: []string{`v1.0 card "Currency Agent", 4 interfaces`, "ok: no findings"}, noStdout: []string{"error", "FAIL"}},
 		{name: "warnings do not fail", args: []string{"lint", cardPath("v03-healthy.json")}, code: ExitOK,
 			stdout: []string{"warning supported-interfaces-missing", "ok: 1 warning"}},
+		// An error no modelled client fails on (a member "Name" no SDK but a2a-go reads, on a
+		// union card every client can use): lint fails, but does not say clients will.
+		{name: "error no client fails on", args: []string{"lint", "-"}, stdin: unionStray, code: ExitFailed,
+			stdout:   []string{"error   field-name-case", "FAIL: 1 error: no modelled client fails on this card as written"},
+			noStdout: []string{"will fail"}},
 		{name: "stdin", args: []string{"lint", "-"}, stdin: string(seed), code: ExitFailed, stdout: []string{"-: v0.3 card", "preferred-url-mismatch"}},
 		{name: "missing file", args: []string{"lint", cardPath("nope.json")}, code: ExitUsage, stderr: "a2abind: agent card not obtainable: open "},
 		{name: "truncated card", args: []string{"lint", cardPath("truncated.json")}, code: ExitUsage,
@@ -132,8 +145,8 @@ func TestLintJSON(t *testing.T) {
 		}
 		got = append(got, f["code"])
 	}
-	want := []string{"preferred-url-mismatch", "url-conflicting-bindings", "grpc-url-scheme", "grpc-url-scheme",
-		"binding-case", "supported-interfaces-missing"}
+	want := []string{"preferred-url-mismatch", "grpc-url-scheme", "grpc-url-scheme",
+		"binding-case", "supported-interfaces-missing", "url-conflicting-bindings"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("finding codes (-want +got):\n%s", diff)
 	}

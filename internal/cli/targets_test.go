@@ -54,7 +54,7 @@ func TestProbeTargets_Text(t *testing.T) {
 	}
 	want := map[string][]string{
 		healthy.BaseURL: {healthy.BaseURL, "ok", "3/3", "no"},
-		seed.BaseURL:    {seed.BaseURL, "FAIL", "1/3", "6", "errors,", "1", "warning"},
+		seed.BaseURL:    {seed.BaseURL, "FAIL", "1/3", "5", "errors,", "2", "warnings"},
 		closed:          {closed, "NO", "CARD", "-"},
 	}
 	for _, line := range lines[1:4] {
