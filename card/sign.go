@@ -240,7 +240,8 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 // what a2a-js connects with: a2a-js accepts a card when any one of its signatures
 // verifies, so the card verifies there too. On a union card that signature vouches for
 // the supportedInterfaces a2a-js reads (it ignores the v0.3 members when they are
-// there); a v0.3-only card gets none, since a2a-js's form drops the url a2a-js dials.
+// there); a card without them carrying a v0.3 url gets none, since a2a-js's form drops
+// the url a2a-js then dials.
 func SignForms(doc []byte) (forms []Form, missed []string, err error) {
 	if missed, err = Uncovered(doc, FormSpec); err != nil {
 		return nil, nil, err
@@ -270,8 +271,9 @@ func (k *SigningKey) WithAlgorithm(alg string) (*SigningKey, error) {
 }
 
 // jsCovers reports whether a signature over FormJS covers everything a2a-js 1.3.0
-// connects with: the card has supportedInterfaces, and the form covers each of them and
-// the security members.
+// connects with: every supportedInterfaces entry and the security members when there
+// are entries (a2a-js then ignores the v0.3 members), every member used to connect
+// when there are none.
 func jsCovers(doc []byte) bool {
 	top, err := decodeTree(doc)
 	if err != nil {
@@ -280,7 +282,7 @@ func jsCovers(doc []byte) bool {
 	list, _ := top[supportedField].([]any)
 	unc, err := Uncovered(doc, FormJS)
 	if err != nil || len(list) == 0 {
-		return false
+		return err == nil && len(unc) == 0 // a2a-js reads a card without them as v0.3: its url
 	}
 	s := SignatureCheck{Status: StatusPartial, Uncovered: unc}
 	for i := range list {
