@@ -183,9 +183,9 @@ func (l *linter) unsigned() []hit {
 	return []hit{{message: "the card carries no signature: clients cannot tell it from a forged or rewritten one"}}
 }
 
-// RequireSignature turns unsigned and signature-unverified findings into errors when
-// no signature of the card vouches for an interface (Verification.Dialable; lint and
-// probe --require-signature).
+// RequireSignature turns unsigned, signature-unverified and signature-partial findings
+// into errors when no signature of the card vouches for an interface
+// (Verification.Dialable; lint and probe --require-signature).
 func RequireSignature(c *Card, findings []Finding) []Finding {
 	if c != nil {
 		if _, err := c.sigs.Dialable(c); err == nil {
@@ -194,9 +194,9 @@ func RequireSignature(c *Card, findings []Finding) []Finding {
 	}
 	out := make([]Finding, len(findings))
 	for i, f := range findings {
-		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified {
+		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified || f.Code == CodeSignaturePartial {
 			f.Severity = SeverityError
-			f.Message += " (--require-signature: a card must carry a signature that verifies)"
+			f.Message += " (--require-signature: a card must carry a signature that verifies and covers an interface)"
 		}
 		out[i] = f
 	}
