@@ -167,10 +167,10 @@ func WithSignJKU(jku string) SignOption { return func(o *signOptions) { o.jku = 
 // rewrite they no longer verify) instead of adding to them.
 func WithReplaceSignatures() SignOption { return func(o *signOptions) { o.replace = true } }
 
-// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the canonical form
-// SignForm chooses; protected header alg, typ "JOSE", kid and optionally jku) and returns the
-// document, indented, with the signature added to `signatures`. Every other member keeps
-// its order and its value as written.
+// Sign signs a card document per A2A 1.0 §8.4 (a detached JWS over each canonical form
+// SignForms names; protected header alg, typ "JOSE", kid and optionally jku) and returns
+// the document, indented, with the signatures added to `signatures`. Every other member
+// keeps its order and its value as written.
 func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	var o signOptions
 	for _, opt := range opts {
