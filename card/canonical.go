@@ -35,13 +35,20 @@ const (
 	// floats ("1.0"), keys in code-point order. Not RFC 8785.
 	FormPython Form = "a2a-python"
 	// FormNoPresence is the document as written, `signatures` left out, RFC 8785, with no
-	// presence rules and fields outside the schema kept: what a signer that canonicalises
-	// the JSON itself produces.
+	// presence rules and fields outside the schema kept: the reading of §8.4.1 the A2A
+	// TCK's signing vectors use (a card carrying the v0.3 url is signed with it), and what
+	// a signer that canonicalises the JSON itself produces.
 	FormNoPresence Form = "no-presence"
 )
 
-// Forms lists every canonical form a2abind tries, the specification's first.
-var Forms = []Form{FormSpec, FormJS, FormPython, FormNoPresence}
+// Forms lists every canonical form a2abind tries: the two readings of §8.4.1 (the card
+// as its v1.0 proto message, and as written) first, then the SDKs' forms.
+var Forms = []Form{FormSpec, FormNoPresence, FormJS, FormPython}
+
+// standard reports whether f is a reading of A2A 1.0 §8.4.1 (the spec text leaves open
+// whether fields outside the v1.0 schema are part of "the card"; the TCK's vectors keep
+// them), not one SDK's own form.
+func (f Form) standard() bool { return f == FormSpec || f == FormNoPresence }
 
 // SDK names who produces a form, for messages.
 func (f Form) SDK() string {
@@ -53,7 +60,7 @@ func (f Form) SDK() string {
 	case FormPython:
 		return "a2a-python (a2a-sdk 1.x _canonicalize_agent_card)"
 	case FormNoPresence:
-		return "a JSON-level signer (RFC 8785 of the document as written, no presence rules)"
+		return "the card as written (RFC 8785, signatures left out: the A2A TCK's signing vectors' reading of §8.4.1)"
 	}
 	return string(f)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -84,14 +85,15 @@ func usedEntries(list []any) (entries [][]any, at []int) {
 	return entries, at
 }
 
-// ErrNotVerified: no signature of the card verifies and covers every member used to
-// connect (Verification.Require). Errors from Require wrap it.
+// ErrNotVerified: no signature of the card verifies and covers what is dialled
+// (Verification.Require, Verification.Dialable). Errors from both wrap it.
 var ErrNotVerified = errors.New("no card signature verifies and covers what is dialled")
 
-// Require is the rule of every --require-signature (send, probe, guard): nil when a
-// signature verified (valid or variant, so it covers every member used to connect),
-// otherwise an error wrapping ErrNotVerified that says, per signature, its status and
-// why. A nil Verification (VerifySignatures not called) is refused too.
+// Require is the rule for publishing or vouching for the whole card (guard
+// --require-signature): nil when a signature verified (valid or variant, so it covers
+// every member used to connect), otherwise an error wrapping ErrNotVerified that says,
+// per signature, its status and why. A nil Verification (VerifySignatures not called) is
+// refused too.
 func (v *Verification) Require() error {
 	if v.Verified() {
 		return nil
@@ -104,4 +106,48 @@ func (v *Verification) Require() error {
 		why = append(why, fmt.Sprintf("signatures[%d] %s: %s", s.Index, s.Status, s.Reason))
 	}
 	return fmt.Errorf("%w: %s", ErrNotVerified, strings.Join(why, "; "))
+}
+
+// Dialable is the rule for dialling a card under --require-signature (probe, send,
+// delegate.RequireSignature): c itself when Require passes; else, when a partial
+// signature covers some interfaces (a union card signed over a v1.0 form covers its
+// supportedInterfaces, which v1.0 clients read, not its v0.3 url), a copy of c holding
+// only those; else Require's error. A signature that leaves a security member out covers
+// no interface.
+func (v *Verification) Dialable(c *Card) (*Card, error) {
+	if err := v.Require(); err == nil || c == nil {
+		return c, err
+	}
+	var keep []Interface
+	for _, i := range c.Interfaces {
+		if slices.ContainsFunc(v.Signatures, func(s SignatureCheck) bool { return s.covers(i.Source) }) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, v.Require()
+	}
+	d := *c
+	d.Interfaces = keep
+	return &d, nil
+}
+
+// covers reports whether a partial signature vouches for the interface declared at src:
+// none of its members, and no security member, is uncovered.
+func (s SignatureCheck) covers(src Source) bool {
+	if s.Status != StatusPartial {
+		return false
+	}
+	entry := src.String() + "."
+	for _, u := range s.Uncovered {
+		switch {
+		case u == "securitySchemes" || u == "securityRequirements" || u == "security" || u == supportedField:
+			return false
+		case src.List == ListSupported && strings.HasPrefix(u, entry):
+			return false
+		case src.List != ListSupported && !strings.HasPrefix(u, supportedField):
+			return false // the v0.3 url, preferredTransport, additionalInterfaces or protocolVersion
+		}
+	}
+	return true
 }

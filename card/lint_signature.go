@@ -1,6 +1,7 @@
 package card
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -16,20 +17,20 @@ var signatureRules = []rule{
 		"a signature does not verify over the card in any canonical form, or breaks a rule no key can mend (alg none, no kid, an expired key)",
 		"publish the card exactly as it was signed, or re-sign it as published (a2abind sign CARD --key FILE)"},
 		(*linter).signatureInvalid},
-	{Rule{CodeSignaturePartial, SeverityError,
-		"a signature verifies, but its canonical form leaves out a member a2abind uses to decide where or how to connect (the v0.3 url, preferredTransport, additionalInterfaces, protocolVersion; an interface's url, binding, version or tenant; security schemes or requirements): it does not vouch for where clients connect",
-		"re-sign the card with a2abind sign, which signs a form covering those members, or publish a v1.0-only card"},
+	{Rule{CodeSignaturePartial, SeverityWarning,
+		"a signature verifies, but its canonical form leaves out a member a2abind uses to decide where or how to connect (the v0.3 url, preferredTransport, additionalInterfaces, protocolVersion; an interface's url, binding, version or tenant; security schemes or requirements): it vouches only for the interfaces it covers (a union card signed over a v1.0 form: the supportedInterfaces v1.0 clients read, not the v0.3 url), and --require-signature dials only those",
+		"re-sign the card with a2abind sign, which adds a signature covering those members, or publish a v1.0-only card"},
 		(*linter).signaturePartial},
 	{Rule{CodeSignatureUnverified, SeverityWarning,
 		"a signature could not be checked: no trusted key with its kid (no --jwks given, or its jku is not on an allowed https origin)",
 		"pass the signer's public keys with --jwks FILE, or allow its jku origin with --jku-origin https://HOST"},
 		(*linter).signatureUnverified},
 	{Rule{CodeSignatureVariant, SeverityWarning,
-		"a signature verifies only over one SDK's canonical form, not the A2A 1.0 §8.4.1 form: verifiers that follow the specification reject it",
-		"remove the empty values (\"\", [], {}) the SDK strips and the specification keeps, then re-sign, so that every canonical form agrees"},
+		"a signature verifies only over one SDK's canonical form (which strips the empty values the A2A 1.0 §8.4.1 form and the TCK's vectors keep, or escapes text), and the card carries no signature over a §8.4.1 form",
+		"remove the empty values (\"\", [], {}) the SDK strips and the specification keeps, then re-sign, so that every canonical form agrees, or re-sign with a2abind sign"},
 		(*linter).signatureVariant},
 	{Rule{CodeSignatureValid, SeverityInfo,
-		"a signature verifies over the A2A 1.0 §8.4.1 canonical form with a trusted key (kid and alg named)",
+		"a signature verifies over a reading of A2A 1.0 §8.4.1 (the card as its v1.0 proto message, or as written, as the A2A TCK's vectors sign it) with a trusted key (kid and alg named)",
 		"nothing to change"},
 		(*linter).signatureValid},
 	{Rule{CodeUnsigned, SeverityInfo,
@@ -56,6 +57,9 @@ func (l *linter) signatureHits(status SignatureStatus, msg func(*Verification, S
 	v, ok := l.verification()
 	if !ok {
 		return nil
+	}
+	if (status == StatusPartial || status == StatusVariant) && slices.ContainsFunc(v.Signatures, func(s SignatureCheck) bool { return s.Status == StatusValid }) {
+		return nil // a signature covers the whole card over a §8.4.1 form: the others only add readers
 	}
 	var out []hit
 	for _, s := range v.Signatures {
@@ -113,7 +117,18 @@ func (l *linter) signatureInvalid() []hit {
 
 func (l *linter) signaturePartial() []hit {
 	return l.signatureHits(StatusPartial, func(v *Verification, s SignatureCheck) hit {
-		return hit{message: fmt.Sprintf("%s with the key from %s is partial: %s", s.name(), s.KeySource, s.Reason)}
+		var covered []string
+		for _, i := range l.c.Interfaces {
+			if s.covers(i.Source) {
+				covered = append(covered, i.Source.String())
+			}
+		}
+		what := "no interface"
+		if len(covered) > 0 {
+			what = joinAnd(covered) + " (v1.0 clients read supportedInterfaces and ignore the v0.3 members when it is there)"
+		}
+		return hit{message: fmt.Sprintf("%s with the key from %s is partial: %s. It covers %s%s",
+			s.name(), s.KeySource, s.Reason, what, l.jsNote(v))}
 	})
 }
 
@@ -125,16 +140,40 @@ func (l *linter) signatureUnverified() []hit {
 
 func (l *linter) signatureVariant() []hit {
 	return l.signatureHits(StatusVariant, func(v *Verification, s SignatureCheck) hit {
-		return hit{message: fmt.Sprintf("%s verifies with the key from %s only over the canonical form of %s, not the A2A 1.0 §8.4.1 form: verifiers that follow the specification reject it%s",
+		return hit{message: fmt.Sprintf("%s verifies with the key from %s only over the canonical form of %s, not over a form of A2A 1.0 §8.4.1 (the card as its v1.0 proto message, or as written), which keep the values it strips%s",
 			s.name(), s.KeySource, s.Form.SDK(), s.unprotectedNote())}
 	})
 }
 
 func (l *linter) signatureValid() []hit {
 	return l.signatureHits(StatusValid, func(v *Verification, s SignatureCheck) hit {
-		return hit{message: fmt.Sprintf("%s verifies over the A2A 1.0 §8.4.1 canonical form with the key from %s%s",
-			s.name(), s.KeySource, s.unprotectedNote())}
+		form := "the A2A 1.0 §8.4.1 canonical form (the card as its v1.0 proto message)"
+		if s.Form == FormNoPresence {
+			form = "the card as written (RFC 8785, signatures left out), the reading of A2A 1.0 §8.4.1 the A2A TCK's signing vectors use,"
+		}
+		return hit{message: fmt.Sprintf("%s verifies over %s with the key from %s%s%s",
+			s.name(), form, s.KeySource, s.unprotectedNote(), l.jsNote(v))}
 	})
+}
+
+// jsNote says that a2a-js 1.3.0 rejects the card when none of its verified signatures
+// was made over the bytes a2a-js verifies (its form, which interop/signature_test.go
+// checks against the SDK byte for byte, with the SDK rejecting such a card).
+func (l *linter) jsNote(v *Verification) string {
+	doc := l.c.rawDocument()
+	js, err := Canonicalize(doc, FormJS)
+	if err != nil {
+		return ""
+	}
+	for _, s := range v.Signatures {
+		if s.Form == FormJS {
+			return ""
+		}
+		if p, err := Canonicalize(doc, s.Form); s.Form != "" && err == nil && bytes.Equal(p, js) {
+			return ""
+		}
+	}
+	return "; a2a-js 1.3.0 rejects this card: none of its signatures is over a2a-js's canonical form of it (a2abind sign adds one)"
 }
 
 func (l *linter) unsigned() []hit {
@@ -144,17 +183,20 @@ func (l *linter) unsigned() []hit {
 	return []hit{{message: "the card carries no signature: clients cannot tell it from a forged or rewritten one"}}
 }
 
-// RequireSignature turns unsigned and signature-unverified findings into errors when
-// none of the card's signatures verified (lint and probe --require-signature).
+// RequireSignature turns unsigned, signature-unverified and signature-partial findings
+// into errors when no signature of the card vouches for an interface
+// (Verification.Dialable; lint and probe --require-signature).
 func RequireSignature(c *Card, findings []Finding) []Finding {
-	if c != nil && c.sigs.Verified() {
-		return findings
+	if c != nil {
+		if _, err := c.sigs.Dialable(c); err == nil {
+			return findings
+		}
 	}
 	out := make([]Finding, len(findings))
 	for i, f := range findings {
-		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified {
+		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified || f.Code == CodeSignaturePartial {
 			f.Severity = SeverityError
-			f.Message += " (--require-signature: a card must carry a signature that verifies)"
+			f.Message += " (--require-signature: a card must carry a signature that verifies and covers an interface)"
 		}
 		out[i] = f
 	}

@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
@@ -169,10 +167,10 @@ func WithSignJKU(jku string) SignOption { return func(o *signOptions) { o.jku = 
 // rewrite they no longer verify) instead of adding to them.
 func WithReplaceSignatures() SignOption { return func(o *signOptions) { o.replace = true } }
 
-// Sign signs a card document per A2A 1.0 §8.4 (detached JWS over the canonical form
-// SignForm chooses; protected header alg, typ "JOSE", kid and optionally jku) and returns the
-// document, indented, with the signature added to `signatures`. Every other member keeps
-// its order and its value as written.
+// Sign signs a card document per A2A 1.0 §8.4 (a detached JWS over each canonical form
+// SignForms names; protected header alg, typ "JOSE", kid and optionally jku) and returns
+// the document, indented, with the signatures added to `signatures`. Every other member
+// keeps its order and its value as written.
 func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	var o signOptions
 	for _, opt := range opts {
@@ -193,11 +191,7 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
-	form, _, err := SignForm(doc)
-	if err != nil {
-		return nil, err
-	}
-	payload, err := Canonicalize(doc, form)
+	forms, _, err := SignForms(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -209,21 +203,27 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSigningKey, err)
 	}
-	jws, err := signer.Sign(payload)
-	if err != nil {
-		return nil, fmt.Errorf("signing: %w", err)
-	}
-	compact, err := jws.DetachedCompactSerialize()
-	if err != nil {
-		return nil, fmt.Errorf("signing: %w", err)
-	}
-	protected, signature, _ := strings.Cut(compact, "..")
 	var sigs []json.RawMessage
 	if v, ok := obj.Get("signatures"); ok && !o.replace {
 		_ = json.Unmarshal(v, &sigs) // not a list: replaced
 	}
-	entry, _ := json.Marshal(rawSignature{Protected: protected, Signature: signature})
-	sigs = append(sigs, entry)
+	for _, form := range forms {
+		payload, err := Canonicalize(doc, form)
+		if err != nil {
+			return nil, err
+		}
+		jws, err := signer.Sign(payload)
+		if err != nil {
+			return nil, fmt.Errorf("signing: %w", err)
+		}
+		compact, err := jws.DetachedCompactSerialize()
+		if err != nil {
+			return nil, fmt.Errorf("signing: %w", err)
+		}
+		protected, signature, _ := strings.Cut(compact, "..")
+		entry, _ := json.Marshal(rawSignature{Protected: protected, Signature: signature})
+		sigs = append(sigs, entry)
+	}
 	list, _ := json.Marshal(sigs)
 	out, err := append(obj.Without("signatures", false), Member{"signatures", list}).Encode()
 	if err != nil {
@@ -232,19 +232,32 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 	return out, nil
 }
 
-// SignForm is the canonical form Sign signs doc in: the specification's (§8.4.1) when
-// it covers every member a2abind uses for connecting, else FormNoPresence (the whole
-// document), which does; missed lists what the spec form would leave out (the v0.3 url,
-// preferredTransport, additionalInterfaces, ... of a v0.3 or union card). Verifiers that
-// follow the specification (a2a-js, a2a-python) reject a no-presence signature.
-func SignForm(doc []byte) (form Form, missed []string, err error) {
+// SignForms lists the canonical forms Sign signs doc in, one signature each. First the
+// one covering every member a2abind uses for connecting: the specification's (§8.4.1)
+// when it does, else FormNoPresence, the card as written, as the A2A TCK's vectors sign
+// a card carrying the v0.3 url; missed lists what the spec form would leave out. Then
+// FormJS when a2a-js 1.3.0 canonicalises the card to other bytes and its form covers
+// what a2a-js connects with: a2a-js accepts a card when any one of its signatures
+// verifies, so the card verifies there too. On a union card that signature vouches for
+// the supportedInterfaces a2a-js reads (it ignores the v0.3 members when they are
+// there); a card without them carrying a v0.3 url gets none, since a2a-js's form drops
+// the url a2a-js then dials.
+func SignForms(doc []byte) (forms []Form, missed []string, err error) {
 	if missed, err = Uncovered(doc, FormSpec); err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
+	first := FormSpec
 	if len(missed) > 0 {
-		return FormNoPresence, missed, nil
+		first = FormNoPresence
 	}
-	return FormSpec, nil, nil
+	a, err := Canonicalize(doc, first)
+	if err != nil {
+		return nil, nil, err
+	}
+	if js, err := Canonicalize(doc, FormJS); err == nil && !bytes.Equal(a, js) && jsCovers(doc) {
+		return []Form{first, FormJS}, missed, nil
+	}
+	return []Form{first}, missed, nil
 }
 
 // WithAlgorithm returns the key set to sign with alg (PS256 for an RSA key), same kid.
@@ -257,36 +270,25 @@ func (k *SigningKey) WithAlgorithm(alg string) (*SigningKey, error) {
 	return n, nil
 }
 
-// FormDifferences says, for each SDK whose canonical form of doc differs from the
-// specification's, what its verifiers will make of a spec-form signature and which
-// top-level fields differ; nil when every SDK form agrees.
-func FormDifferences(doc []byte) []string {
-	spec, err := Canonicalize(doc, FormSpec)
+// jsCovers reports whether a signature over FormJS covers everything a2a-js 1.3.0
+// connects with: every supportedInterfaces entry and the security members when there
+// are entries (a2a-js then ignores the v0.3 members), every member used to connect
+// when there are none.
+func jsCovers(doc []byte) bool {
+	top, err := decodeTree(doc)
 	if err != nil {
-		return nil
+		return false
 	}
-	var specFields map[string]any
-	_ = json.Unmarshal(spec, &specFields)
-	var out []string
-	for _, f := range []Form{FormJS, FormPython} {
-		other, err := Canonicalize(doc, f)
-		if err != nil || bytes.Equal(other, spec) {
-			continue
-		}
-		var otherFields map[string]any
-		_ = json.Unmarshal(other, &otherFields)
-		var differ []string
-		for k, v := range specFields {
-			if w, ok := otherFields[k]; !ok || !reflect.DeepEqual(v, w) {
-				differ = append(differ, k)
-			}
-		}
-		sort.Strings(differ)
-		what := "it encodes the card differently (non-ASCII text escaped, Struct numbers as floats)"
-		if len(differ) > 0 {
-			what = "it strips empty values the specification keeps, in " + strings.Join(differ, ", ")
-		}
-		out = append(out, fmt.Sprintf("%s canonicalises this card differently from A2A 1.0 §8.4.1 (%s): its verifiers will reject this signature", f.SDK(), what))
+	list, _ := top[supportedField].([]any)
+	unc, err := Uncovered(doc, FormJS)
+	if err != nil || len(list) == 0 {
+		return err == nil && len(unc) == 0 // a2a-js reads a card without them as v0.3: its url
 	}
-	return out
+	s := SignatureCheck{Status: StatusPartial, Uncovered: unc}
+	for i := range list {
+		if !s.covers(Supported(i)) {
+			return false
+		}
+	}
+	return true
 }

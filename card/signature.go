@@ -18,7 +18,8 @@ import (
 type SignatureStatus string
 
 const (
-	// StatusValid: the signature verifies over the specification's canonical form.
+	// StatusValid: the signature verifies over a reading of A2A 1.0 §8.4.1 (FormSpec, or
+	// FormNoPresence as the A2A TCK's vectors sign) and covers every member used to connect.
 	StatusValid SignatureStatus = "valid"
 	// StatusVariant: it verifies only over an SDK's canonical form (see SignatureCheck.Form).
 	StatusVariant SignatureStatus = "variant"
@@ -26,8 +27,9 @@ const (
 	// no kid, an expired key).
 	StatusInvalid SignatureStatus = "invalid"
 	// StatusPartial: it verifies (Form says over which form), but that form leaves out a
-	// member a2abind uses to decide where or how to connect (SignatureCheck.Uncovered):
-	// the signature does not vouch for where clients connect. Never counted as verified.
+	// member a2abind uses to decide where or how to connect (SignatureCheck.Uncovered),
+	// typically a union card's v0.3 half: it vouches only for the interfaces whose members
+	// it covers (Verification.Dialable). Never counted as Verified.
 	StatusPartial SignatureStatus = "partial"
 	// StatusUnverified: no trusted key for it was available.
 	StatusUnverified SignatureStatus = "unverified"
@@ -245,7 +247,7 @@ func coverage(doc []byte, r *SignatureCheck) {
 		return // the form canonicalised, so the document decodes: err is nil here
 	}
 	r.Status, r.Uncovered = StatusPartial, unc
-	r.Reason = fmt.Sprintf("it verifies over the %s canonical form, which does not cover %s: a2abind decides where and how to connect with %s, so the signature does not vouch for where clients connect",
+	r.Reason = fmt.Sprintf("it verifies over the %s canonical form, which does not cover %s: anyone can change %s without breaking the signature, so it vouches only for the interfaces whose members it covers (--require-signature dials only those)",
 		r.Form, joinAnd(unc), pluralWord(len(unc), "it", "them"))
 }
 
@@ -354,7 +356,7 @@ func checkOne(ctx context.Context, s rawSignature, o *verifyOptions, payload fun
 			}
 			if jws.DetachedVerify(p, k.jwk) == nil {
 				r.Status, r.Form, r.KeySource, r.KeyExpiry = StatusValid, f, source, k.notAfter
-				if f != FormSpec {
+				if !f.standard() {
 					r.Status = StatusVariant
 				}
 				return r
@@ -370,7 +372,7 @@ func checkOne(ctx context.Context, s rawSignature, o *verifyOptions, payload fun
 		r.Reason = "the card cannot be canonicalised: " + err.Error()
 		return r
 	}
-	r.Reason = fmt.Sprintf("the signature does not verify with key %q from %s over the card in any canonical form (spec, a2a-js, a2a-python, no-presence): the card changed after it was signed, or another key signed it", h.Kid, source)
+	r.Reason = fmt.Sprintf("the signature does not verify with key %q from %s over the card in any canonical form (spec, no-presence, a2a-js, a2a-python): the card changed after it was signed, or another key signed it", h.Kid, source)
 	return r
 }
 

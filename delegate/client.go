@@ -63,7 +63,7 @@ func New(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	base := o.baseTransport()
 	cd, err := card.Load(ctx, target, card.WithConn(o.conn), card.WithHTTPClient(&http.Client{Transport: base}))
 	if err == nil {
-		err = o.checkCard(ctx, cd)
+		cd, err = o.checkCard(ctx, cd)
 	}
 	if err != nil {
 		closeIdle(base, o)
@@ -79,7 +79,8 @@ func NewFromCard(c *card.Card, opts ...Option) (*Client, error) {
 		return nil, errors.New("delegate: nil card")
 	}
 	o := newOptions(opts)
-	if err := o.checkCard(context.Background(), c); err != nil {
+	c, err := o.checkCard(context.Background(), c)
+	if err != nil {
 		return nil, err
 	}
 	return newClient(c, o, o.baseTransport())

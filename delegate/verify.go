@@ -20,32 +20,37 @@ type CardVerifier func(ctx context.Context, c *card.Card) error
 // any call reaches the agent.
 func WithCardVerifier(v CardVerifier) Option { return func(o *options) { o.verifier = v } }
 
-// RequireSignature is a CardVerifier that accepts a card only when at least one of its
-// signatures verifies (over the spec's canonical form or an SDK's) with the keys the
-// options give (card.WithKeySet, card.WithJKUOrigins, ...) and covers every member used
-// to connect: a partial signature (card.StatusPartial) is refused, so no interface the
-// signature does not cover is ever dialled.
+// RequireSignature is a CardVerifier that accepts a card only when one of its signatures
+// verifies with the keys the options give (card.WithKeySet, card.WithJKUOrigins, ...)
+// and covers an interface ((*card.Verification).Dialable): the client then calls only the
+// interfaces the signatures cover (a union card signed over a v1.0 form: its
+// supportedInterfaces, never the v0.3 url the signature leaves out).
 func RequireSignature(opts ...card.VerifyOption) CardVerifier {
 	return func(ctx context.Context, c *card.Card) error {
 		v, err := card.VerifySignatures(ctx, c, opts...)
 		if err != nil {
 			return err
 		}
-		return v.Require()
+		_, err = v.Dialable(c)
+		return err
 	}
 }
 
-// checkCard runs the verifier, if any, on a loaded card.
-func (o *options) checkCard(ctx context.Context, c *card.Card) error {
+// checkCard runs the verifier, if any, on a loaded card, and returns the card to call:
+// after a verifier that verified its signatures, only the interfaces they cover.
+func (o *options) checkCard(ctx context.Context, c *card.Card) (*card.Card, error) {
 	if o.verifier == nil {
-		return nil
+		return c, nil
 	}
 	if err := o.verifier(ctx, c); err != nil {
 		agent := c.Location
 		if c.Name != "" {
 			agent = fmt.Sprintf("%q", c.Name)
 		}
-		return &Error{Op: "NewClient", Agent: agent, Kind: ErrCardRejected, Err: err}
+		return nil, &Error{Op: "NewClient", Agent: agent, Kind: ErrCardRejected, Err: err}
 	}
-	return nil
+	if d, err := c.Verification().Dialable(c); err == nil {
+		return d, nil
+	}
+	return c, nil // the verifier accepted a card its signatures do not cover: its call
 }

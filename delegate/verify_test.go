@@ -23,7 +23,7 @@ import (
 // TestRequireSignatureRefusesBeforeSending: with delegate.RequireSignature, a card whose
 // signature does not verify (rewritten after signing, signed by an unknown key, unsigned)
 // is refused with ErrCardRejected, and the agent receives nothing but the card fetch;
-// the correctly signed card delivers the message.
+// the correctly signed card delivers the message, through the interfaces it covers only.
 func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 	es, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -68,10 +68,11 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 		{"signed by an unknown key", signedWith(strangerKey, same), "no key with kid"},
 		{"unsigned", signedWith(nil, same), "no signature"},
 		// v0.3 members added to a signed v1.0 card: the spec form still verifies, but it
-		// does not cover url, so the signature is partial and the card refused (issue 17)
+		// does not cover url, so the signature is partial (issue 17): the client calls only
+		// the supportedInterfaces it covers, never the added url (issue 44)
 		{"v0.3 url added after signing", signedWith(key, func(s string) string {
 			return strings.Replace(s, "{", `{"url": "http://127.0.0.2:1/a2a", "preferredTransport": "JSONRPC", `, 1)
-		}), "partial: it verifies over the spec canonical form, which does not cover url"},
+		}), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +93,9 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 					t.Fatalf("New() = %v", err)
 				}
 				defer c.Close()
+				if len(c.Card().Interfaces) != 1 || len(c.Candidates()) != 1 || strings.Contains(c.Candidates()[0].URL, "127.0.0.2") {
+					t.Fatalf("candidates = %v, card interfaces = %v; want the signed supportedInterfaces[0] only", c.Candidates(), c.Card().Interfaces)
+				}
 				msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))
 				if _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg}); err != nil {
 					t.Fatalf("SendMessage() = %v", err)

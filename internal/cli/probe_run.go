@@ -106,13 +106,19 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	if err := opts.Sig.check(ctx, c); err != nil {
 		return fail(ExitUsage, err)
 	}
-	if opts.Sig.require && !c.Verification().Verified() {
-		// no signature vouches for where the card points: dial nothing
+	dial := c
+	if opts.Sig.require {
+		dial, _ = c.Verification().Dialable(c) // nil when no signature covers an interface
+	}
+	if dial == nil {
 		fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")
 	} else {
-		chk = e.Check(ctx, c, probeOpts...)
-		if n := probe.Skipped(c, probeOpts...); n > 0 {
-			fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(chk.Results), len(c.Interfaces), n)
+		if n := len(c.Interfaces) - len(dial.Interfaces); n > 0 {
+			fmt.Fprintf(g.stderr, "note: probed only the %d interfaces the card's signatures cover; %d not covered, not probed (--require-signature)\n", len(dial.Interfaces), n)
+		}
+		chk = e.Check(ctx, dial, probeOpts...)
+		if n := probe.Skipped(dial, probeOpts...); n > 0 {
+			fmt.Fprintf(g.stderr, "note: probed the first %d of %d interfaces; %d not probed (raise --max-interfaces)\n", len(chk.Results), len(dial.Interfaces), n)
 		}
 	}
 	rep := chk.Report(c)

@@ -35,19 +35,22 @@ jku, and prints the card with the signature added to signatures. Every other
 field keeps its order and value.
 
 A v0.3 or union card's url, preferredTransport, additionalInterfaces and
-protocolVersion are not fields of the v1.0 card, so the §8.4.1 form leaves them
-out. For such a card sign signs the no-presence form (RFC 8785 of the whole
-card) instead, which covers them, and says so on standard error: a signature
-must cover where clients connect.
+protocolVersion are not fields of the v1.0 card, so the proto form leaves them
+out. For such a card sign signs the card as written (RFC 8785, signatures left
+out: the no-presence form, the reading of §8.4.1 the A2A TCK's signing vectors
+use), which covers them, and says so on standard error: a signature must cover
+where clients connect.
 
 --key is a PEM private key (PKCS#8, SEC 1 EC or PKCS#1 RSA) or a private JWK.
 P-256 keys sign ES256, Ed25519 keys EdDSA, RSA keys RS256 (or PS256 with --alg
 PS256). The kid is the key's RFC 7638 thumbprint unless --kid (or the JWK's kid)
 says otherwise.
 
-When a2a-js or a2a-python canonicalise this card differently (they strip empty
-values the specification keeps), their clients will reject the signature: sign
-says so on standard error and names the fields to drop.
+When a2a-js 1.3.0 canonicalises the card to other bytes (it drops fields outside
+the v1.0 schema and strips empty values), sign adds a second signature, same
+key, over a2a-js's form, so that a2a-js (which accepts a card when any one
+signature verifies) verifies it too; only when that form covers every
+supportedInterfaces entry and the security schemes, since a2a-js dials those.
 
 CARD is a file, "-" for standard input, or a URL, as for lint.`,
 		Example: `  a2abind key generate signer.pem && a2abind key jwks signer.pem > jwks.json
@@ -113,15 +116,15 @@ func signRun(parent context.Context, opts *signOptions) error {
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	form, missed, _ := card.SignForm(c.Document()) // Sign succeeded: no error
-	if form == card.FormSpec {
+	forms, missed, _ := card.SignForms(c.Document()) // Sign succeeded: no error
+	if forms[0] == card.FormSpec {
 		fmt.Fprintln(g.stderr, "a2abind: signed the spec canonical form (A2A 1.0 §8.4.1)")
-		for _, w := range card.FormDifferences(c.Document()) {
-			fmt.Fprintln(g.stderr, "a2abind: warning:", w)
-		}
 	} else {
-		fmt.Fprintf(g.stderr, "a2abind: signed the %s canonical form (RFC 8785 of the whole card): the spec form does not cover %s, which clients use to connect; verifiers that follow A2A 1.0 §8.4.1 (a2a-js, a2a-python) reject this signature\n",
-			form, strings.Join(missed, ", "))
+		fmt.Fprintf(g.stderr, "a2abind: signed the %s canonical form (the card as written, as the A2A TCK's vectors sign it): the spec form does not cover %s, which clients use to connect\n",
+			forms[0], strings.Join(missed, ", "))
+	}
+	if len(forms) > 1 {
+		fmt.Fprintf(g.stderr, "a2abind: added a signature over the %s canonical form, which a2a-js 1.3.0 verifies (it canonicalises this card to other bytes)\n", forms[1])
 	}
 	_, err = g.stdout.Write(signed)
 	return err

@@ -127,6 +127,20 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 		},
 		lintCode: card.CodeSignaturePartial,
 	}, {
+		// issue 44: a2a-js verifies this card and dials supportedInterfaces; so do probe and
+		// send --require-signature, never the 0.3 url the signature leaves out
+		name: "union card signed over the spec form as a2a-js signs, its 0.3 url at the attacker",
+		card: func(honest string) []byte {
+			doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: honest, Binding: lab.JSONRPC, Version: card.V1}))
+			var m map[string]any
+			_ = json.Unmarshal(doc, &m)
+			m["url"], m["preferredTransport"], m["protocolVersion"] = evilURL, "JSONRPC", "0.3.0"
+			doc, _ = json.Marshal(m)
+			return signSpecForm(t, doc)
+		},
+		lintCode:  card.CodeSignaturePartial,
+		delivered: true,
+	}, {
 		name: "v1.0 card signed, a URL member added beside url",
 		card: func(honest string) []byte {
 			doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: honest, Binding: lab.JSONRPC, Version: card.V1}))
@@ -168,7 +182,13 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 				}))
 			before := conns.Load()
 			code, out, _ := runCLI(t, "", "lint", agent.BaseURL, "--jwks", keyPath("corpus-jwks.json"), "-o", "json")
-			if tc.lintCode == "" && code != ExitOK || tc.lintCode != "" && (code != ExitFailed || !strings.Contains(out, `"`+tc.lintCode+`"`)) {
+			// a partial signature is a warning (real clients accept the card); it fails
+			// --require-signature when it covers no interface
+			wantExit := ExitFailed
+			if tc.lintCode == "" || tc.lintCode == card.CodeSignaturePartial {
+				wantExit = ExitOK
+			}
+			if code != wantExit || tc.lintCode != "" && !strings.Contains(out, `"`+tc.lintCode+`"`) {
 				t.Errorf("lint: exit %d, want %q\n%s", code, tc.lintCode, out)
 			}
 			if strings.Contains(out, `"signature-valid"`) && tc.lintCode != "" && tc.lintCode != card.CodeFieldNameCase {
