@@ -3,6 +3,7 @@ package guard_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 )
 
 // startGuard starts a guard in front of upstream and shuts it down when the test ends.
@@ -116,3 +119,28 @@ func send(t *testing.T, req *http.Request, kv ...string) (answer, error) {
 }
 
 func cardOf(g *guard.Guard) string { return g.URL() + card.WellKnownPath }
+
+// guardOver starts a healthy lab agent whose path is served by h instead (a hostile or
+// unusual upstream), and a guard in front of it, its card published.
+func guardOver(t *testing.T, path string, h http.HandlerFunc, opts ...guard.Option) *guard.Guard {
+	t.Helper()
+	a := labtest.Start(t, append(lab.Healthy(), lab.WithHTTPMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == path {
+				h(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}))...)
+	g := startGuard(t, a.BaseURL, opts...)
+	if s := g.State(); !s.Published {
+		t.Fatalf("card withheld: %s", s.Reason)
+	}
+	return g
+}
+
+// option is the guard option that logs to l.
+func (l *logBuffer) option() guard.Option {
+	return guard.WithLogger(slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})))
+}

@@ -3,8 +3,10 @@ package guard_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +73,76 @@ func TestStartAndShutdownOrder(t *testing.T) {
 	g2 := startGuard(t, a.BaseURL)
 	if err := g2.Start(context.Background()); !errors.Is(err, guard.ErrStarted) {
 		t.Errorf("second Start = %v, want ErrStarted", err)
+	}
+}
+
+// TestGuardSurvivesUpstreamCuts: upstreams that reset the connection before reading all
+// of a request (300 KB or 1 MB), or cut their own answer (Content-Length not reached,
+// or a chunked answer aborted). The client sees the guard's 502, or the answer cut as
+// the upstream cut it, and its next request on the same connection passes whole: the
+// guard neither dies nor cuts what follows.
+func TestGuardSurvivesUpstreamCuts(t *testing.T) {
+	t.Parallel()
+	const part, ok = "a2abind test: half an answer\n", "a2abind test: ok\n"
+	var log logBuffer
+	g := guardOver(t, "/cut", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.RawQuery {
+		case "ok":
+			_, _ = io.Copy(io.Discard, r.Body)
+			_, _ = io.WriteString(w, ok)
+			return
+		case "reset":
+			// Not a byte read: the proxy's writes fill the connection's buffers and
+			// stop, then fail with the reset; what is left of the client's body stays
+			// unread at the guard.
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				time.Sleep(50 * time.Millisecond)
+				_ = conn.Close()
+			}
+			return
+		case "length":
+			w.Header().Set("Content-Length", strconv.Itoa(2*len(part)))
+			fallthrough
+		default:
+			_, _ = io.WriteString(w, part)
+			_ = http.NewResponseController(w).Flush()
+		}
+		panic(http.ErrAbortHandler) // the connection closed, the answer (if any) cut
+	}, log.option())
+	call := func(c *http.Client, q string, size int) (int, string, error) {
+		// Not a strings.Reader: the client cannot send the body again, so it does not
+		// retry a request that met a connection the guard closed.
+		req := newRequest(t, http.MethodPost, g.URL()+"/cut?"+q, io.MultiReader(strings.NewReader(strings.Repeat("x", size))))
+		req.ContentLength = int64(size)
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+	for _, tc := range []struct {
+		q    string
+		size int
+	}{{"reset", 300 << 10}, {"reset", 1 << 20}, {"length", 100 << 10}, {"chunked", 100 << 10}} {
+		c := &http.Client{Timeout: 10 * time.Second}
+		for i := range 20 {
+			status, body, err := call(c, tc.q, tc.size)
+			switch {
+			case tc.q == "reset" && (status != http.StatusBadGateway || err != nil):
+				t.Fatalf("%s %d: answer %d %q, %v; want the guard's 502", tc.q, i, status, body, err)
+			case tc.q != "reset" && (status != http.StatusOK || body != part || !errors.Is(err, io.ErrUnexpectedEOF)):
+				t.Fatalf("%s %d: answer %d %q, %v; want %q cut as the upstream cut it", tc.q, i, status, body, err, part)
+			}
+			if status, body, err := call(c, "ok", tc.size); status != http.StatusOK || body != ok || err != nil {
+				t.Fatalf("%s %d: the next call = %d %q, %v; want it whole", tc.q, i, status, body, err)
+			}
+		}
+		c.CloseIdleConnections()
+	}
+	if strings.Contains(log.String(), "panic") {
+		t.Errorf("the guard's server recovered from a panic:\n%s", log.String())
 	}
 }

@@ -2,12 +2,16 @@ package guard_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +27,6 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
-	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -70,6 +73,19 @@ func behindGuard(t *testing.T) *guard.Guard {
 // them), and fails t with every call that did not complete.
 func hammer(t *testing.T, ep *a2a.AgentInterface, n int, call func(context.Context, *a2aclient.Client, int) error, opts ...a2aclient.FactoryOption) {
 	t.Helper()
+	inParallel(t, string(ep.ProtocolBinding), n, func(ctx context.Context) (func(context.Context, int) error, func()) {
+		client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(ctx context.Context, i int) error { return call(ctx, client, i) }, func() { _ = client.Destroy() }
+	})
+}
+
+// inParallel runs n calls on integrityWorkers goroutines, each with the call (and the
+// cleanup) newCall gives it, and fails t with every call that did not complete.
+func inParallel(t *testing.T, what string, n int, newCall func(context.Context) (call func(context.Context, int) error, done func())) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	var next, failed atomic.Int64
@@ -77,14 +93,11 @@ func hammer(t *testing.T, ep *a2a.AgentInterface, n int, call func(context.Conte
 	var first []string
 	var wg sync.WaitGroup
 	for range integrityWorkers {
-		client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{ep}, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		call, done := newCall(ctx)
 		wg.Go(func() {
-			defer func() { _ = client.Destroy() }()
+			defer done()
 			for i := int(next.Add(1)); i <= n; i = int(next.Add(1)) {
-				if err := call(ctx, client, i); err != nil {
+				if err := call(ctx, i); err != nil {
 					failed.Add(1)
 					mu.Lock()
 					if len(first) < 5 {
@@ -97,7 +110,7 @@ func hammer(t *testing.T, ep *a2a.AgentInterface, n int, call func(context.Conte
 	}
 	wg.Wait()
 	if f := failed.Load(); f > 0 {
-		t.Errorf("%d of %d %s calls through the guard did not complete; first: %q", f, n, ep.ProtocolBinding, first)
+		t.Errorf("%d of %d %s calls through the guard did not complete; first: %q", f, n, what, first)
 	}
 }
 
@@ -180,7 +193,7 @@ func TestProxyCutsNoGRPCAnswer(t *testing.T) {
 // (golang/go#40747). Through the guard the whole answer arrives.
 func TestProxyIsFullDuplex(t *testing.T) {
 	t.Parallel()
-	duplex := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	duplex := func(w http.ResponseWriter, r *http.Request) {
 		_ = http.NewResponseController(w).EnableFullDuplex()
 		first := make([]byte, 5)
 		if _, err := io.ReadFull(r.Body, first); err != nil {
@@ -195,22 +208,9 @@ func TestProxyIsFullDuplex(t *testing.T) {
 			return
 		}
 		fmt.Fprintf(w, "data: %s\n\ndata: end\n\n", rest)
-	})
-	// A healthy agent (its card published, so nothing of a request is read before it
-	// is proxied) whose /stream is the duplex handler.
-	a := labtest.Start(t, append(lab.Healthy(), lab.WithHTTPMiddleware(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/stream" {
-				duplex(w, r)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}))...)
-	g := startGuard(t, a.BaseURL)
-	if s := g.State(); !s.Published {
-		t.Fatalf("card withheld: %s", s.Reason)
 	}
+	// The card published, so nothing of a request is read before it is proxied.
+	g := guardOver(t, "/stream", duplex)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	for i := range 20 {
@@ -250,3 +250,81 @@ func TestProxyIsFullDuplex(t *testing.T) {
 type tWriter struct{ t *testing.T }
 
 func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+// TestProxyCutsNoEarlyAnswer: upstreams that answer a large POST before they read all
+// of its body (as gateways that refuse early do), with or without 1xx answers and
+// trailers. Several clients at once send 300 KB bodies through the guard on kept-alive
+// connections, and every answer arrives whole, 1xx and trailers included: never a
+// reset, a cut, an empty 200 or a 502. The guard used to die here ("invalid concurrent
+// Body.Read call", golang/go#68560) and cut 1-38% of the answers before it died.
+func TestProxyCutsNoEarlyAnswer(t *testing.T) {
+	t.Parallel()
+	const refusal = "a2abind test: refused early\n"
+	g := guardOver(t, "/early", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.RawQuery {
+		case "half":
+			_, _ = io.CopyN(io.Discard, r.Body, earlyBodySize/2)
+		case "continue": // Go's server sends 100 Continue at the first read
+			_, _ = io.Copy(io.Discard, r.Body)
+		case "hints":
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Set("Trailer", "X-Refusal")
+			defer w.Header().Set("X-Refusal", "early")
+		case "drain":
+			// The whole answer first, then the body read and thrown away, the
+			// connection kept (as nginx refuses).
+			_ = http.NewResponseController(w).EnableFullDuplex()
+			w.Header().Set("Content-Length", strconv.Itoa(len(refusal)))
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			_, _ = io.WriteString(w, refusal)
+			_ = http.NewResponseController(w).Flush()
+			_, _ = io.Copy(io.Discard, r.Body)
+			return
+		}
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = io.WriteString(w, refusal)
+	})
+	body := strings.Repeat("x", earlyBodySize)
+	n := 150
+	if raceEnabled {
+		n = 40
+	}
+	for _, q := range []string{"unread", "half", "drain", "hints", "expect", "continue"} {
+		t.Run(q, func(t *testing.T) {
+			inParallel(t, "early "+q, n, func(context.Context) (func(context.Context, int) error, func()) {
+				c := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 10 * time.Second}}
+				return func(ctx context.Context, _ int) error {
+					var infos []int
+					ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+						infos = append(infos, code)
+						return nil
+					}})
+					req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL()+"/early?"+q, strings.NewReader(body))
+					if err != nil {
+						return err
+					}
+					if q == "expect" || q == "continue" {
+						req.Header.Set("Expect", "100-continue")
+					}
+					resp, err := c.Do(req)
+					if err != nil {
+						return err
+					}
+					defer resp.Body.Close()
+					b, err := io.ReadAll(resp.Body)
+					want := map[string]string{"hints": "[103] early", "continue": "[100] "}[q]
+					if got := fmt.Sprint(infos, " ", resp.Trailer.Get("X-Refusal")); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge ||
+						string(b) != refusal || got != cmp.Or(want, "[] ") {
+						return fmt.Errorf("answer %d %q (1xx and trailer %q), %v; want the upstream's 413 %q whole (%q)", resp.StatusCode, b, got, err, refusal, want)
+					}
+					return nil
+				}, c.CloseIdleConnections
+			})
+		})
+	}
+}
+
+// earlyBodySize is the size of the bodies TestProxyCutsNoEarlyAnswer sends: more than Go's
+// HTTP/1 server drains after a handler (256 KB).
+const earlyBodySize = 300 << 10

@@ -1,11 +1,14 @@
 package guard
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2abind/a2abind/card"
@@ -16,13 +19,18 @@ import (
 // a loop (the upstream is the guard itself, or proxies back to it).
 const headerHop = "A2abind-Guard-Hop"
 
-// clientIPHeaders are request headers that name the client's address; a client's own
-// are never forwarded.
-var clientIPHeaders = []string{
+// clientHeaders are request headers a client's own are never forwarded with: those
+// that name the client's address, and those that name another path than the request's
+// (an upstream that honours X-Original-URL would otherwise serve a withheld card through
+// it). Every X-Envoy-* header goes too (clientHeaderPrefix): Envoy trusts them from its
+// peers.
+var clientHeaders = []string{
 	"Forwarded", "X-Forwarded-For", "X-Real-Ip", "X-Client-Ip", "Client-Ip", "True-Client-Ip",
 	"X-Cluster-Client-Ip", "Cf-Connecting-Ip", "Fastly-Client-Ip", "X-Original-Forwarded-For", "X-Forwarded",
-	"Forwarded-For", "X-Proxyuser-Ip",
+	"Forwarded-For", "X-Proxyuser-Ip", "X-Original-Url", "X-Rewrite-Url",
 }
+
+const clientHeaderPrefix = "X-Envoy-"
 
 // newTransport is the guard's own connection pool to the upstream, closed on Shutdown.
 // With h2c it speaks only cleartext HTTP/2 (prior knowledge), for gRPC to an http://
@@ -81,14 +89,28 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(origin)
 			// X-Forwarded-For from the peer only: ReverseProxy drops the client's
-			// X-Forwarded-*, and the other client-IP headers go here, so that no client
-			// can name an address the upstream would take for its own.
-			for _, k := range clientIPHeaders {
+			// X-Forwarded-*, and the other client headers go here, so that no client
+			// can name an address or a path the upstream would take for its own.
+			for _, k := range clientHeaders {
 				pr.Out.Header.Del(k)
+			}
+			for k := range pr.Out.Header {
+				if strings.HasPrefix(k, clientHeaderPrefix) {
+					pr.Out.Header.Del(k)
+				}
 			}
 			pr.SetXForwarded()
 			pr.Out.Header.Set(headerHop, "1")
 			telemetry.InjectHTTP(pr.Out.Context(), pr.Out.Header) // the client's trace goes on to the upstream
+			if pr.In.ProtoMajor == 1 && pr.Out.Body != nil {
+				pr.Out.Body = &forwardedBody{ReadCloser: pr.Out.Body}
+			}
+		},
+		ModifyResponse: func(res *http.Response) error {
+			if b, ok := res.Request.Body.(*forwardedBody); ok && !b.ended.Load() {
+				res.Header.Set("Connection", "close")
+			}
+			return nil
 		},
 		Transport:     rt,
 		FlushInterval: -1,
@@ -98,7 +120,35 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 				return // the client went away
 			}
 			log.Warn("proxy: upstream did not answer", "method", r.Method, "path", r.URL.Path, "err", err)
+			if r.ProtoMajor == 1 && r.ContentLength != 0 {
+				w.Header().Set("Connection", "close") // the body may be left unread: see forwardedBody
+			}
 			http.Error(w, "a2abind guard: the upstream agent did not answer", http.StatusBadGateway)
 		},
 	}
+}
+
+// forwardedBody is a client's HTTP/1 request body as the transport forwards it; ended
+// says it was read to its end (or failed).
+//
+// An answer that starts before the body ended (the upstream answered before it read it
+// all: 413, 401, or a stream) closes the client's connection after it, as Go's server
+// does unless full duplex: what is left of the body may never be read. On a connection
+// kept, Go's server would read the rest after the handler, start its background read
+// after it stopped the last one, and the next request's body read would then meet it:
+// "invalid concurrent Body.Read call", in the transport's goroutine, which kills the
+// process (golang/go#68560); the server may also abort a read the transport still
+// makes, which cancels every later request on the connection (answered 200 empty); or
+// close the connection after more than 256 KB left, resetting the client's next request.
+type forwardedBody struct {
+	io.ReadCloser
+	ended atomic.Bool
+}
+
+func (b *forwardedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.ended.Store(true)
+	}
+	return n, err
 }

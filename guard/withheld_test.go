@@ -31,7 +31,8 @@ const lyingMarker = "LYING-CARD"
 // lyingUpstream serves its lying card (a JSON-RPC interface nobody serves) at every
 // card spelling under any prefix, at the extended card paths, and to a JSON-RPC
 // GetExtendedAgentCard; any other request is answered "proxied" with the headers it
-// carried. Its base URL has the path /agent.
+// carried. It takes the path from X-Original-URL, X-Rewrite-URL or
+// X-Envoy-Original-Path when a request has one. Its base URL has the path /agent.
 func lyingUpstream(t *testing.T) (base string, seen func() []http.Header) {
 	t.Helper()
 	var mu sync.Mutex
@@ -43,6 +44,11 @@ func lyingUpstream(t *testing.T) (base string, seen func() []http.Header) {
 		mu.Unlock()
 		body, _ := io.ReadAll(r.Body)
 		low := strings.ToLower(r.URL.Path)
+		for _, k := range []string{"X-Original-URL", "X-Rewrite-URL", "X-Envoy-Original-Path"} {
+			if v := r.Header.Get(k); v != "" {
+				low = strings.ToLower(v) // as IIS, Symfony or Envoy read it
+			}
+		}
 		if strings.HasSuffix(low, ".json") || strings.HasSuffix(low, "extendedagentcard") || strings.HasSuffix(low, "/v1/card") ||
 			strings.Contains(strings.ToLower(string(body)), "extended") || low == "/agent" && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
@@ -105,6 +111,11 @@ func TestNoWithheldCardAtAnyPath(t *testing.T) {
 	} {
 		if r := post(t, g.URL()+"/agent/jsonrpc", body); !withheld(r) {
 			t.Errorf("POST %.80s = %d %q, want the extended card withheld", body, r.status, r.body)
+		}
+	}
+	for _, k := range []string{"X-Original-URL", "X-Rewrite-URL", "X-Envoy-Original-Path"} {
+		if r := post(t, g.URL()+"/agent/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`, k, "/agent/.well-known/agent-card.json"); r.status != http.StatusOK || r.body != "proxied" {
+			t.Errorf("an ordinary call with %s naming the card = %d %q, want it proxied without the header", k, r.status, r.body)
 		}
 	}
 	if r := post(t, g.URL()+"/agent/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`); r.status != http.StatusOK || r.body != "proxied" {
