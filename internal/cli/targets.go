@@ -20,6 +20,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
+	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -61,8 +62,9 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 		if targets, err = readTargets(f.Targets, g.stdin); err != nil {
 			return fail(ExitUsage, err)
 		}
+		g.hide(nil, targets...)
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(redact.NewContext(parent, g.secrets), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.Deadline > 0 {
 		var cancel context.CancelFunc
@@ -277,7 +279,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 		fmt.Fprintf(&b, "%s: card not obtainable: %s\n", escape(r.Target), escape(r.Err.Error()))
 	} else {
 		sub := *t.g
-		sub.stdout = &b
+		sub.stdout = redact.Writer{W: &b, S: t.g.secrets}
 		write := writeProbe
 		if t.summary {
 			write = writeProbeSummary
@@ -314,6 +316,9 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, n int) *progress {
+	if rw, ok := w.(redact.Writer); ok {
+		w = rw.W // the bar shows counts only
+	}
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return &progress{}

@@ -1,11 +1,14 @@
 package telemetry
 
 import (
+	"net"
 	"net/http"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 )
 
@@ -17,15 +20,31 @@ func off() bool { return otel.GetTracerProvider() == unset }
 // continues the trace its traceparent names, under the global tracer provider and
 // propagator. operation names the spans' default. While tracing is off a request goes
 // straight to h (otelhttp's no-op path still costs about 30 allocations a request), its
-// headers as they came.
+// headers as they came. The span's client.address is the connection's peer: otelhttp
+// would take X-Forwarded-For, which any client writes.
 func Handler(h http.Handler, operation string) http.Handler {
-	traced := otelhttp.NewHandler(h, operation)
+	traced := otelhttp.NewHandler(peerClient(h), operation)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if off() {
 			h.ServeHTTP(w, r)
 			return
 		}
 		traced.ServeHTTP(w, r)
+	})
+}
+
+// peerClient sets client.address on the request's server span to the peer of
+// r.RemoteAddr, over the X-Forwarded-For value otelhttp put there.
+func peerClient(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Header["X-Forwarded-For"]; ok {
+			host, _, err := net.SplitHostPort(r.RemoteAddr)
+			if err != nil {
+				host = r.RemoteAddr
+			}
+			trace.SpanFromContext(r.Context()).SetAttributes(semconv.ClientAddress(host))
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
