@@ -74,10 +74,16 @@ func TestSpansHideSecrets(t *testing.T) {
 
 // TestServerSpanClientIsThePeer: a request through Handler that says
 // X-Forwarded-For: 203.0.113.9 gets a server span whose client.address is the peer
-// that connected (127.0.0.1), not the address the client wrote.
+// that connected (127.0.0.1), not the address the client wrote; the handler still
+// gets the header.
 func TestServerSpanClientIsThePeer(t *testing.T) {
+	const xff = "203.0.113.9, 198.51.100.7"
+	var got string
 	spans := exported(t, func() {
-		srv := httptest.NewServer(telemetry.Handler(http.HandlerFunc(echoBody), "test"))
+		srv := httptest.NewServer(telemetry.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = r.Header.Get("X-Forwarded-For")
+			echoBody(w, r)
+		}), "test"))
 		defer srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -85,7 +91,7 @@ func TestServerSpanClientIsThePeer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("X-Forwarded-For", "203.0.113.9, 198.51.100.7")
+		req.Header.Set("X-Forwarded-For", xff)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +101,10 @@ func TestServerSpanClientIsThePeer(t *testing.T) {
 	if len(spans) != 1 || spans[0].Kind.String() != "SPAN_KIND_SERVER" {
 		t.Fatalf("spans %+v, want one server span", spans)
 	}
-	if got := spans[0].Attrs["client.address"]; got != "127.0.0.1" {
-		t.Errorf("client.address = %q, want the peer 127.0.0.1 (attributes %v)", got, spans[0].Attrs)
+	if c := spans[0].Attrs["client.address"]; c != "127.0.0.1" {
+		t.Errorf("client.address = %q, want the peer 127.0.0.1 (attributes %v)", c, spans[0].Attrs)
+	}
+	if got != xff {
+		t.Errorf("the handler got X-Forwarded-For %q, want %q", got, xff)
 	}
 }

@@ -1,14 +1,12 @@
 package telemetry
 
 import (
-	"net"
+	"context"
 	"net/http"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
-	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
-	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 )
 
@@ -20,29 +18,34 @@ func off() bool { return otel.GetTracerProvider() == unset }
 // continues the trace its traceparent names, under the global tracer provider and
 // propagator. operation names the spans' default. While tracing is off a request goes
 // straight to h (otelhttp's no-op path still costs about 30 allocations a request), its
-// headers as they came. The span's client.address is the connection's peer: otelhttp
-// would take X-Forwarded-For, which any client writes.
+// headers as they came. otelhttp would take client.address from X-Forwarded-For, which
+// any client writes: it sees the request without that header, so client.address is the
+// peer that connected; h gets the header back.
 func Handler(h http.Handler, operation string) http.Handler {
-	traced := otelhttp.NewHandler(peerClient(h), operation)
+	traced := otelhttp.NewHandler(forwardedBack(h), operation)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if off() {
 			h.ServeHTTP(w, r)
 			return
 		}
+		if xff, ok := r.Header[forwardedFor]; ok {
+			r = r.WithContext(context.WithValue(r.Context(), forwardedKey{}, xff))
+			r.Header = r.Header.Clone() // r is a copy: the caller's request keeps its header
+			delete(r.Header, forwardedFor)
+		}
 		traced.ServeHTTP(w, r)
 	})
 }
 
-// peerClient sets client.address on the request's server span to the peer of
-// r.RemoteAddr, over the X-Forwarded-For value otelhttp put there.
-func peerClient(h http.Handler) http.Handler {
+const forwardedFor = "X-Forwarded-For"
+
+type forwardedKey struct{}
+
+// forwardedBack puts back on the request the X-Forwarded-For Handler kept from otelhttp.
+func forwardedBack(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := r.Header["X-Forwarded-For"]; ok {
-			host, _, err := net.SplitHostPort(r.RemoteAddr)
-			if err != nil {
-				host = r.RemoteAddr
-			}
-			trace.SpanFromContext(r.Context()).SetAttributes(semconv.ClientAddress(host))
+		if xff, ok := r.Context().Value(forwardedKey{}).([]string); ok {
+			r.Header[forwardedFor] = xff // the header Handler cloned
 		}
 		h.ServeHTTP(w, r)
 	})
