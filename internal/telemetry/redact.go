@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"errors"
+	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -41,8 +42,9 @@ func (r redacted) RecordError(err error, opts ...trace.EventOption) {
 	r.Span.RecordError(err, trace.WithAttributes(r.attrs(cfg.Attributes())...), trace.WithTimestamp(cfg.Timestamp()))
 }
 
+// attrs is kv with its string values hidden; the caller's slice is left as it was.
 func (r redacted) attrs(kv []attribute.KeyValue) []attribute.KeyValue {
-	out := kv
+	out, copied := kv, false
 	for i, a := range kv {
 		if a.Value.Type() != attribute.STRING {
 			continue
@@ -52,13 +54,12 @@ func (r redacted) attrs(kv []attribute.KeyValue) []attribute.KeyValue {
 		if urlKeys[a.Key] {
 			clean = redact.URL(clean)
 		}
-		if clean == v {
-			continue
+		if clean != v {
+			if !copied {
+				out, copied = slices.Clone(kv), true
+			}
+			out[i] = a.Key.String(clean)
 		}
-		if &out[0] == &kv[0] { // the caller's slice is left as it was
-			out = append([]attribute.KeyValue(nil), kv...)
-		}
-		out[i] = a.Key.String(clean)
 	}
 	return out
 }
