@@ -34,10 +34,10 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	mod, ok := x.cfg.Modules[name]
 	switch {
 	case target == "":
-		x.refuse(w, "", http.StatusBadRequest, "the target parameter is missing: /probe?target=https://agent.example.com", nil)
+		x.refuse(w, "", http.StatusBadRequest, "the target parameter is missing: /probe?target=https://agent.example.com", hide)
 		return
 	case !ok:
-		x.refuse(w, "", http.StatusBadRequest, "unknown module "+strconv.Quote(name)+": the config file defines the modules", nil)
+		x.refuse(w, "", http.StatusBadRequest, "unknown module "+strconv.Quote(name)+": the config file defines the modules", hide)
 		return
 	}
 	if err := x.cfg.checkTarget(target); err != nil {
@@ -60,7 +60,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	header, err := mod.headers()
 	if err != nil {
-		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error(), nil)
+		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error(), hide)
 		return
 	}
 	hide = redact.Join(hide, redact.New(header))
