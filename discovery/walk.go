@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/redact"
 )
 
 // Defaults of Options.
@@ -328,7 +329,7 @@ type sameOrigin struct {
 
 func (s sameOrigin) RoundTrip(r *http.Request) (*http.Response, error) {
 	if o := card.OriginOf(r.URL.String()); o != s.origin {
-		return nil, fmt.Errorf("%w: a redirect to %s leaves the catalog's origin %s; list that catalog by its own URL", ErrRefused, r.URL.Redacted(), s.origin)
+		return nil, fmt.Errorf("%w: a redirect to %s leaves the catalog's origin %s; list that catalog by its own URL", ErrRefused, redact.URL(r.URL.String()), s.origin)
 	}
 	return s.next.RoundTrip(r)
 }

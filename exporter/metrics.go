@@ -9,6 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -49,7 +50,8 @@ type probed struct {
 	fetchDuration time.Duration
 	early         bool // results and capabilities are the early check's (early.go)
 	duration      time.Duration
-	certExpiry    time.Time // earliest over the card fetch and the interfaces; zero without TLS
+	certExpiry    time.Time       // earliest over the card fetch and the interfaces; zero without TLS
+	hide          *redact.Secrets // the target's and the module's secrets, kept out of the label values
 }
 
 // ok is probe_success: the card was obtained and no finding is an error.
@@ -77,7 +79,7 @@ func (p probed) families() []*dto.MetricFamily {
 	latency := s.gauge(metricLatency, "How long the declared binding's lookup took, in seconds.", interfaceLabels...)
 	seen := map[[3]string]bool{}
 	for _, r := range p.results {
-		l := [3]string{label(r.Interface.URL), label(string(r.Interface.Binding)), label(r.Interface.ProtocolVersion)}
+		l := [3]string{p.label(r.Interface.URL), p.label(string(r.Interface.Binding)), p.label(r.Interface.ProtocolVersion)}
 		if !seen[l] { // a card may declare one interface twice: its state set is set once
 			seen[l] = true
 			for _, o := range wire.Outcomes() {
@@ -100,8 +102,8 @@ func (p probed) families() []*dto.MetricFamily {
 		byCode.with(c)
 	}
 	for _, f := range p.report.Findings {
-		findings.with(label(string(f.Severity))).inc()
-		byCode.with(label(f.Code)).inc()
+		findings.with(p.label(string(f.Severity))).inc()
+		byCode.with(p.label(f.Code)).inc()
 	}
 	return s.gather()
 }
@@ -135,7 +137,7 @@ const (
 func (p probed) cardSeries(s *series) {
 	info := s.gauge(metricCardInfo, "1, labelled with the SHA-256 of the card document as served, its shape and the agent's version.", "sha256", "shape", "version")
 	sum := sha256.Sum256(p.card.Document())
-	info.with(hex.EncodeToString(sum[:]), label(string(p.card.Shape)), label(p.card.Version)).set(1)
+	info.with(hex.EncodeToString(sum[:]), p.label(string(p.card.Shape)), p.label(p.card.Version)).set(1)
 	sig := s.gauge(metricSignature, "1 for the card's signature state (verified, partial, invalid, unverified, unsigned), 0 for the others.", "status")
 	state := signatureState(p.card)
 	for _, st := range []string{sigVerified, sigPartial, sigInvalid, sigUnverified, sigUnsigned} {
@@ -181,8 +183,10 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// label makes a card's string a safe label value: valid UTF-8, bounded in length.
-func label(s string) string {
+// label makes a card's string a safe label value: no secret of p.hide (a card may echo
+// what it was sent), valid UTF-8, bounded in length.
+func (p probed) label(s string) string {
+	s = p.hide.String(s)
 	if len(s) > maxLabelValueLength {
 		s = s[:maxLabelValueLength] + "..."
 	}

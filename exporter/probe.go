@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
@@ -26,31 +27,32 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q := r.URL.Query()
 	target, name := q.Get("target"), q.Get("module")
+	hide := redact.New(nil, target) // and the module's header values, once read
 	if name == "" {
 		name = DefaultModule
 	}
 	mod, ok := x.cfg.Modules[name]
 	switch {
 	case target == "":
-		x.refuse(w, "", http.StatusBadRequest, "the target parameter is missing: /probe?target=https://agent.example.com")
+		x.refuse(w, "", http.StatusBadRequest, "the target parameter is missing: /probe?target=https://agent.example.com", hide)
 		return
 	case !ok:
-		x.refuse(w, "", http.StatusBadRequest, "unknown module "+strconv.Quote(name)+": the config file defines the modules")
+		x.refuse(w, "", http.StatusBadRequest, "unknown module "+strconv.Quote(name)+": the config file defines the modules", hide)
 		return
 	}
 	if err := x.cfg.checkTarget(target); err != nil {
-		x.refuse(w, name, http.StatusForbidden, err.Error())
+		x.refuse(w, name, http.StatusForbidden, err.Error(), hide)
 		return
 	}
 	if err := mod.checkCredentialTarget(target); err != nil {
-		x.refuse(w, name, http.StatusForbidden, err.Error())
+		x.refuse(w, name, http.StatusForbidden, err.Error(), hide)
 		return
 	}
 	timeout := budget(r.Header, mod.Timeout)
 	ctx, cancel := context.WithDeadline(r.Context(), start.Add(timeout))
 	defer cancel()
 	if !x.acquire(ctx, timeout/2) {
-		x.log.Warn("probe refused: busy", "target", target, "module", name, "max_concurrent_probes", cap(x.slots))
+		x.log.Warn("probe refused: busy", "target", hide.String(target), "module", name, "max_concurrent_probes", cap(x.slots))
 		x.self.probes.WithLabelValues(name, resultBusy).Inc()
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, fmt.Sprintf("busy: %d probes were running for half of the scrape's time (max_concurrent_probes); retry later", cap(x.slots)), http.StatusServiceUnavailable)
@@ -59,14 +61,16 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	defer func() { <-x.slots }()
 	header, err := mod.headers()
 	if err != nil {
-		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error())
+		x.refuse(w, name, http.StatusInternalServerError, "module "+strconv.Quote(name)+": "+err.Error(), hide)
 		return
 	}
+	hide = redact.Join(hide, redact.New(header))
+	ctx = redact.NewContext(ctx, hide)
 	logs := newProbeLog()
 	plog := slog.New(telemetry.LogHandler(logs))
 	plog.Info("beginning probe", "target", target, "module", name, "timeout_seconds", timeout.Seconds())
 	p := x.probe(ctx, target, name, mod, header, plog)
-	p.duration = time.Since(start)
+	p.hide, p.duration = hide, time.Since(start)
 
 	result := resultSuccess
 	switch {
@@ -74,7 +78,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 		result = resultCanceled
 	case p.fetchErr != nil:
 		result = resultNoCard
-		x.log.Info("card not obtainable", "target", target, "module", name, "err", p.fetchErr)
+		x.log.Info("card not obtainable", "target", hide.String(target), "module", name, "err", hide.String(p.fetchErr.Error()))
 	case !p.ok():
 		result = resultFailure
 	}
@@ -84,8 +88,8 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 	// The series are rendered once, for the answer and for the debug output, which is
 	// written out only when it is asked for (debug=true, or /logs), its log too.
 	mfs := p.families()
-	debug := func() string { return debugOutput(logs.text(), mfs, name, mod) }
-	x.recent.add(recent{Time: start, Module: name, Target: target, Result: result, Duration: p.duration, debug: debug})
+	debug := func() string { return debugOutput(logs.text(hide), mfs, name, mod, hide) }
+	x.recent.add(recent{Time: start, Module: name, Target: hide.String(target), Result: result, Duration: p.duration, debug: debug})
 	if on, _ := strconv.ParseBool(q.Get("debug")); on {
 		serveDebug(w, debug())
 		return
@@ -212,8 +216,9 @@ func (x *Exporter) probeAllowed(ctx context.Context, c *card.Card, limit int, op
 }
 
 // refuse answers a /probe request that cannot be probed: a plain-text error the scrape
-// shows (up is 0 for the target), counted as refused.
-func (x *Exporter) refuse(w http.ResponseWriter, module string, status int, msg string) {
+// shows (up is 0 for the target), counted as refused; msg hides the secrets of hide.
+func (x *Exporter) refuse(w http.ResponseWriter, module string, status int, msg string, hide *redact.Secrets) {
+	msg = hide.String(msg)
 	x.log.Warn("probe refused", "status", status, "reason", msg)
 	x.self.probes.WithLabelValues(module, resultRefused).Inc()
 	http.Error(w, msg, status)

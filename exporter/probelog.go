@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+
+	"github.com/a2abind/a2abind/internal/redact"
 )
 
 // probeLog is the slog.Handler of a probe's log, for the debug output: it keeps the
@@ -74,9 +76,10 @@ func (l *probeLog) WithGroup(name string) slog.Handler {
 	return &probeLog{store: l.store, parent: l, group: name}
 }
 
-// text writes the kept records as slog.NewTextHandler(w, nil) would have, up to
-// maxDebugOutput bytes.
-func (l *probeLog) text() []byte {
+// text writes the kept records as slog.NewTextHandler(w, nil) would have, the secrets
+// of hide hidden, up to maxDebugOutput bytes (cut after hiding: a cut secret is no
+// longer found).
+func (l *probeLog) text(hide *redact.Secrets) []byte {
 	s := l.store
 	s.mu.Lock()
 	records := s.records
@@ -86,5 +89,6 @@ func (l *probeLog) text() []byte {
 	for _, r := range records {
 		_ = h.Handle(context.Background(), r)
 	}
-	return b.Bytes()[:min(b.Len(), maxDebugOutput)]
+	out := hide.String(b.String())
+	return []byte(out[:min(len(out), maxDebugOutput)])
 }

@@ -38,7 +38,7 @@ func TestProbeLog_AsTextHandler(t *testing.T) {
 		logs := newProbeLog()
 		write(slog.New(telemetry.LogHandler(tee{slog.NewTextHandler(&want, nil), logs})), n) // the same records
 		w := want.Bytes()[:min(want.Len(), maxDebugOutput)]
-		if got := logs.text(); !bytes.Equal(got, w) {
+		if got := logs.text(nil); !bytes.Equal(got, w) {
 			at := 0
 			for at < min(len(got), len(w)) && got[at] == w[at] {
 				at++

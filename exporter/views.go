@@ -13,6 +13,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/a2abind/a2abind/internal/redact"
 )
 
 // The exporter's views, in blackbox_exporter's conventions: /probe?...&debug=true
@@ -81,8 +83,9 @@ func (h *history) get(id int64) (recent, bool) {
 
 // debugOutput is blackbox_exporter's debug page for one probe: the probe's log, the
 // series the scrape would have returned, and the module (header names only, never
-// their values), bounded to maxDebugOutput.
-func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module) string {
+// their values), bounded to maxDebugOutput, with the secrets of hide (the target's, the
+// module's header values) hidden whatever the agent echoed of them.
+func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module, hide *redact.Secrets) string {
 	var b strings.Builder
 	b.WriteString("Logs for the probe:\n")
 	b.Write(log)
@@ -105,7 +108,7 @@ func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module) s
 		fmt.Fprintf(&b, "headers (values not shown): %q\n", names)
 	}
 	fmt.Fprintf(&b, "tls: {insecure_skip_verify: %t, ca_file: %q}\n", mod.TLS.InsecureSkipVerify, mod.TLS.CAFile)
-	s := escapeControls(b.String())
+	s := escapeControls(hide.String(b.String()))
 	if len(s) > maxDebugOutput {
 		s = s[:maxDebugOutput] + "\n... cut at " + strconv.Itoa(maxDebugOutput) + " bytes\n"
 	}

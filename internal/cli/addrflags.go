@@ -57,8 +57,9 @@ func (c *connFlags) register(fl *pflag.FlagSet, headerUsage string) {
 }
 
 // conn is the connection configuration the flags ask for; its errors are usage errors
-// naming the flag.
-func (c *connFlags) conn() (card.Conn, error) {
+// naming the flag. g, unless nil, then hides the header values and the secrets of urls
+// (the targets) in every output of the command (globals.hide).
+func (c *connFlags) conn(g *globals, urls ...string) (card.Conn, error) {
 	var out card.Conn
 	for _, h := range c.Headers {
 		k, v, ok := strings.Cut(h, ":")
@@ -87,5 +88,8 @@ func (c *connFlags) conn() (card.Conn, error) {
 	}
 	out.Insecure, out.Dial, out.MaxInterfaces = c.Insecure, p, c.MaxInterfaces
 	out.CredentialHosts = append([]string(nil), c.CredentialHosts...)
+	if g != nil {
+		g.hide(out.Header, urls...)
+	}
 	return out, nil
 }

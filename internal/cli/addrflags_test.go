@@ -103,7 +103,7 @@ func TestConnFlagsParseOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := f.conn()
+		c, err := f.conn(nil)
 		switch {
 		case err != nil:
 			t.Fatalf("%s: %v", cmd, err)
@@ -131,7 +131,7 @@ func TestConnFlagsParseOnce(t *testing.T) {
 		if err := fl.Parse(bad.args); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.conn(); err == nil || !strings.Contains(err.Error(), bad.flag) {
+		if _, err := f.conn(nil); err == nil || !strings.Contains(err.Error(), bad.flag) {
 			t.Errorf("%v: error %v, want one naming %s", bad.args, err, bad.flag)
 		}
 	}

@@ -120,7 +120,7 @@ func lintRun(parent context.Context, opts *lintOptions) error {
 	if opts.Rules {
 		return printRules(g)
 	}
-	cc, err := opts.Conn.conn()
+	cc, err := opts.Conn.conn(g, opts.Target)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}

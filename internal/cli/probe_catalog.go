@@ -41,7 +41,7 @@ func (l listed) names() []string {
 // with headers, a listed agent must be on that origin or a --credential-host, as the
 // catalog (not the user) names it and its card fetch would carry them.
 func listCatalog(ctx context.Context, f *probeOptions, e *probe.Engine, probeOpts []probe.Option) (listed, error) {
-	conn, err := f.Conn.conn()
+	conn, err := f.Conn.conn(nil) // probeRun hid its secrets
 	if err != nil {
 		return listed{}, err
 	}

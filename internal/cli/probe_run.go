@@ -143,7 +143,7 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 
 // connection turns the connection flags into card and probe options (one card.Conn).
 func (opts *probeOptions) connection() ([]card.Option, []probe.Option, error) {
-	conn, err := opts.Conn.conn()
+	conn, err := opts.Conn.conn(opts.g, opts.Target, opts.Catalog)
 	if err != nil {
 		return nil, nil, fail(ExitUsage, err)
 	}

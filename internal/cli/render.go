@@ -31,17 +31,24 @@ import (
 	"golang.org/x/term"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/redact"
 )
 
 // style renders text with or without ANSI colour, wrapped to width columns (0: no limit).
 type style struct {
 	color bool
 	width int
+	hide  *redact.Secrets // the command's secrets (globals.hide), hidden before wrapping cuts one
 }
 
 // newStyle returns the style for w: coloured only on a terminal, as wide as the terminal
 // (else $COLUMNS, else unlimited). Writing through an indent narrows the width by its prefix.
 func newStyle(w io.Writer) style {
+	if rw, ok := w.(redact.Writer); ok { // what it hides is hidden before lines are wrapped
+		st := newStyle(rw.W)
+		st.hide = rw.S
+		return st
+	}
 	if in, ok := w.(indent); ok {
 		st := newStyle(in.w)
 		if st.width > 0 {
@@ -255,7 +262,7 @@ func (s style) block(w io.Writer, indent int, text string, paint func(string) st
 	if s.width > 0 {
 		width = max(s.width-indent-2, minWidth/2)
 	}
-	for i, l := range wrap(escape(text), width) {
+	for i, l := range wrap(escape(s.hide.String(text)), width) {
 		lead := indent
 		if i > 0 {
 			lead += 2
@@ -288,7 +295,7 @@ func (s style) tableLines(indent int, rows [][]string, colourise func(row, col i
 	for ri, r := range rows {
 		cells[ri] = make([]string, len(r))
 		for ci, cell := range r {
-			cells[ri][ci] = escape(cell)
+			cells[ri][ci] = escape(s.hide.String(cell))
 			if ci >= len(widths) {
 				widths, words, pieces = append(widths, 0), append(words, 0), append(pieces, 0)
 			}

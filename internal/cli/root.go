@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
@@ -54,13 +56,32 @@ type globals struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	stdin   io.Reader
+	secrets *redact.Secrets // what the outputs hide (hide)
+}
+
+// hide makes the command's outputs hide the header values of h and the secrets of urls
+// (redact.New): what it writes on stdout and stderr, its final error, and the spans
+// under g.context.
+func (g *globals) hide(h http.Header, urls ...string) {
+	s := redact.New(h, urls...)
+	if s.Empty() {
+		return
+	}
+	g.secrets = redact.Join(g.secrets, s)
+	for _, w := range []*io.Writer{&g.stdout, &g.stderr} {
+		if rw, ok := (*w).(redact.Writer); ok {
+			*w = rw.W
+		}
+		*w = redact.Writer{W: *w, S: g.secrets}
+	}
 }
 
 func (g *globals) json() bool { return g.output == "json" }
 
-// context returns a context bounded by --timeout and cancelled on SIGINT/SIGTERM.
+// context returns a context bounded by --timeout and cancelled on SIGINT/SIGTERM, whose
+// spans hide g's secrets.
 func (g *globals) context(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(redact.NewContext(parent, g.secrets), os.Interrupt, syscall.SIGTERM)
 	if g.timeout <= 0 {
 		return ctx, stop
 	}
@@ -77,7 +98,14 @@ func (g *globals) writeJSON(v any) error {
 
 // newRootCmd builds the command tree writing to the given streams.
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	return newRoot(&globals{stdout: stdout, stderr: stderr, stdin: stdin}, commands)
+	root, _ := newRootGlobals(stdin, stdout, stderr)
+	return root
+}
+
+// newRootGlobals is newRootCmd and the globals its command writes through.
+func newRootGlobals(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
+	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin}
+	return newRoot(g, commands), g
 }
 
 // newRoot builds the root command with the global flags and the given subcommands.
@@ -133,10 +161,10 @@ func Execute() int {
 
 // run is Execute with explicit arguments and streams, for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
+	root, g := newRootGlobals(stdin, stdout, stderr)
 	root.SetArgs(args)
 	tel := startTelemetry(ctx, stderr)
-	code := exitCode(root.ExecuteContext(ctx), stderr)
+	code := exitCode(root.ExecuteContext(ctx), g.stderr) // the command's stderr: it hides its secrets
 	if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
 		writeText(stderr, "a2abind: "+err.Error())
 	}

@@ -161,7 +161,7 @@ cannot be obtained or used, or the command line is wrong.`,
 
 // delegateOptions are the delegate options the flags ask for.
 func (f *sendOptions) delegateOptions() ([]delegate.Option, error) {
-	conn, err := f.conn.conn()
+	conn, err := f.conn.conn(f.g, f.Target)
 	if err != nil {
 		return nil, err
 	}

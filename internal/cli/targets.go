@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
+	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -60,8 +61,9 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 		if targets, err = readTargets(f.Targets, g.stdin); err != nil {
 			return fail(ExitUsage, err)
 		}
+		g.hide(nil, targets...)
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(redact.NewContext(parent, g.secrets), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.Deadline > 0 {
 		var cancel context.CancelFunc
@@ -276,7 +278,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 		fmt.Fprintf(&b, "%s: %s\n", escape(r.Target), escape(r.Err.Error())) // it says "agent card not obtainable" itself
 	} else {
 		sub := *t.g
-		sub.stdout = &b
+		sub.stdout = redact.Writer{W: &b, S: t.g.secrets}
 		write := writeProbe
 		if t.summary {
 			write = writeProbeSummary
@@ -313,6 +315,9 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, n int) *progress {
+	if rw, ok := w.(redact.Writer); ok {
+		w = rw.W // the bar shows counts only
+	}
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return &progress{}

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"context"
 	"net/http"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -17,15 +18,36 @@ func off() bool { return otel.GetTracerProvider() == unset }
 // continues the trace its traceparent names, under the global tracer provider and
 // propagator. operation names the spans' default. While tracing is off a request goes
 // straight to h (otelhttp's no-op path still costs about 30 allocations a request), its
-// headers as they came.
+// headers as they came. otelhttp would take client.address from X-Forwarded-For, which
+// any client writes: it sees the request without that header, so client.address is the
+// peer that connected; h gets the header back.
 func Handler(h http.Handler, operation string) http.Handler {
-	traced := otelhttp.NewHandler(h, operation)
+	traced := otelhttp.NewHandler(forwardedBack(h), operation)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if off() {
 			h.ServeHTTP(w, r)
 			return
 		}
+		if xff, ok := r.Header[forwardedFor]; ok {
+			r = r.WithContext(context.WithValue(r.Context(), forwardedKey{}, xff))
+			r.Header = r.Header.Clone() // r is a copy: the caller's request keeps its header
+			delete(r.Header, forwardedFor)
+		}
 		traced.ServeHTTP(w, r)
+	})
+}
+
+const forwardedFor = "X-Forwarded-For"
+
+type forwardedKey struct{}
+
+// forwardedBack puts back on the request the X-Forwarded-For Handler kept from otelhttp.
+func forwardedBack(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if xff, ok := r.Context().Value(forwardedKey{}).([]string); ok {
+			r.Header[forwardedFor] = xff // the header Handler cloned
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/a2abind/a2abind/internal/redact"
 )
 
 // ScopeName is the instrumentation scope of a2abind's spans.
@@ -19,7 +21,8 @@ var unset = otel.GetTracerProvider()
 // provider of that span when it is recording (a library caller's own provider), else
 // the global one. While tracing is off (no provider set, no recording parent) it
 // returns ctx unchanged and a non-recording span, with no allocation: callers guard
-// attribute building with span.IsRecording().
+// attribute building with span.IsRecording(). A recording span hides the secrets ctx
+// carries (redact.NewContext) and the credentials of the URLs it records.
 func Start(ctx context.Context, name string, kind trace.SpanKind) (context.Context, trace.Span) {
 	parent := trace.SpanFromContext(ctx)
 	tp := otel.GetTracerProvider()
@@ -28,7 +31,11 @@ func Start(ctx context.Context, name string, kind trace.SpanKind) (context.Conte
 	} else if tp == unset {
 		return ctx, parent
 	}
-	return tp.Tracer(ScopeName).Start(ctx, name, trace.WithSpanKind(kind))
+	ctx, span := tp.Tracer(ScopeName).Start(ctx, name, trace.WithSpanKind(kind))
+	if !span.IsRecording() {
+		return ctx, span
+	}
+	return ctx, redacted{span, redact.FromContext(ctx)}
 }
 
 // Fail marks span as failed with errType (the error.type attribute) and the message.
