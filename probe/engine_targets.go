@@ -31,6 +31,14 @@ func WithCardOptions(opts ...card.Option) Option {
 // the results it has: the card error, or its interfaces timed out.
 func WithTargetTimeout(d time.Duration) Option { return func(o *options) { o.perTarget = d } }
 
+// WithAdmit runs admit on each card Engine.Targets loads, before anything else is
+// dialled: it returns the card to probe (the card itself, or one cut down to some of
+// its interfaces, such as those a signature covers), or nil to probe none. The result
+// still reports the whole card.
+func WithAdmit(admit func(context.Context, *card.Card) *card.Card) Option {
+	return func(o *options) { o.admit = admit }
+}
+
 // TargetResult is the probe of one target, as Engine.Targets sends it.
 type TargetResult struct {
 	// Target is the target as given.
@@ -108,8 +116,12 @@ func (e *Engine) target(ctx context.Context, target string, o *options, opts []O
 	loadOpts := append([]card.Option{card.WithConn(o.conn), card.WithHTTPClient(e.client(o)), card.WithTimeout(o.timeout)}, o.cardOpts...)
 	res.Card, res.Err = card.Load(ctx, target, loadOpts...)
 	res.FetchDuration = time.Since(start)
-	if res.Err == nil {
-		chk := e.Check(ctx, res.Card, opts...)
+	dial := res.Card
+	if res.Err == nil && o.admit != nil {
+		dial = o.admit(ctx, res.Card)
+	}
+	if res.Err == nil && dial != nil {
+		chk := e.Check(ctx, dial, opts...)
 		res.Results, res.Capabilities = chk.Results, chk.Capabilities
 	}
 	res.Duration = time.Since(start)

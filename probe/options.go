@@ -4,6 +4,7 @@ package probe
 // (card.Conn) and the probe's own budget.
 
 import (
+	"context"
 	"crypto/x509"
 	"time"
 
@@ -27,9 +28,10 @@ type options struct {
 	capMaxAge      time.Duration // WithCapabilityMaxAge
 	capMaxAgeSet   bool
 
-	concurrency int           // Engine.Targets: targets at once
-	cardOpts    []card.Option // Engine.Targets: card.Load options
-	perTarget   time.Duration // Engine.Targets: bound on each target, card and probes
+	concurrency int                                          // Engine.Targets: targets at once
+	cardOpts    []card.Option                                // Engine.Targets: card.Load options
+	perTarget   time.Duration                                // Engine.Targets: bound on each target, card and probes
+	admit       func(context.Context, *card.Card) *card.Card // Engine.Targets: WithAdmit
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial

@@ -79,7 +79,7 @@ func signSpecForm(t *testing.T, doc []byte) []byte {
 // TestTamperedSignedCardsReachNoAttacker (issue 17): signed cards tampered in each way
 // the issue names point clients at an attacker on 127.0.0.2. lint fails them, send
 // --require-signature refuses them before anything is sent (exit 2), probe
-// --require-signature dials nothing, guard withholds the cards no two readers read alike
+// --require-signature dials nothing, and neither does probe --targets (issue 44), guard withholds the cards no two readers read alike
 // (--normalize publishes one without its stray member), guard --require-signature
 // withholds every tampered card whose signature does not verify and cover it (strict,
 // --normalize and --normalize --sign-key alike) and probes nothing of it, and no
@@ -197,6 +197,14 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 			code, out, _ = runCLI(t, "", "probe", agent.BaseURL, "--jwks", keyPath("corpus-jwks.json"), "--require-signature", "-o", "json")
 			if tc.delivered != (code == ExitOK) && tc.lintCode != card.CodeFieldNameCase {
 				t.Errorf("probe --require-signature: exit %d\n%s", code, out)
+			}
+			// the fleet form verifies each card before it dials any of its interfaces
+			code, out, _ = runCLI(t, agent.BaseURL+"\n", "probe", "--targets", "-", "--jwks", keyPath("corpus-jwks.json"), "--require-signature", "-o", "json")
+			if tc.delivered != (code == ExitOK) && tc.lintCode != card.CodeFieldNameCase {
+				t.Errorf("probe --targets --require-signature: exit %d\n%s", code, out)
+			}
+			if n := conns.Load() - before; n != 0 {
+				t.Fatalf("probe --targets --require-signature: %d connections reached the attacker", n)
 			}
 			code, out, stderr := runCLI(t, "", "send", agent.BaseURL, "ping", "--jwks", keyPath("corpus-jwks.json"), "--require-signature")
 			if tc.delivered != (code == ExitOK) || !tc.delivered && code != ExitUsage {

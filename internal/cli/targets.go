@@ -80,7 +80,8 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	}
 	cardOpts = append(cardOpts, card.WithTimeout(budget))
 	probeOpts = append(probeOpts, probe.WithTimeout(budget), probe.WithTargetTimeout(g.timeout),
-		probe.WithConcurrency(f.Concurrency), probe.WithCardOptions(cardOpts...))
+		probe.WithConcurrency(f.Concurrency), probe.WithCardOptions(cardOpts...),
+		probe.WithAdmit(func(ctx context.Context, c *card.Card) *card.Card { return admit(ctx, c, f.Sig, sigOpts) }))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -107,7 +108,7 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	var writeErr error
 	emit := func(r probe.TargetResult) {
 		bar.add()
-		row := summarise(ctx, r, f.Sig, sigOpts)
+		row := summarise(r, f.Sig)
 		if !row.ok {
 			failed++
 		}
@@ -166,14 +167,24 @@ type targetRow struct {
 	report   probe.Report
 }
 
-// summarise verifies the card's signatures as probe does (so lint reports them, and
-// --require-signature fails an unsigned card) and judges the target.
-func summarise(ctx context.Context, r probe.TargetResult, sig signatureFlags, sigOpts []card.VerifyOption) targetRow {
+// admit verifies a target's card signatures as probe does, before any interface is
+// dialled (so lint reports them), and returns the card to probe: under
+// --require-signature only the interfaces a signature covers, or none.
+func admit(ctx context.Context, c *card.Card, sig signatureFlags, sigOpts []card.VerifyOption) *card.Card {
+	if sig.asked() || card.Signed(c) {
+		_, _ = card.VerifySignatures(ctx, c, sigOpts...) // the outcome is in the lint findings
+	}
+	if !sig.require {
+		return c
+	}
+	dial, _ := c.Verification().Dialable(c) // nil when no signature covers an interface
+	return dial
+}
+
+// summarise judges a target (its signatures were verified by admit) and makes its row.
+func summarise(r probe.TargetResult, sig signatureFlags) targetRow {
 	if r.Err != nil {
 		return targetRow{verdict: "NO CARD", served: "-", findings: r.Err.Error()}
-	}
-	if sig.asked() || card.Signed(r.Card) {
-		_, _ = card.VerifySignatures(ctx, r.Card, sigOpts...) // the outcome is in the lint findings
 	}
 	rep := probe.Diagnose(r.Card, r.Results, r.Capabilities...)
 	if sig.require {
