@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
@@ -192,8 +191,11 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 		return fail(ExitUsage, errors.New("--push-private goes with --push"))
 	}
 	if f.push {
-		sender := push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, AllowPrivateNetworks: f.pushPrivate})
-		opts = append(opts, server.WithPushNotifications(server.NewPushConfigStore(), sender))
+		var policy *card.DialPolicy // the default: metadata, link-local, ... refused
+		if !f.pushPrivate {
+			policy = policy.PublicOnly()
+		}
+		opts = append(opts, server.WithPushNotifications(server.NewPushConfigStore(policy), server.NewPushSender(policy, pushTimeout)))
 	}
 	if f.extendedCard {
 		opts = append(opts, server.WithDerivedExtendedCard())
