@@ -68,8 +68,10 @@ otherwise serve refuses to start, says which interface is wrong and what is serv
 and exits 1.
 
 Capabilities are declared as served: streaming always; push notifications only with
---push (a bounded in-memory config store and an HTTP webhook sender that refuses
-loopback and private addresses unless --push-private); the extended card only with
+--push (a bounded in-memory config store and an HTTP webhook sender that refuse
+webhooks at metadata, loopback and private addresses, in any IPv6 form too, when they
+are registered and when they are dialled; --push-private allows loopback and private
+ones); the extended card only with
 --extended-card (the derived card, for authenticated clients). A hand-written card that
 claims a capability serve does not provide is refused, exit 1, naming the member; one
 it leaves out is refused on the wire, so the card stays true both ways. Behind a proxy or in a container, --public-url and --public-grpc set what the
