@@ -3,6 +3,7 @@ package card
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 )
 
 // The address tables of DialPolicy; docs/addresses.md says the same in prose.
@@ -40,7 +41,7 @@ func ranges(why string, prefixes ...string) []addrRange {
 // (Alibaba, Azure's WireServer, Oracle Classic; AWS's IPv6 service block, Google's,
 // Oracle's and Scaleway's IPv6 metadata), and link-local, where the rest live
 // (169.254.169.254, ECS's 169.254.170.2).
-var metadataRanges = concat(
+var metadataRanges = slices.Concat(
 	ranges("a cloud instance-metadata address", "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32",
 		"fd00:ec2::/32", "fd20:ce::254/128", "fd00:c1::a9fe:a9fe/128", "fd00:42::42/128"),
 	ranges("a link-local address (cloud metadata services live there)", "169.254.0.0/16", "fe80::/10"),
@@ -59,7 +60,7 @@ func MetadataRanges() []string {
 // refusedRanges are refused by every policy: metadataRanges, unspecified, multicast,
 // broadcast, and local-use NAT64 (RFC 8215: the network's own prefix length places its
 // IPv4 address, which may be a private one, so no one IPv4 address can be judged).
-var refusedRanges = concat(
+var refusedRanges = slices.Concat(
 	metadataRanges,
 	ranges("an unspecified (\"this host\") address, not one a client dials", "0.0.0.0/8", "::/128"),
 	ranges("a multicast address", "224.0.0.0/4", "ff00::/8"),
@@ -70,20 +71,12 @@ var refusedRanges = concat(
 // nonPublicRanges are refused by a PublicOnly policy, and as the IPv4 address a
 // translated IPv6 form carries: such an address reaches this host, its network or a
 // translator's network, never a public agent.
-var nonPublicRanges = concat(
+var nonPublicRanges = slices.Concat(
 	ranges("a loopback address", "127.0.0.0/8", "::1/128"),
 	ranges("a private address", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "fec0::/10"),
 	ranges("a shared (carrier-grade NAT) address", "100.64.0.0/10"),
 	ranges("a special-purpose address", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4"),
 )
-
-func concat(rs ...[]addrRange) []addrRange {
-	var all []addrRange
-	for _, r := range rs {
-		all = append(all, r...)
-	}
-	return all
-}
 
 // translations are the IPv6 forms that carry an IPv4 address a translator, a tunnel or
 // the kernel delivers to: they are judged by that address (IPv4-mapped addresses are
