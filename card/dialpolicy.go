@@ -15,58 +15,27 @@ import (
 // address a2abind will not dial because a card named it. Nothing was sent there.
 var ErrRefusedAddress = errors.New("a2abind does not dial this address")
 
-// metadataHosts are cloud instance-metadata names (the IPs are link-local and refused
-// by range): Google, Azure/AWS aliases, Alibaba, Oracle, and the bare "metadata" short name.
-var metadataHosts = map[string]bool{
-	"metadata":                     true,
-	"metadata.google.internal":     true,
-	"metadata.goog":                true,
-	"metadata.azure.com":           true,
-	"instance-data":                true,
-	"instance-data.ec2.internal":   true,
-	"metadata.tencentyun.com":      true,
-	"metadata.platformequinix.com": true,
-	"100.100.100.200":              true, // Alibaba Cloud (not link-local)
-	"fd00:ec2::254":                true, // AWS IPv6 metadata (unique-local)
-	"metadata.ibmcloud.internal":   true,
-	"metadata.packet.net":          true,
-}
-
-// metadataIPs are the IP literals among metadataHosts, for CheckIP to look up without
-// formatting each address it checks.
-var metadataIPs = func() map[netip.Addr]bool {
-	m := map[netip.Addr]bool{}
-	for h := range metadataHosts {
-		if ip, err := netip.ParseAddr(h); err == nil {
-			m[ip] = true
-		}
-	}
-	return m
-}()
-
-// refusedPrefixes are networks a2abind does not dial for a card: link-local (cloud
-// metadata lives there), unspecified, multicast and broadcast (IPv4-mapped forms are
-// unmapped before the check).
-var refusedPrefixes = []struct {
-	prefix netip.Prefix
-	why    string
-}{
-	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local address (cloud metadata services live there)"},
-	{netip.MustParsePrefix("fe80::/10"), "a link-local address"},
-	{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified (\"this host\") address, not one a client dials"},
-	{netip.MustParsePrefix("::/128"), "the unspecified address, not one a client dials"},
-	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
-	{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
-	{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
-}
-
-// DialPolicy decides which addresses probe and delegate dial. Loopback and private
-// ranges are allowed (users test there); unix:, file:, userinfo, link-local,
-// unspecified and cloud-metadata addresses are refused unless allowed by name. The zero
-// DialPolicy is the default policy.
+// DialPolicy decides which addresses a2abind dials for what others name: cards (probe,
+// send, the exporter), catalogs and push webhooks. Loopback and private ranges are
+// allowed (users test there) unless PublicOnly; unix:, file:, userinfo, link-local,
+// unspecified and cloud-metadata addresses are refused unless allowed by name, and so
+// is an IPv6 address carrying (NAT64, 6to4, Teredo...) an IPv4 address that is not
+// public (docs/addresses.md). The zero DialPolicy is the default policy.
 type DialPolicy struct {
 	allowHosts    map[string]bool
 	allowPrefixes []netip.Prefix
+	public        bool
+}
+
+// PublicOnly returns p (nil: the default policy) refusing loopback, private, shared and
+// special-purpose addresses too: the policy of serve --push's webhooks, which anyone
+// who may call the agent names.
+func (p *DialPolicy) PublicOnly() *DialPolicy {
+	q := &DialPolicy{public: true}
+	if p != nil {
+		q.allowHosts, q.allowPrefixes = p.allowHosts, p.allowPrefixes
+	}
+	return q
 }
 
 // NewDialPolicy returns the default policy, with the given entries allowed: a host name
@@ -111,9 +80,14 @@ func (p *DialPolicy) ipAllowed(ip netip.Addr) bool {
 	return false
 }
 
-// refusal builds the error of a refused address.
-func refusal(what, why string) error {
-	return fmt.Errorf("%w: %s is %s (allow it with --allow-address)", ErrRefusedAddress, what, why)
+// refusal builds the error of a refused address; the hint names --allow-address, which
+// does not exist where PublicOnly is used.
+func (p *DialPolicy) refusal(what, why string) error {
+	hint := " (allow it with --allow-address)"
+	if p != nil && p.public {
+		hint = ""
+	}
+	return fmt.Errorf("%w: %s is %s%s", ErrRefusedAddress, what, why, hint)
 }
 
 // Check refuses, from the address alone, what a2abind does not dial: local sockets and
@@ -133,7 +107,7 @@ func (p *DialPolicy) Check(a Address) error {
 func (p *DialPolicy) CheckHost(host string) error {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	if metadataHosts[h] && !p.hostAllowed(h) {
-		return refusal(host, "a cloud instance-metadata address")
+		return p.refusal(host, "a cloud instance-metadata address")
 	}
 	if ip, err := netip.ParseAddr(h); err == nil {
 		return p.CheckIP(ip)
@@ -141,20 +115,16 @@ func (p *DialPolicy) CheckHost(host string) error {
 	return nil
 }
 
-// CheckIP refuses an IP in a refused range (the IPv4-mapped form included), unless allowed.
+// CheckIP refuses an IP in a refused range, unless allowed: an IPv4-mapped address as
+// its IPv4 address, a translated form (NAT64, 6to4...) by the IPv4 address it carries.
 func (p *DialPolicy) CheckIP(ip netip.Addr) error {
 	ip = ip.WithZone("")
 	un := ip.Unmap()
 	if p.ipAllowed(ip) || p.ipAllowed(un) {
 		return nil
 	}
-	if metadataIPs[un] {
-		return refusal(ip.String(), "a cloud instance-metadata address")
-	}
-	for _, r := range refusedPrefixes {
-		if r.prefix.Contains(un) {
-			return refusal(ip.String(), r.why)
-		}
+	if why := refusedWhy(un, p != nil && p.public); why != "" {
+		return p.refusal(ip.String(), why)
 	}
 	return nil
 }

@@ -25,16 +25,26 @@ const (
 	KeyRSA = "rsa"
 )
 
-// DefaultRSABits is the size of a generated RSA key when none is asked for.
-const DefaultRSABits = 3072
+// RSA key sizes GenerateSigningKey makes: DefaultRSABits when none is asked for, else
+// MinRSABits to MaxRSABits (a larger key takes minutes to hours to make, and signs no
+// better).
+const (
+	DefaultRSABits = 3072
+	MinRSABits     = 2048
+	MaxRSABits     = 8192
+)
 
 // GenerateSigningKey makes a new private key of kind (KeyEC, KeyEd25519, KeyRSA); bits
-// is the RSA modulus size (0: DefaultRSABits, at least 2048) and is ignored otherwise.
+// is the RSA modulus size (0: DefaultRSABits, else MinRSABits to MaxRSABits) and must
+// be 0 for the other kinds.
 func GenerateSigningKey(kind string, bits int) (*SigningKey, error) {
 	var (
 		s   crypto.Signer
 		err error
 	)
+	if bits != 0 && kind != KeyRSA {
+		return nil, fmt.Errorf("%w: a key size (%d bits) applies to RSA keys only, not to %q keys", ErrSigningKey, bits, kind)
+	}
 	switch kind {
 	case KeyEC, "":
 		s, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -44,8 +54,8 @@ func GenerateSigningKey(kind string, bits int) (*SigningKey, error) {
 		if bits == 0 {
 			bits = DefaultRSABits
 		}
-		if bits < 2048 {
-			return nil, fmt.Errorf("%w: RSA keys of %d bits are too weak; use 2048 or more", ErrSigningKey, bits)
+		if bits < MinRSABits || bits > MaxRSABits {
+			return nil, fmt.Errorf("%w: RSA keys of %d bits are not made; use %d to %d", ErrSigningKey, bits, MinRSABits, MaxRSABits)
 		}
 		s, err = rsa.GenerateKey(rand.Reader, bits)
 	default:

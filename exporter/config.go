@@ -64,7 +64,7 @@ type Config struct {
 	MaxConcurrentProbes int `yaml:"max_concurrent_probes"`
 	// AllowLinkLocal lets probes dial link-local addresses (169.254.0.0/16, fe80::/10,
 	// cloud metadata endpoints among them) and the cloud metadata IPs outside those
-	// ranges. Off by default: /probe makes the exporter dial whatever a request or a card
+	// ranges (card.MetadataRanges). Off by default: /probe makes the exporter dial whatever a request or a card
 	// names. Metadata host names (metadata.google.internal, ...) stay refused.
 	AllowLinkLocal bool `yaml:"allow_link_local"`
 	// AllowAddresses lets probes dial these refused hosts, IPs or CIDRs anyway, as the
@@ -78,9 +78,6 @@ type Config struct {
 	allowed []*regexp.Regexp
 	dial    *card.DialPolicy
 }
-
-// linkLocalAllowed are the dial policy entries allow_link_local stands for.
-var linkLocalAllowed = []string{"169.254.0.0/16", "fe80::/10", "fd00:ec2::254", "100.100.100.200"}
 
 // Module is one set of probe settings.
 type Module struct {
@@ -192,7 +189,7 @@ func (c *Config) check() error {
 	}
 	allow := slices.Clone(c.AllowAddresses)
 	if c.AllowLinkLocal {
-		allow = append(allow, linkLocalAllowed...)
+		allow = append(allow, card.MetadataRanges()...)
 	}
 	dial, err := card.NewDialPolicy(allow...)
 	if err != nil {

@@ -89,6 +89,13 @@ func TestDialPolicy(t *testing.T) {
 		{"fd00:ec2::254", false, nil, true},
 		{"fd00:ec2::254", true, nil, false},
 		{"100.100.100.200", false, nil, true},
+		{"168.63.129.16", false, nil, true},
+		{"168.63.129.16", true, nil, false},
+		{"fd20:ce::254", true, nil, false},
+		{"64:ff9b::a9fe:a9fe", false, nil, true},
+		{"64:ff9b::a9fe:a9fe", true, nil, true}, // allowed as the address dialled, not as the one carried
+		{"2002:7f00:1::1", false, nil, true},
+		{"64:ff9b::808:808", false, nil, false},
 		{"0.0.0.0", true, nil, true},
 		{"0.0.0.0", false, []string{"0.0.0.0"}, false},
 		{"::", true, nil, true},

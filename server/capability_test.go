@@ -63,12 +63,12 @@ func TestDerivedCardDeclaresWhatIsServed(t *testing.T) {
 		want a2a.AgentCapabilities
 	}{
 		{"plain", nil, a2a.AgentCapabilities{Streaming: true}},
-		{"push store and sender", []Option{WithPushNotifications(NewPushConfigStore(), sender)}, a2a.AgentCapabilities{Streaming: true, PushNotifications: true}},
+		{"push store and sender", []Option{WithPushNotifications(NewPushConfigStore(nil), sender)}, a2a.AgentCapabilities{Streaming: true, PushNotifications: true}},
 		{"push store without sender", []Option{WithPushNotifications(store, nil)}, a2a.AgentCapabilities{Streaming: true}},
 		{"push sender without store", []Option{WithPushNotifications(nil, sender)}, a2a.AgentCapabilities{Streaming: true}},
 		{"derived extended card", []Option{WithDerivedExtendedCard()}, a2a.AgentCapabilities{Streaming: true, ExtendedAgentCard: true}},
 		{"extended card replaced", []Option{WithDerivedExtendedCard(), WithExtendedAgentCard(nil)}, a2a.AgentCapabilities{Streaming: true}},
-		{"everything", []Option{WithPushNotifications(NewPushConfigStore(), sender), WithExtendedAgentCard(producer), WithDerivedExtendedCard()},
+		{"everything", []Option{WithPushNotifications(NewPushConfigStore(nil), sender), WithExtendedAgentCard(producer), WithDerivedExtendedCard()},
 			a2a.AgentCapabilities{Streaming: true, PushNotifications: true, ExtendedAgentCard: true}},
 	}
 	for _, tt := range tests {
@@ -113,7 +113,7 @@ func TestDerivedExtendedCardIsTheServedCard(t *testing.T) {
 // Delete and DeleteAll.
 func TestPushConfigStoreIsBounded(t *testing.T) {
 	ctx := t.Context()
-	s := NewPushConfigStore()
+	s := NewPushConfigStore(nil)
 	task := a2a.NewTaskID()
 	for i := range DefaultPushMaxPerTask {
 		if _, err := s.Save(ctx, task, &a2a.PushConfig{ID: fmt.Sprint(i), URL: "https://hooks.example/a"}); err != nil {
@@ -148,7 +148,7 @@ func TestPushConfigStoreIsBounded(t *testing.T) {
 // small here), a new config is refused until one is deleted.
 func TestPushConfigStoreTotalBound(t *testing.T) {
 	ctx := t.Context()
-	s := NewPushConfigStore().(*boundedPushStore)
+	s := NewPushConfigStore(nil).(*boundedPushStore)
 	s.maxTotal = 3 * DefaultPushMaxPerTask
 	for i := range s.maxTotal {
 		if _, err := s.Save(ctx, a2a.TaskID(fmt.Sprint(i/DefaultPushMaxPerTask)), &a2a.PushConfig{ID: fmt.Sprint(i), URL: "https://hooks.example/a"}); err != nil {
@@ -182,7 +182,7 @@ func TestNewRefusesCapabilityLies(t *testing.T) {
 	}{
 		{name: "push without a store", caps: map[string]any{"streaming": true, "pushNotifications": true},
 			want: []probe.Capability{probe.PushNotifications}, wantText: []string{"capabilities.pushNotifications", "serve --push", "set capabilities.pushNotifications to false"}},
-		{name: "push with a store but no sender", caps: map[string]any{"pushNotifications": true}, opts: []Option{WithPushNotifications(NewPushConfigStore(), nil)},
+		{name: "push with a store but no sender", caps: map[string]any{"pushNotifications": true}, opts: []Option{WithPushNotifications(NewPushConfigStore(nil), nil)},
 			want: []probe.Capability{probe.PushNotifications}},
 		{name: "extended card missing", caps: map[string]any{"extendedAgentCard": true},
 			want: []probe.Capability{probe.ExtendedAgentCard}, wantText: []string{"capabilities.extendedAgentCard", "serve --extended-card"}},
@@ -191,7 +191,7 @@ func TestNewRefusesCapabilityLies(t *testing.T) {
 		{name: "both", caps: map[string]any{"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
 			want: []probe.Capability{probe.PushNotifications, probe.ExtendedAgentCard}},
 		{name: "all served", caps: map[string]any{"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
-			opts: []Option{WithPushNotifications(NewPushConfigStore(), sender), WithDerivedExtendedCard()}},
+			opts: []Option{WithPushNotifications(NewPushConfigStore(nil), sender), WithDerivedExtendedCard()}},
 		{name: "claims false", caps: map[string]any{"streaming": false, "pushNotifications": false}},
 	}
 	for _, tt := range tests {
@@ -255,7 +255,7 @@ func TestHandWrittenCardIsWhatIsServed(t *testing.T) {
 		decl{URL: a.grpc, Binding: grpcB, Version: card.V1}, decl{URL: a.url(PathREST), Binding: httpjson, Version: card.V1})
 	doc["capabilities"] = map[string]any{"streaming": false, "pushNotifications": true}
 	srv, err := New(Echo{}, WithListeners(h, g), echoInfo, WithCardJSON(mustJSON(t, doc)),
-		WithPushNotifications(NewPushConfigStore(), push.NewHTTPPushSender(nil)), WithDerivedExtendedCard())
+		WithPushNotifications(NewPushConfigStore(nil), push.NewHTTPPushSender(nil)), WithDerivedExtendedCard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestSelfCheckCoversCapabilities(t *testing.T) {
 		{"streaming refused", []Option{WithHandlerOptions(a2asrv.WithCallInterceptors(refuseMethod{method: "SubscribeToTask", err: a2a.ErrUnsupportedOperation}))},
 			probe.Streaming},
 		{"streaming switched off", []Option{WithHandlerOptions(a2asrv.WithCapabilityChecks(&a2a.AgentCapabilities{}))}, probe.Streaming},
-		{"push refused", []Option{WithPushNotifications(NewPushConfigStore(), sender),
+		{"push refused", []Option{WithPushNotifications(NewPushConfigStore(nil), sender),
 			WithHandlerOptions(a2asrv.WithCallInterceptors(refuseMethod{method: "ListTaskPushConfigs", err: a2a.ErrPushNotificationNotSupported}))},
 			probe.PushNotifications},
 		{"extended card refused", []Option{WithDerivedExtendedCard(),

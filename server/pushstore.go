@@ -8,6 +8,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Bounds of NewPushConfigStore.
@@ -22,8 +24,10 @@ const (
 
 // boundedPushStore is a2a-go's in-memory push config store with its memory bounded: a
 // config beyond DefaultPushMaxConfigBytes, beyond DefaultPushMaxPerTask for its task or
-// beyond DefaultPushMaxConfigs in all is refused with InvalidParams naming the bound.
+// beyond DefaultPushMaxConfigs in all is refused with InvalidParams naming the bound; so
+// is a webhook the dial policy refuses.
 type boundedPushStore struct {
+	policy   *card.DialPolicy
 	maxTotal int        // DefaultPushMaxConfigs; smaller in the package's tests
 	mu       sync.Mutex // serializes the count with the store's own operations
 	inner    *push.InMemoryPushConfigStore
@@ -33,10 +37,11 @@ type boundedPushStore struct {
 // NewPushConfigStore returns a2a-go's in-memory push config store
 // (push.NewInMemoryStore) with its memory bounded: a config larger than
 // DefaultPushMaxConfigBytes (JSON), a task's config beyond DefaultPushMaxPerTask and any
-// config beyond DefaultPushMaxConfigs are refused with A2A InvalidParams naming the bound.
-// Pass it with a push.Sender to WithPushNotifications.
-func NewPushConfigStore() push.ConfigStore {
-	return &boundedPushStore{maxTotal: DefaultPushMaxConfigs, inner: push.NewInMemoryStore()}
+// config beyond DefaultPushMaxConfigs are refused with A2A InvalidParams naming the bound,
+// and so is a webhook URL policy refuses by the URL alone (nil: the default policy; pass
+// the NewPushSender's). Pass it with a push.Sender to WithPushNotifications.
+func NewPushConfigStore(policy *card.DialPolicy) push.ConfigStore {
+	return &boundedPushStore{policy: policy, maxTotal: DefaultPushMaxConfigs, inner: push.NewInMemoryStore()}
 }
 
 // Save stores a config within the bounds; replacing a config of the same id is always
@@ -44,6 +49,11 @@ func NewPushConfigStore() push.ConfigStore {
 func (s *boundedPushStore) Save(ctx context.Context, taskID a2a.TaskID, config *a2a.PushConfig) (*a2a.PushConfig, error) {
 	if b, err := json.Marshal(config); err == nil && len(b) > DefaultPushMaxConfigBytes {
 		return nil, fmt.Errorf("%w: a push config may take at most %d bytes, this one takes %d", a2a.ErrInvalidParams, DefaultPushMaxConfigBytes, len(b))
+	}
+	if config != nil {
+		if err := checkWebhook(s.policy, config.URL); err != nil {
+			return nil, fmt.Errorf("%w: the push config's webhook is not one this agent calls: %v", a2a.ErrInvalidParams, err)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

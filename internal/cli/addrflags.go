@@ -30,9 +30,11 @@ type connFlags struct {
 // addressHelp is the paragraph of probe's and send's help about what they dial.
 const addressHelp = `Addresses a card names are not all dialled: unix: and file: sockets, URLs with
 user:password@, link-local addresses (169.254.0.0/16, fe80::/10, where cloud metadata
-services live), unspecified addresses (0.0.0.0, ::) and cloud metadata names
-(metadata.google.internal, ...) are refused, by name and again after DNS resolution,
-with the outcome "blocked"; nothing is sent there. --allow-address lets one through.
+services live), other cloud metadata addresses (168.63.129.16, ...), unspecified
+addresses (0.0.0.0, ::), cloud metadata names (metadata.google.internal, ...) and
+IPv6 forms carrying a loopback, private or refused IPv4 address (NAT64 64:ff9b::7f00:1,
+6to4, Teredo, ...) are refused, by name and again after DNS resolution, with the
+outcome "blocked"; nothing is sent there. --allow-address lets one through.
 Loopback and private ranges are allowed. At most --max-interfaces interfaces of a card
 are used (default 32), so a card with thousands of entries cannot drive a port scan.`
 

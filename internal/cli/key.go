@@ -66,7 +66,8 @@ func newKeyGenerateCmd(opts *keyOptions, run func(*cobra.Command, []string) erro
 only (0600), and prints its algorithm and kid. It never overwrites a file.
 
 --type ec (the default) makes a P-256 key, which signs ES256; ed25519 signs
-EdDSA; rsa signs RS256 (3072 bits unless --bits says otherwise, 2048 at least).`,
+EdDSA; rsa signs RS256 (3072 bits unless --bits says otherwise, 2048 to 8192;
+--bits goes with --type rsa only).`,
 		Example: `  a2abind key generate signer.pem
   a2abind key generate --type ed25519 signer.pem`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -78,7 +79,7 @@ EdDSA; rsa signs RS256 (3072 bits unless --bits says otherwise, 2048 at least).`
 		RunE: run,
 	}
 	cmd.Flags().StringVar(&opts.Type, "type", card.KeyEC, "key type: ec (P-256), ed25519 or rsa")
-	cmd.Flags().IntVar(&opts.Bits, "bits", 0, "RSA modulus size in bits (default 3072)")
+	cmd.Flags().IntVar(&opts.Bits, "bits", 0, "RSA modulus size in bits, 2048 to 8192 (default 3072; --type rsa only)")
 	return cmd
 }
 

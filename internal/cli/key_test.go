@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,5 +98,34 @@ func TestKeyCmd(t *testing.T) {
 	_, signed, _ := runCLI(t, "", "sign", cardFile, "--key", keyFile, "--kid", "team-2026")
 	if code, out, _ := runCLI(t, signed, "lint", "-", "--jwks", jwksFile, "--require-signature"); code != ExitOK || !strings.Contains(out, `kid "team-2026"`) {
 		t.Fatalf("lint with the chosen kid: exit %d\n%s", code, out)
+	}
+}
+
+// TestKeyGenerateSizes (issue 43, 6c): an RSA size outside 2048-8192 is a usage error
+// before any key is made (100,000 bits used to run for hours), and --bits with a type it
+// does not size is a usage error rather than silently ignored. No file is written.
+func TestKeyGenerateSizes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--type", "rsa", "--bits", "100000"}, "2048 to 8192"},
+		{[]string{"--type", "rsa", "--bits", "8193"}, "2048 to 8192"},
+		{[]string{"--type", "rsa", "--bits", "1024"}, "2048 to 8192"},
+		{[]string{"--type", "rsa", "--bits", "-1"}, "2048 to 8192"},
+		{[]string{"--bits", "4096"}, "RSA keys only"},
+		{[]string{"--type", "ec", "--bits", "256"}, "RSA keys only"},
+		{[]string{"--type", "ed25519", "--bits", "2048"}, "RSA keys only"},
+	} {
+		keyFile := filepath.Join(dir, strconv.Itoa(i)+".pem")
+		code, out, stderr := runCLI(t, "", append([]string{"key", "generate", keyFile}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("key generate %v: exit %d, want %d with %q\n%s%s", tt.args, code, ExitUsage, tt.want, out, stderr)
+		}
+		if _, err := os.Stat(keyFile); err == nil {
+			t.Errorf("key generate %v wrote %s", tt.args, keyFile)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
@@ -69,8 +68,10 @@ otherwise serve refuses to start, says which interface is wrong and what is serv
 and exits 1.
 
 Capabilities are declared as served: streaming always; push notifications only with
---push (a bounded in-memory config store and an HTTP webhook sender that refuses
-loopback and private addresses unless --push-private); the extended card only with
+--push (a bounded in-memory config store and an HTTP webhook sender that refuse
+webhooks at metadata, loopback and private addresses, in any IPv6 form too, when they
+are registered and when they are dialled; --push-private allows loopback and private
+ones); the extended card only with
 --extended-card (the derived card, for authenticated clients). A hand-written card that
 claims a capability serve does not provide is refused, exit 1, naming the member; one
 it leaves out is refused on the wire, so the card stays true both ways. Behind a proxy or in a container, --public-url and --public-grpc set what the
@@ -192,8 +193,11 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 		return fail(ExitUsage, errors.New("--push-private goes with --push"))
 	}
 	if f.push {
-		sender := push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: pushTimeout, AllowPrivateNetworks: f.pushPrivate})
-		opts = append(opts, server.WithPushNotifications(server.NewPushConfigStore(), sender))
+		var policy *card.DialPolicy // the default: metadata, link-local, ... refused
+		if !f.pushPrivate {
+			policy = policy.PublicOnly()
+		}
+		opts = append(opts, server.WithPushNotifications(server.NewPushConfigStore(policy), server.NewPushSender(policy, pushTimeout)))
 	}
 	if f.extendedCard {
 		opts = append(opts, server.WithDerivedExtendedCard())
