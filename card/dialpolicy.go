@@ -25,6 +25,19 @@ type DialPolicy struct {
 	allowHosts    map[string]bool
 	allowPrefixes []netip.Prefix
 	public        bool
+	hint          string // how the user allows a refused address (Hinted)
+}
+
+// Hinted returns a copy of p (nil: the default policy) whose refusals say how the user
+// allows an address where p is configured: "--allow-address" for the CLI,
+// "allow_addresses in the config file" for the exporter. Without it they say nothing.
+func (p *DialPolicy) Hinted(how string) *DialPolicy {
+	q := &DialPolicy{}
+	if p != nil {
+		*q = *p
+	}
+	q.hint = how
+	return q
 }
 
 // PublicOnly returns p (nil: the default policy) refusing loopback, private, shared and
@@ -80,12 +93,11 @@ func (p *DialPolicy) ipAllowed(ip netip.Addr) bool {
 	return false
 }
 
-// refusal builds the error of a refused address; the hint names --allow-address, which
-// does not exist where PublicOnly is used.
+// refusal builds the error of a refused address, with the hint Hinted set.
 func (p *DialPolicy) refusal(what, why string) error {
-	hint := " (allow it with --allow-address)"
-	if p != nil && p.public {
-		hint = ""
+	hint := ""
+	if p != nil && p.hint != "" {
+		hint = " (allow it with " + p.hint + ")"
 	}
 	return fmt.Errorf("%w: %s is %s%s", ErrRefusedAddress, what, why, hint)
 }

@@ -195,7 +195,7 @@ func (c *Config) check() error {
 	if err != nil {
 		return fmt.Errorf("allow_addresses: %w", err)
 	}
-	c.dial = dial
+	c.dial = dial.Hinted("allow_addresses in the exporter's config file")
 	if c.MaxConcurrentProbes < 0 {
 		return fmt.Errorf("max_concurrent_probes %d is negative", c.MaxConcurrentProbes)
 	}

@@ -114,6 +114,10 @@ func TestDialPolicy(t *testing.T) {
 		if got := err != nil; got != tc.denied {
 			t.Errorf("%s (allow_link_local %v, allow_addresses %v): denied = %v (%v), want %v", tc.addr, tc.linkLocal, tc.allow, got, err, tc.denied)
 		}
+		// the refusal names the exporter's own way to allow an address, not a CLI flag
+		if err != nil && (strings.Contains(err.Error(), "--allow-address") || !strings.Contains(err.Error(), "allow_addresses")) {
+			t.Errorf("%s: refusal %q, want it to name allow_addresses, not --allow-address", tc.addr, err)
+		}
 	}
 	if _, err := ParseConfig([]byte("allow_addresses: ['not an address']")); err == nil {
 		t.Error("ParseConfig accepted an allow_addresses entry that is no host, IP or CIDR")

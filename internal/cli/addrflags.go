@@ -88,7 +88,7 @@ func (c *connFlags) conn(g *globals, urls ...string) (card.Conn, error) {
 	if err != nil {
 		return card.Conn{}, fmt.Errorf("--allow-address: %w", err)
 	}
-	out.Insecure, out.Dial, out.MaxInterfaces = c.Insecure, p, c.MaxInterfaces
+	out.Insecure, out.Dial, out.MaxInterfaces = c.Insecure, p.Hinted("--allow-address"), c.MaxInterfaces
 	out.CredentialHosts = append([]string(nil), c.CredentialHosts...)
 	if g != nil {
 		g.hide(out.Header, urls...)
