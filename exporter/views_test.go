@@ -168,3 +168,24 @@ func TestRecentProbesInChromium(t *testing.T) {
 		t.Error("a target's markup became part of the page")
 	}
 }
+
+// TestDebugQuotesOnce: the seed agent's gRPC evidence holds grpc-go's own quotes
+// (desc = "..."); the debug output's log line quotes the evidence once more, and the
+// reader sees each quote escaped once, never \\\" (a quote escaped two levels deep).
+func TestDebugQuotesOnce(t *testing.T) {
+	seed := labtest.Start(t, lab.Seed()...)
+	base := start(t, nil)
+	resp, err := http.Get(base + probePath(seed.BaseURL) + "&debug=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(raw)
+	if !strings.Contains(body, "error reading server preface") {
+		t.Fatalf("no gRPC preface evidence in the debug output:\n%s", body)
+	}
+	if strings.Contains(body, `\\\"`) {
+		t.Errorf("the debug output escapes a quote two levels deep:\n%s", body)
+	}
+}

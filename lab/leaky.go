@@ -10,12 +10,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // Paths of the Leaky agent: its interfaces (see Leaky), and two bases whose card fetch
@@ -88,8 +90,9 @@ func leakHTTP(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write(body)
 		case p == LeakyPathRPCError:
+			invalid, _ := wire.ErrorFor(a2a.ErrInvalidRequest)
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-				"error": map[string]any{"code": -32600, "message": "credentials refused: " + seen}})
+				"error": map[string]any{"code": invalid.JSONRPC, "message": "credentials refused: " + seen}})
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(body)
 		case strings.HasPrefix(p, LeakyPathREST):

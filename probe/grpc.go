@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"io"
-	"strconv"
 	"strings"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
@@ -191,7 +190,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
 	var buf [160]byte // one buffer: every gRPC lookup's evidence has one
-	b := strconv.AppendQuote(append(append(buf[:0], st.Code().String()...), ' '), clipText(st.Message(), 200))
+	b := wire.AppendQuote(append(append(buf[:0], st.Code().String()...), ' '), clipText(st.Message(), 200))
 	if a.ev.Reason != "" {
 		b = append(append(b, ' '), a.ev.Reason...)
 	}

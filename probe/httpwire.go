@@ -247,7 +247,7 @@ func quote(b []byte) string {
 	if s == "" {
 		return "empty body"
 	}
-	return strconv.Quote(s)
+	return string(wire.AppendQuote(nil, s))
 }
 
 // earliestExpiry is the earliest NotAfter among certs, zero when there are none.

@@ -229,11 +229,11 @@ func (a Answer) String() string {
 			b = append(append(b, ' '), a.Reason...)
 		}
 		if a.Message != "" {
-			b = strconv.AppendQuote(append(b, ' '), trim(a.Message, 100))
+			b = AppendQuote(append(b, ' '), trim(a.Message, 100))
 		}
 	case a.Flat:
 		b = strconv.AppendInt(append(b, "error "...), int64(a.Code), 10)
-		b = strconv.AppendQuote(append(b, ' '), trim(a.Message, 100))
+		b = AppendQuote(append(b, ' '), trim(a.Message, 100))
 	case a.Framing == a2a.TransportProtocolHTTPJSON:
 		b = strconv.AppendInt(append(b, "error "...), int64(a.Code), 10)
 		b = append(append(b, ' '), a.Status...)
@@ -241,7 +241,7 @@ func (a Answer) String() string {
 			b = append(append(b, ' '), a.Reason...)
 		}
 		if a.Message != "" {
-			b = strconv.AppendQuote(append(b, ' '), trim(a.Message, 100))
+			b = AppendQuote(append(b, ' '), trim(a.Message, 100))
 		}
 	default:
 		return ""
@@ -274,4 +274,15 @@ func FillGRPC(ev *Evidence, st *status.Status) {
 	var info map[string]string
 	ev.Reason, info = GRPCErrorInfo(st)
 	ev.ExpectedTenant = info[ExpectedTenantKey]
+}
+
+// AppendQuote appends s quoted for evidence text: in back quotes when s holds double
+// quotes and nothing a back-quoted string cannot (grpc-go's `desc = "..."` messages),
+// so that a log line quoting the evidence again escapes its quotes once, not twice;
+// otherwise as strconv.Quote does.
+func AppendQuote(b []byte, s string) []byte {
+	if strings.Contains(s, `"`) && strconv.CanBackquote(s) {
+		return append(append(append(b, '`'), s...), '`')
+	}
+	return strconv.AppendQuote(b, s)
 }

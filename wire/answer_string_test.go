@@ -20,18 +20,18 @@ func concatString(a Answer) string {
 			s += " " + a.Reason
 		}
 		if a.Message != "" {
-			s += " " + strconv.Quote(trim(a.Message, 100))
+			s += " " + string(AppendQuote(nil, trim(a.Message, 100)))
 		}
 		return s
 	case a.Flat:
-		return "error " + strconv.Itoa(a.Code) + " " + strconv.Quote(trim(a.Message, 100))
+		return "error " + strconv.Itoa(a.Code) + " " + string(AppendQuote(nil, trim(a.Message, 100)))
 	case a.Framing == a2a.TransportProtocolHTTPJSON:
 		out := "error " + strconv.Itoa(a.Code) + " " + a.Status
 		if a.Reason != "" {
 			out += " " + a.Reason
 		}
 		if a.Message != "" {
-			out += " " + strconv.Quote(trim(a.Message, 100))
+			out += " " + string(AppendQuote(nil, trim(a.Message, 100)))
 		}
 		return out
 	}
