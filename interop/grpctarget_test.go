@@ -54,7 +54,7 @@ func TestGRPCTargetPredictionMatchesA2AGo(t *testing.T) {
 			if !ok {
 				t.Fatalf("Diagnose has no a2a-go-grpc profile (profiles: %v)", profileNames(report))
 			}
-			_, callErr := callA2AGo(ctx, a.CardJSON, goProfiles[1].opts()) // a2a-go-grpc
+			_, callErr := callA2AGo(ctx, a.CardJSON, goGRPCOpts()) // a2a-go-grpc
 			real := errors.Is(callErr, a2a.ErrTaskNotFound)
 			if pred.OK != f.ok || real != f.ok {
 				t.Errorf("GRPC at %q: predicted ok = %v (%s: %s), real a2a-go client ok = %v (%v); want %v",
