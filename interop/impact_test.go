@@ -8,16 +8,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
-	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
-	grpcgo "google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
@@ -265,25 +257,35 @@ func runGroup(t *testing.T, group string, members []int, clients []realClient, b
 			args = append(args, clients[k].goConfig+"="+base)
 		}
 	}
-	bin := buildA2AGoClient(t, clients[members[0]].goRelease)
+	for i, r := range runA2AGoClient(t, clients[members[0]].goRelease, args...) {
+		k := members[i/len(bases)]
+		out[k] = append(out[k], r)
+	}
+	return out
+}
+
+// runA2AGoClient runs testdata/a2agoclient built against an a2a-go release with args
+// (CONFIG=BASEURL each) and returns a run per argument.
+func runA2AGoClient(t *testing.T, release string, args ...string) []realRun {
+	t.Helper()
+	bin := buildA2AGoClient(t, release)
 	ctx, cancel := context.WithTimeout(t.Context(), clientTimeout)
 	defer cancel()
 	stdout, err := exec.CommandContext(ctx, bin, args...).Output()
 	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
 	if err != nil || len(lines) != len(args) {
-		t.Fatalf("%s: a2agoclient = %v, %d lines for %d calls\n%s", group, err, len(lines), len(args), stdout)
+		t.Fatalf("a2agoclient (a2a-go %s) = %v, %d lines for %d calls\n%s", release, err, len(lines), len(args), stdout)
 	}
+	out := make([]realRun, len(lines))
 	for i, line := range lines {
 		var r struct {
-			URL   string `json:"url"`
-			OK    bool   `json:"ok"`
-			Error string `json:"error"`
+			URL string `json:"url"`
+			OK  bool   `json:"ok"`
 		}
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("%s: bad a2agoclient line %q: %v", group, line, err)
+			t.Fatalf("a2agoclient: bad line %q: %v", line, err)
 		}
-		k := members[i/len(bases)]
-		out[k] = append(out[k], realRun{url: r.URL, ok: r.OK, raw: line})
+		out[i] = realRun{url: r.URL, ok: r.OK, raw: line}
 	}
 	return out
 }
@@ -303,45 +305,4 @@ func profileNames(r probe.Report) []string {
 		out = append(out, ci.Profile)
 	}
 	return out
-}
-
-// goGRPCOpts is how a2a-go v2.4.0's client gets gRPC in the a2a-go-grpc profile.
-func goGRPCOpts() []a2aclient.FactoryOption {
-	return []a2aclient.FactoryOption{a2agrpc.WithGRPCTransport(grpcgo.WithTransportCredentials(insecure.NewCredentials()))}
-}
-
-// goURLRecorder is an a2aclient.CallInterceptor that records the interface URL called.
-type goURLRecorder struct {
-	a2aclient.PassthroughInterceptor
-	mu  sync.Mutex
-	url string
-}
-
-// Before records the call's base URL.
-func (r *goURLRecorder) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
-	r.mu.Lock()
-	r.url = req.BaseURL
-	r.mu.Unlock()
-	return ctx, nil, nil
-}
-
-// callA2AGo builds an a2a-go client from the card as its default resolver parses it and
-// looks up an unknown task; url is the interface called ("" when no client was built).
-func callA2AGo(ctx context.Context, cardJSON []byte, opts []a2aclient.FactoryOption) (string, error) {
-	ac, err := agentcard.DefaultCardParser(cardJSON)
-	if err != nil {
-		return "", err
-	}
-	rec := &goURLRecorder{}
-	client, err := a2aclient.NewFromCard(ctx, ac, append(opts, a2aclient.WithCallInterceptors(rec))...)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = client.Destroy() }()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	_, err = client.GetTask(ctx, &a2a.GetTaskRequest{ID: "a2abind-interop-no-such-task"})
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return rec.url, err
 }
