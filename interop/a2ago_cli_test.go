@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,16 +68,30 @@ type a2aGoCLI struct {
 // directory.
 func buildA2AGoCLI(t *testing.T, release string) string {
 	t.Helper()
-	v, _ := a2aGoCLIs.LoadOrStore(release, &a2aGoCLI{})
+	return buildWithA2AGo(t, release, "")
+}
+
+// buildA2AGoClient builds testdata/a2agoclient (the a2a-go client as probe's profiles
+// model it) against one release, as buildA2AGoCLI does.
+func buildA2AGoClient(t *testing.T, release string) string {
+	t.Helper()
+	return buildWithA2AGo(t, release, filepath.Join("testdata", "a2agoclient", "main.go"))
+}
+
+// buildWithA2AGo builds cmd/a2a of release, or the command of the file main when not
+// empty, once per test process.
+func buildWithA2AGo(t *testing.T, release, main string) string {
+	t.Helper()
+	v, _ := a2aGoCLIs.LoadOrStore(release+"\x00"+main, &a2aGoCLI{})
 	c := v.(*a2aGoCLI)
-	c.once.Do(func() { c.bin, c.err = goBuildA2AGoCLI(release) })
+	c.once.Do(func() { c.bin, c.err = goBuildWithA2AGo(release, main) })
 	if c.err != nil {
-		t.Fatalf("build a2a-go %s cmd/a2a: %v", release, c.err)
+		t.Fatalf("build %s with a2a-go %s: %v", cmp.Or(main, "cmd/a2a"), release, c.err)
 	}
 	return c.bin
 }
 
-func goBuildA2AGoCLI(release string) (string, error) {
+func goBuildWithA2AGo(release, main string) (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("no go command: %w", err)
@@ -85,13 +100,24 @@ func goBuildA2AGoCLI(release string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	pkg := "github.com/a2aproject/a2a-go/v2/cmd/a2a"
+	if main != "" {
+		src, err := os.ReadFile(main)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
+			return "", err
+		}
+		pkg = "."
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := filepath.Join(dir, "a2a")
 	for _, args := range [][]string{
 		{"mod", "init", "a2abind.test/a2a-go-cli"},
 		{"get", "github.com/a2aproject/a2a-go/v2@" + release},
-		{"build", "-o", bin, "github.com/a2aproject/a2a-go/v2/cmd/a2a"},
+		{"build", "-o", bin, pkg},
 	} {
 		cmd := exec.CommandContext(ctx, goTool, args...)
 		cmd.Dir = dir

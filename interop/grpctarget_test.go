@@ -2,11 +2,8 @@ package interop
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
@@ -17,7 +14,7 @@ import (
 // TestGRPCTargetPredictionMatchesA2AGo: a card declares one GRPC interface at a lab
 // agent's gRPC socket, spelled in each target form (scheme case included). probe's
 // a2a-go-grpc prediction (card.GoGRPCTarget, the one scheme rule) must agree with the
-// real a2a-go v2 client built from that card: a lookup of an unknown task reaches the
+// real a2a-go client (a2agoclient, the module's release) built from that card: a message reaches the
 // handler (DNS:///, passthrough:///, bare host:port) or it fails before any call
 // (grpc://, http://, https://). Issue 18 item 4: "DNS:///host:443" is accepted by
 // grpc-go, and the prediction says so.
@@ -54,11 +51,11 @@ func TestGRPCTargetPredictionMatchesA2AGo(t *testing.T) {
 			if !ok {
 				t.Fatalf("Diagnose has no a2a-go-grpc profile (profiles: %v)", profileNames(report))
 			}
-			_, callErr := callA2AGo(ctx, a.CardJSON, goProfiles[1].opts()) // a2a-go-grpc
-			real := errors.Is(callErr, a2a.ErrTaskNotFound)
-			if pred.OK != f.ok || real != f.ok {
-				t.Errorf("GRPC at %q: predicted ok = %v (%s: %s), real a2a-go client ok = %v (%v); want %v",
-					f.prefix+"host:port"+f.suffix, pred.OK, pred.Outcome, pred.Note, real, callErr, f.ok)
+			releases := a2aGoReleases(t)
+			real := runA2AGoClient(t, releases[len(releases)-1], "grpc="+a.BaseURL)[0] // a2a-go-grpc
+			if pred.OK != f.ok || real.ok != f.ok {
+				t.Errorf("GRPC at %q: predicted ok = %v (%s: %s), real a2a-go client ok = %v (%s); want %v",
+					f.prefix+"host:port"+f.suffix, pred.OK, pred.Outcome, pred.Note, real.ok, real.raw, f.ok)
 			}
 		})
 	}

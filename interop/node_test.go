@@ -392,10 +392,18 @@ type jsRun struct {
 	raw    string
 }
 
-// runJSClients runs client.mjs once for several calls, in order (one Node process loads
-// the SDK once), and parses its lines by run. It fails the test when the script itself
-// fails (usage error, crash, timeout) but not when an operation fails.
+// runJSClients runs client.mjs (the @a2a-js/sdk 1.3.0 client) once for several calls,
+// in order (one Node process loads the SDK once), and parses its lines by run. It fails
+// the test when the script itself fails (usage error, crash, timeout) but not when an
+// operation fails.
 func runJSClients(t testing.TB, calls ...jsCall) []jsRun {
+	t.Helper()
+	return runJSScript(t, "client.mjs", calls...)
+}
+
+// runJSScript is runJSClients for script: client.mjs, or client03.mjs (the 0.3.14
+// client, which takes no LegacyCompat).
+func runJSScript(t testing.TB, script string, calls ...jsCall) []jsRun {
 	t.Helper()
 	env := needNode(t)
 	var args []string
@@ -419,12 +427,12 @@ func runJSClients(t testing.TB, calls ...jsCall) []jsRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
-	cmd := env.command(ctx, "client.mjs", args...)
+	cmd := env.command(ctx, script, args...)
 	var stdout bytes.Buffer
 	stderr := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("client.mjs %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr)
+		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", script, strings.Join(args, " "), err, stdout.String(), stderr)
 	}
 	runs := make([]jsRun, len(calls))
 	for n := range runs {
@@ -433,7 +441,7 @@ func runJSClients(t testing.TB, calls ...jsCall) []jsRun {
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
 		var s jsStep
 		if err := json.Unmarshal([]byte(line), &s); err != nil || s.Run < 0 || s.Run >= len(runs) {
-			t.Fatalf("client.mjs: bad output line %q (%v)", line, err)
+			t.Fatalf("%s: bad output line %q (%v)", script, line, err)
 		}
 		r := &runs[s.Run]
 		r.raw += line + "\n"
@@ -445,7 +453,7 @@ func runJSClients(t testing.TB, calls ...jsCall) []jsRun {
 	}
 	for n, r := range runs {
 		if r.Create.Op != "create" {
-			t.Fatalf("client.mjs printed no create line for run %d:\n%s\nstderr:\n%s", n, stdout.String(), stderr)
+			t.Fatalf("%s printed no create line for run %d:\n%s\nstderr:\n%s", script, n, stdout.String(), stderr)
 		}
 	}
 	return runs

@@ -1,8 +1,6 @@
 package interop
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net"
 	"strings"
@@ -29,30 +27,7 @@ func v03URL(t *testing.T, c *card.Card, b a2a.TransportProtocol) string {
 // runJS03 runs the @a2a-js/sdk 0.3.14 client (client03.mjs) preferring one binding.
 func runJS03(t *testing.T, target string, prefer a2a.TransportProtocol) jsRun {
 	t.Helper()
-	env := needNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
-	defer cancel()
-	cmd := env.command(ctx, "client03.mjs", "--target", target, "--prefer", string(prefer),
-		"--timeout-ms", "8000")
-	var stdout bytes.Buffer
-	stderr := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("client03.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr)
-	}
-	run := jsRun{Ops: map[string]jsStep{}, raw: stdout.String()}
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		var s jsStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("client03.mjs: bad output line %q (%v)", line, err)
-		}
-		if s.Op == "create" {
-			run.Create = s
-		} else {
-			run.Ops[s.Op] = s
-		}
-	}
-	return run
+	return runJSScript(t, "client03.mjs", jsCall{Target: target, Prefer: []string{string(prefer)}})[0]
 }
 
 // TestV03ClientAgainstServeV03: a real v0.3 client, @a2a-js/sdk 0.3.14, talks to the

@@ -66,12 +66,12 @@ var profiles = []Profile{
 	{Name: "a2a-go-v03-compat", HonoursHint: true,
 		Description: "a2a-go v2.4.0 reading cards with a2av0.NewAgentCardParser, every 1.0 and 0.3 transport registered (gRPC insecure); v0.3 HTTP+JSON at {url}/v1",
 		pick: func(v *cardView) choice {
-			return goRESTV03Routes(v, pickGo(v, v.goCompat(), goAll, true), a2aGoCurrent)
+			return v03RESTRoutes(v, pickGo(v, v.goCompat(), goAll, true), a2aGoCurrent, true)
 		}},
 	{Name: "a2a-go-v2.3.1-v03-compat", HonoursHint: true,
 		Description: "a2a-go v2.3.1, as agents in the field run it: a2a-go-v03-compat with v0.3 HTTP+JSON at {url} (no /v1)",
 		pick: func(v *cardView) choice {
-			return goRESTV03Routes(v, pickGo(v, v.goCompat(), goAll, true), a2aGoField)
+			return v03RESTRoutes(v, pickGo(v, v.goCompat(), goAll, true), a2aGoField, false)
 		}},
 	{Name: "a2a-js-default", HonoursHint: true,
 		Description: "@a2a-js/sdk 1.3.0 ClientFactory, default resolver and transports (JSON-RPC, HTTP+JSON), speaking 1.0",
@@ -79,6 +79,12 @@ var profiles = []Profile{
 	{Name: "a2a-js-grpc", HonoursHint: true,
 		Description: "@a2a-js/sdk 1.3.0 with GrpcTransportFactory added",
 		pick:        func(v *cardView) choice { return pickJS(v, true) }},
+	{Name: "a2a-js-03-default", HonoursHint: true,
+		Description: "@a2a-js/sdk 0.3.14 ClientFactory, default transports (JSON-RPC, HTTP+JSON), speaking 0.3: additionalInterfaces override url per binding",
+		pick:        func(v *cardView) choice { return pickJS03(v, false) }},
+	{Name: "a2a-js-03-grpc", HonoursHint: true,
+		Description: "@a2a-js/sdk 0.3.14 with GrpcTransportFactory (insecure credentials) added",
+		pick:        func(v *cardView) choice { return pickJS03(v, true) }},
 	{Name: "a2a-python-default", HonoursHint: false,
 		Description: "a2a-python 1.1 ClientFactory, default ClientConfig (JSON-RPC only, server order, reads v0.3 cards)",
 		pick:        pickPython},
@@ -86,7 +92,7 @@ var profiles = []Profile{
 		Description: "a2a-java 1.2.0.Final ClientBuilder with no withTransport (JSON-RPC), server order, speaking 1.0",
 		pick:        pickJava},
 	{Name: "v03-preferred-transport", HonoursHint: true,
-		Description: "a v0.3 client that honours preferredTransport at url (a2a-js 0.3, a2a-java compat 0.3, the v0.3 TCK), every binding",
+		Description: "a v0.3 client that honours preferredTransport at url as A2A 0.3 §5.6.3 says (a2a-java compat 0.3, the v0.3 TCK), every binding",
 		pick:        pickV03Preferred},
 	{Name: "a2abind-delegate", HonoursHint: true,
 		Description: "a2abind's own delegate (card.CallOrder under wire.Policy): card order, preference first, falls back when a failure proves no handler was reached",
@@ -263,37 +269,6 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 		}
 	}
 	return choice{iface: &chosen, outcome: o, note: note}
-}
-
-// pickJS models @a2a-js/sdk 1.3.0 ClientFactory.createFromNormalizedAgentCard: v0.3 cards
-// are unreadable without legacyCompat; per binding the first entry wins unless a later
-// one has protocolVersion "1.0" (so the LAST 1.0 entry wins, a2a-js #734); bindings are
-// tried in card order; the client speaks 1.0.
-func pickJS(v *cardView, grpc bool) choice {
-	if v.v03Only() {
-		return none("a v0.3 card: without legacyCompat the resolver finds no supportedInterfaces (\"No compatible transport found\")")
-	}
-	supported := map[a2a.TransportProtocol]bool{a2a.TransportProtocolJSONRPC: true, a2a.TransportProtocolHTTPJSON: true, a2a.TransportProtocolGRPC: grpc}
-	best := map[a2a.TransportProtocol]card.Interface{}
-	var order []a2a.TransportProtocol
-	for _, i := range v.v1 {
-		if _, seen := best[i.Binding]; !seen {
-			best[i.Binding] = i
-			order = append(order, i.Binding)
-		} else if i.ProtocolVersion == card.V1 {
-			best[i.Binding] = i
-		}
-	}
-	for _, b := range order {
-		if !supported[b] {
-			continue
-		}
-		chosen := best[b]
-		o, _ := v.outcomeFor(chosen, card.V1)
-		note := "selects " + chosen.String() + ": first binding of the card it has a transport for, last 1.0 entry of that binding (a2a-js #734)"
-		return choice{iface: &chosen, version: card.V1, outcome: o, note: note}
-	}
-	return none("No compatible transport found: the card declares none of its transports")
 }
 
 // pickPython models a2a-python 1.1 ClientFactory.create with the default ClientConfig:

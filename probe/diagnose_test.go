@@ -91,8 +91,9 @@ func TestDiagnose_Seed(t *testing.T) {
 			},
 			wantClients: map[string]bool{
 				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,
-				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-python-default": true,
-				"a2a-java-default": false, "v03-preferred-transport": false, "a2abind-delegate": true,
+				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-js-03-default": true, "a2a-js-03-grpc": false,
+				"a2a-python-default": true,
+				"a2a-java-default":   false, "v03-preferred-transport": false, "a2abind-delegate": true,
 			},
 		},
 		{
@@ -110,8 +111,9 @@ func TestDiagnose_Seed(t *testing.T) {
 			},
 			wantClients: map[string]bool{
 				"a2a-go-default": false, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,
-				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-python-default": true,
-				"a2a-java-default": false, "v03-preferred-transport": false, "a2abind-delegate": true,
+				"a2a-js-default": false, "a2a-js-grpc": false, "a2a-js-03-default": true, "a2a-js-03-grpc": false,
+				"a2a-python-default": true,
+				"a2a-java-default":   false, "v03-preferred-transport": false, "a2abind-delegate": true,
 			},
 		},
 		{
@@ -129,8 +131,9 @@ func TestDiagnose_Seed(t *testing.T) {
 			},
 			wantClients: map[string]bool{
 				"a2a-go-default": true, "a2a-go-grpc": false, "a2a-go-v03-compat": false, "a2a-go-v2.3.1-v03-compat": false,
-				"a2a-js-default": true, "a2a-js-grpc": false, "a2a-python-default": true,
-				"a2a-java-default": true, "v03-preferred-transport": false, "a2abind-delegate": true,
+				"a2a-js-default": true, "a2a-js-grpc": false, "a2a-js-03-default": false, "a2a-js-03-grpc": false,
+				"a2a-python-default": true,
+				"a2a-java-default":   true, "v03-preferred-transport": false, "a2abind-delegate": true,
 			},
 		},
 	}

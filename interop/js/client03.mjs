@@ -2,17 +2,20 @@
 // agent, for a2abind's interop tests: a real v0.3 client, which calls the v0.3 REST
 // routes at {url}/v1/message:send and so on.
 //
-//   node client03.mjs --target URL [--prefer BINDING] [--ops OPS] [--timeout-ms N] [--text TEXT]
+//   node client03.mjs --target URL [--transports SET] [--prefer BINDING] [--ops OPS] [--timeout-ms N] [--text TEXT]
 //
 //   --target      the agent's base URL (card at /.well-known/agent-card.json).
-//   --prefer      ClientFactoryOptions.preferredTransports: JSONRPC or HTTP+JSON.
+//   --transports  default (the SDK default, JSON-RPC and HTTP+JSON) or grpc (the default
+//                 plus GrpcTransportFactory from a2a-js-03/client/grpc).
+//   --prefer      ClientFactoryOptions.preferredTransports: JSONRPC, HTTP+JSON or GRPC.
 //   --ops         comma list, run in order (default all): send, get, stream, get-unknown
 //                 (as in client.mjs).
 //   --timeout-ms  bound on the card fetch and each operation (default 10000).
+//   --then        ends one run and starts the next (its own flags follow), as in client.mjs.
 //
 // Output: one JSON line per step on stdout, as client.mjs writes them:
-//   {"op":"create","ok","sdkVersion","transport","url","error"?}
-//   {"op","ok","transport","url","result"?,"error"?}
+//   {"run","op":"create","ok","sdkVersion","transport","url","error"?}
+//   {"run","op","ok","transport","url","result"?,"error"?}
 // Exit code 0 when the script ran, 2 on a usage error.
 
 import { randomUUID } from 'node:crypto';
@@ -26,12 +29,12 @@ const sdkVersion = JSON.parse(readFileSync(path.join(modulesPath, 'a2a-js-03', '
 const ALL_OPS = ['send', 'get', 'stream', 'get-unknown'];
 
 function usage(msg) {
-  process.stderr.write(`client03.mjs: ${msg}\nusage: client03.mjs --target URL [--prefer JSONRPC|HTTP+JSON] [--ops ${ALL_OPS.join(',')}] [--timeout-ms N] [--text TEXT]\n`);
+  process.stderr.write(`client03.mjs: ${msg}\nusage: client03.mjs --target URL [--transports default|grpc] [--prefer JSONRPC|HTTP+JSON|GRPC] [--ops ${ALL_OPS.join(',')}] [--timeout-ms N] [--text TEXT]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { target: '', prefer: [], ops: ALL_OPS, timeoutMs: 10_000, text: 'hello interop' };
+  const args = { target: '', transports: 'default', prefer: [], ops: ALL_OPS, timeoutMs: 10_000, text: 'hello interop' };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s, 2);
     if (value === undefined) {
@@ -41,6 +44,10 @@ function parseArgs(argv) {
     switch (flag) {
       case '--target':
         args.target = value;
+        break;
+      case '--transports':
+        if (value !== 'default' && value !== 'grpc') usage(`unknown --transports ${JSON.stringify(value)}`);
+        args.transports = value;
         break;
       case '--prefer':
         args.prefer = value.split(',').filter(Boolean);
@@ -151,24 +158,39 @@ function emit(obj) {
 }
 
 async function main() {
-  const args = parseArgs(process.argv.slice(2));
+  const runs = [[]];
+  for (const a of process.argv.slice(2)) {
+    if (a === '--then') runs.push([]);
+    else runs[runs.length - 1].push(a);
+  }
+  const parsed = runs.map(parseArgs);
+  for (let run = 0; run < parsed.length; run++) await runOne(run, parsed[run]);
+}
+
+/** runOne creates one client as args say and runs its operations. */
+async function runOne(run, args) {
   const chosen = { transport: null, url: null };
-  const transports = [new JsonRpcTransportFactory(), new RestTransportFactory()].map((f) => new Recording(f, chosen));
+  const factories = [new JsonRpcTransportFactory(), new RestTransportFactory()];
+  if (args.transports === 'grpc') {
+    const { GrpcTransportFactory } = load('a2a-js-03/client/grpc');
+    factories.push(new GrpcTransportFactory());
+  }
+  const transports = factories.map((f) => new Recording(f, chosen));
   let client;
   try {
     const factory = new ClientFactory({ transports, preferredTransports: args.prefer });
     client = await factory.createFromUrl(args.target);
-    emit({ op: 'create', ok: true, sdkVersion, ...chosen });
+    emit({ run, op: 'create', ok: true, sdkVersion, ...chosen });
   } catch (err) {
-    emit({ op: 'create', ok: false, sdkVersion, ...chosen, error: errorOf(err) });
+    emit({ run, op: 'create', ok: false, sdkVersion, ...chosen, error: errorOf(err) });
     return;
   }
   const state = {};
   for (const op of args.ops) {
     try {
-      emit({ op, ok: true, ...chosen, result: await runOp(op, client, state, args) });
+      emit({ run, op, ok: true, ...chosen, result: await runOp(op, client, state, args) });
     } catch (err) {
-      emit({ op, ok: false, ...chosen, error: errorOf(err) });
+      emit({ run, op, ok: false, ...chosen, error: errorOf(err) });
     }
   }
 }
