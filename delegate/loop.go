@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -55,12 +56,17 @@ func (c *Client) walker(ctx context.Context, cs *callSpan, alog *attemptLog, pen
 	}
 }
 
+// clip makes network text fit a one-line detail: line breaks written as \n and \r (an
+// agent's message must not add lines to the attempt list), and at most 300 bytes.
 func clip(s string) string {
+	s = lineBreaks.Replace(s)
 	if len(s) > 300 {
 		return s[:300] + "..."
 	}
 	return s
 }
+
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 
 // policy is the fallback policy of an operation.
 func (c *Client) policy(idempotent bool) wire.Policy {
