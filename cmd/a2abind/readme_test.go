@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,6 +22,8 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/wire"
 )
 
 // The README's examples are run, as docs/lint-rules.md's are by card/rules_doc_test.go.
@@ -325,5 +328,35 @@ func TestREADMEConvention(t *testing.T) {
 	}
 	if strings.Contains(all, "./test.sh") || strings.Contains(all, "go run ./cmd/a2abind demo") {
 		t.Errorf("set-up commands taken as examples:\n%s", all)
+	}
+}
+
+// TestREADMEFacts: what the README states about the build and the taxonomy follows the
+// code: the a2a-go release go.mod requires, every outcome probe can report, and the
+// number of client profiles in its example summaries.
+func TestREADMEFacts(t *testing.T) {
+	readme := repoFile(t, "README.md")
+	sdk := regexp.MustCompile(`(?m)^\s*github\.com/a2aproject/a2a-go/v2 (v\S+)`).FindStringSubmatch(repoFile(t, "go.mod"))
+	if sdk == nil || !strings.Contains(readme, "SDK ("+sdk[1]+")") {
+		t.Errorf("the README does not name the a2a-go release go.mod requires (%v)", sdk)
+	}
+	_, probeSection, _ := strings.Cut(readme, "\n### probe\n")
+	probeSection, _, _ = strings.Cut(probeSection, "\n### ")
+	for _, o := range wire.Outcomes() {
+		if o == wire.AgentError || o == wire.Ambiguous { // send's outcomes, not probe's
+			continue
+		}
+		if !strings.Contains(probeSection, "`"+string(o)+"`") {
+			t.Errorf("the README's probe section does not list the outcome %q", o)
+		}
+	}
+	counts := regexp.MustCompile(`of (\d+) client profiles`).FindAllStringSubmatch(readme, -1)
+	if len(counts) == 0 {
+		t.Fatal("the README shows no client-profile count")
+	}
+	for _, m := range counts {
+		if m[1] != strconv.Itoa(len(probe.Profiles())) {
+			t.Errorf("the README says %q; probe has %d client profiles", m[0], len(probe.Profiles()))
+		}
 	}
 }
