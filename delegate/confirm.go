@@ -3,6 +3,7 @@ package delegate
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -19,8 +20,10 @@ const lookupBudget = 5 * time.Second
 // (wire.NeedsConfirmation: an A2A error or an HTTP status a handler could also have
 // given after running the message): a GetTask of a random task id on the same
 // interface and protocol version, through the same transport and credentials, judged
-// by wire.Judge as the call was. wire.Policy.Walk counts the call's answer as proof
-// only when this gets the same outcome.
+// by wire.Judge as the call was (Served only for TaskNotFound: a working handler's
+// answer; another A2A error is AgentError). wire.Policy.Walk counts the call's answer
+// as proof only when this gets the same outcome, and moves a message on after that only
+// to an interface where this is Served.
 func (c *Client) lookup(ctx context.Context, iface card.Interface) wire.Outcome {
 	budget := lookupBudget
 	if d := c.opts.attemptTimeout; d > 0 && d < budget {
@@ -47,6 +50,9 @@ func (c *Client) lookup(ctx context.Context, iface card.Interface) wire.Outcome 
 	}
 	ev := rec.evidence(iface.Binding, iface.ProtocolVersion, err)
 	v := wire.Judge(ev)
+	if v.Outcome == wire.Served && !errors.Is(err, a2a.ErrTaskNotFound) {
+		v.Outcome = wire.AgentError // a handler answered, not as one without that task
+	}
 	endExchange(span, v.Outcome, ev, v.Why)
 	return v.Outcome
 }

@@ -11,7 +11,8 @@ const (
 	// NeedsConfirmation: an answer an A2A handler could also have given after running
 	// the message (an agent may relay a downstream agent's error). A message moves on
 	// only when the side-effect-free lookup on the same interface and version gets the
-	// same "not here" answer (Policy.Walk's Walker.Lookup); otherwise it is ambiguous.
+	// same "not here" answer (Policy.Walk's Walker.Lookup), and then only to an interface
+	// whose lookup a handler answers; otherwise it is ambiguous.
 	NeedsConfirmation Weight = "confirm"
 	// Unproven: the request was written and nothing proves it reached no handler; a
 	// message is not resent (unless the caller allows it).
@@ -57,7 +58,7 @@ var rules = [...]Rule{
 	kindGRPCUnknown: {"grpc-go's own UNIMPLEMENTED \"unknown service\" / \"unknown method\" (no ErrorInfo)",
 		Proves, "grpc-go answers it itself when no handler is registered for the method"},
 	kindA2ANotHere: {"an A2A error that may mean \"not here\": VersionNotSupported, MethodNotFound, ContentTypeNotSupported, a JSON-RPC parse error, UNIMPLEMENTED without ErrorInfo",
-		NeedsConfirmation, "an agent can run the message and then relay a downstream agent's A2A error"},
+		NeedsConfirmation, "an agent can run the message and then relay a downstream agent's A2A error, to every lookup too: a message moves on only to an interface whose lookup a handler answers"},
 	kindHTTPNotHere: {"an HTTP status a handler could also produce: 404, 405, 408, 415, 501, a 3xx, a 4xx in the other protocol version's shape",
 		NeedsConfirmation, "a handler (or a proxy after it) can answer these after running the message"},
 	kindAuth: {"credentials refused: 401 / 403, UNAUTHENTICATED / PERMISSION_DENIED",
