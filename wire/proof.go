@@ -53,7 +53,7 @@ var rules = [...]Rule{
 		Proves, "nothing reached a server that could run it"},
 	kindTLSRefusal: {"a TLS server's refusal of plaintext (HTTP 400 \"HTTP request to an HTTPS server\")",
 		Proves, "the TLS server answers before any handler sees the request"},
-	kindFraming: {"a wrong binding shown by the framing itself: an HTTP/1 answer to a gRPC call (HTTP/2 preface failure), a non-gRPC answer or content type under gRPC, another binding's error object",
+	kindFraming: {"a wrong binding shown by the framing itself: an HTTP/1.x answer to a gRPC call (the first bytes on the connection, to the HTTP/2 preface or the TLS ClientHello), a non-gRPC answer or content type under gRPC, another binding's error object",
 		Proves, "a handler of the declared binding answers in that binding's framing; another protocol answered"},
 	kindGRPCUnknown: {"grpc-go's own UNIMPLEMENTED \"unknown service\" / \"unknown method\" (no ErrorInfo)",
 		Proves, "grpc-go answers it itself when no handler is registered for the method"},
