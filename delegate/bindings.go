@@ -73,15 +73,14 @@ func grpcTransport(c *Client, iface card.Interface, w probe.Way) (a2aclient.Tran
 		creds = credentials.NewTLS(c.tlsConfig)
 	}
 	dialer := c.opts.conn.Dial.Dialer()
-	dopts := append([]grpc.DialOption{
+	dopts := append(wire.GRPCDialOptions(func(ctx context.Context, addr string) (net.Conn, error) {
+		return dialer.DialContext(ctx, "tcp", addr)
+	}),
 		grpc.WithTransportCredentials(creds),
-		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			return dialer.DialContext(ctx, "tcp", addr)
-		}),
 		grpc.WithChainUnaryInterceptor(unaryRecorder),
 		grpc.WithChainStreamInterceptor(streamRecorder),
-		grpc.WithStatsHandler(wire.GRPCStats{}),
-	}, telemetry.GRPCDialOptions()...) // the attempt's trace context goes as metadata
+	)
+	dopts = append(dopts, telemetry.GRPCDialOptions()...) // the attempt's trace context goes as metadata
 	conn, err := grpc.NewClient("passthrough:///"+a.HostPort(), dopts...)
 	if err != nil {
 		return nil, err

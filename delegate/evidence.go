@@ -123,7 +123,7 @@ func (r *recorder) evidence(binding a2a.TransportProtocol, version string, callE
 		HTTPStatus: r.httpStatus, ContentType: r.contentType, Err: r.netErr}
 	if r.grpc && r.grpcStatus != nil {
 		ev.GRPC = true
-		ev.Answered = r.call.Answered()
+		r.call.Fill(&ev)
 		if ev.Err == nil {
 			ev.Err = r.grpcStatus.Err()
 		}

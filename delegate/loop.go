@@ -43,6 +43,10 @@ func (c *Client) walker(ctx context.Context, cs *callSpan, alog *attemptLog, pen
 		Try:    try,
 		Lookup: func(iface card.Interface) wire.Outcome { return c.lookup(cs.attemptContext(ctx), iface) },
 		Decided: func(iface card.Interface, t wire.Tried, step wire.Step) {
+			if t.Unsent {
+				alog.add(Attempt{Interface: iface, Outcome: t.Outcome, Detail: step.Why})
+				return
+			}
 			if t.Final || t.Outcome == wire.Served {
 				cs.decided(iface, t, step, "")
 				return // logged by try

@@ -79,9 +79,11 @@ func (t mediaTypeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 // refusesMediaType reports whether a 415 to out proves that the media type, not a
 // handler, refused it. A message (POST .../message:send or :stream) may have run
-// before a 415 (issue 18), so it is confirmed with a side-effect-free request with the
-// same body media type on the same interface: CancelTask of a random task id. Only a
-// 415 there too lets the message go again; other requests are resent as they are.
+// before a 415 (issue 18), so it is confirmed with side-effect-free requests on the same
+// interface (CancelTask of a random task id), as wire.Policy.Walk confirms a move to
+// another interface: with out's media type it must get 415 too, and with
+// application/a2a+json it must not (issue 43: a relay that answers 415 to everything
+// must not get the message twice). Other requests are resent as they are.
 func (t mediaTypeTransport) refusesMediaType(out *http.Request) bool {
 	base, ok := strings.CutSuffix(out.URL.Path, "/message:send")
 	if !ok {
@@ -94,17 +96,25 @@ func (t mediaTypeTransport) refusesMediaType(out *http.Request) bool {
 	u.Path, u.RawPath, u.RawQuery = base+"/tasks/a2abind-lookup-"+rand.Text()+":cancel", "", ""
 	ctx, cancel := context.WithTimeout(withRecorder(out.Context(), nil), lookupBudget) // not the attempt's evidence
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader("{}"))
-	if err != nil {
+	status := func(contentType string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader("{}"))
+		if err != nil {
+			return 0
+		}
+		req.Header = out.Header.Clone()
+		req.Header.Del("Content-Length")
+		req.Header.Set("Content-Type", contentType)
+		resp, err := t.base.RoundTrip(req)
+		if err != nil {
+			return 0
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxCapture))
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status(out.Header.Get("Content-Type")) != http.StatusUnsupportedMediaType {
 		return false
 	}
-	req.Header = out.Header.Clone()
-	req.Header.Del("Content-Length")
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		return false
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxCapture))
-	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusUnsupportedMediaType
+	s := status(mediaA2AJSON)
+	return s != 0 && s != http.StatusUnsupportedMediaType
 }

@@ -41,8 +41,9 @@ func tracedProvider(t *testing.T) (*sdktrace.TracerProvider, *otlptest.Receiver)
 // TestSpansOfAConfirmedFallback: a library caller's span and provider
 // (WithTracerProvider) hold the whole call. The card declares JSON-RPC first at a path
 // where nothing is mounted: the 404 a handler could also give is confirmed by a
-// GetTask lookup (its own span, under the attempt it confirms) before the message
-// moves on, with a fallback event naming both interfaces; the agent receives every
+// GetTask lookup (its own span, under the attempt it confirms), and the next interface's
+// GetTask lookup is answered by a handler (its span under the same attempt) before the
+// message moves on, with a fallback event naming both interfaces; the agent receives every
 // request (card fetch, attempt, lookup, attempt) with the caller's trace id, the
 // attempts' and the lookup's under their own spans. A stream is traced alike, its
 // attempt span covering the stream it read.
@@ -93,9 +94,18 @@ func testSpansOfAConfirmedFallback(t *testing.T, op string) {
 	served := oneSpan(t, tr, func(s otlptest.Span) bool {
 		return s.Name == op && s.ParentSpanID == call.SpanID && s.Attrs["a2abind.outcome"] == "served"
 	})
-	lookup := oneSpan(t, tr, func(s otlptest.Span) bool { return s.Name == "GetTask" && s.ParentSpanID == gone.SpanID })
-	if lookup.Attrs["a2abind.purpose"] != "confirm" || lookup.Attrs["a2abind.outcome"] != "not_found" || lookup.Attrs["http.response.status_code"] != "404" {
+	lookup := oneSpan(t, tr, func(s otlptest.Span) bool {
+		return s.Name == "GetTask" && s.ParentSpanID == gone.SpanID && s.Attrs["a2abind.outcome"] == "not_found"
+	})
+	if lookup.Attrs["a2abind.purpose"] != "confirm" || lookup.Attrs["http.response.status_code"] != "404" {
 		t.Errorf("lookup attributes %v", lookup.Attrs)
+	}
+	// The lookup on the next interface, which a handler answers (issue 43).
+	ahead := oneSpan(t, tr, func(s otlptest.Span) bool {
+		return s.Name == "GetTask" && s.ParentSpanID == gone.SpanID && s.Attrs["a2abind.outcome"] == "served"
+	})
+	if ahead.Attrs["a2abind.purpose"] != "confirm" {
+		t.Errorf("lookup ahead attributes %v", ahead.Attrs)
 	}
 	if served.Attrs["a2a.task.state"] != "TASK_STATE_COMPLETED" || served.Attrs["rpc.system"] != "jsonrpc" {
 		t.Errorf("served attempt attributes %v", served.Attrs)
@@ -119,7 +129,7 @@ func testSpansOfAConfirmedFallback(t *testing.T, op string) {
 		}
 		parents[s.Method] = append(parents[s.Method], byID[s.ParentID()].Name+"/"+byID[s.ParentID()].Attrs["a2abind.outcome"])
 	}
-	if got := parents["POST /a2a"]; len(got) != 1 || got[0] != op+"/served" {
+	if got := parents["POST /a2a"]; len(got) != 2 || !slices.Contains(got, op+"/served") || !slices.Contains(got, "GetTask/served") {
 		t.Errorf("POST /a2a came under %v", got)
 	}
 	for _, want := range []string{op + "/not_found", "GetTask/not_found"} {

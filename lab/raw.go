@@ -65,3 +65,28 @@ func Listen(b Behaviour) (*Listener, error) {
 
 // Close stops accepting, closes every open connection and waits for them.
 func (rl *Listener) Close() error { return rl.srv.close() }
+
+// ListenAnswering starts a raw listener that answers what a client sends on each
+// connection with answer (an HTTP/1.x server's answer to a gRPC client's HTTP/2
+// preface, for example). With hangUp it closes the connection after the first answer;
+// otherwise it answers every later read the same way, as a server keeping the
+// connection alive answers each request, until the client closes it.
+func ListenAnswering(answer []byte, hangUp bool) (*Listener, error) {
+	srv, err := listenTCP()
+	if err != nil {
+		return nil, err
+	}
+	srv.serve(func(c net.Conn) {
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 4096)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+			if _, err := c.Write(answer); err != nil || hangUp {
+				return
+			}
+		}
+	})
+	return &Listener{Addr: srv.addr(), srv: srv}, nil
+}

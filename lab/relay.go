@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/a2abind/a2abind/card"
 )
 
 // Agents that run a message and then answer what could also mean "not here": an A2A
@@ -46,6 +48,28 @@ func (r Relay) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2
 	return Echo{}.Cancel(ctx, ec)
 }
 
+// RelayEveryCall makes every call other than a message (GetTask, ListTasks, ...) relay
+// err too, before a handler looks at it, as an agent that forwards every call to a
+// downstream agent refusing them all does. With the Relay executor, a message runs and
+// then relays err, and the confirming lookup gets the same err on every interface.
+func RelayEveryCall(err error) Option {
+	return WithHandlerOptions(a2asrv.WithCallInterceptors(relayCalls{err: err}))
+}
+
+// relayCalls is RelayEveryCall's interceptor.
+type relayCalls struct {
+	a2asrv.PassthroughCallInterceptor
+	err error
+}
+
+// Before relays err for every call but a message.
+func (r relayCalls) Before(ctx context.Context, cc *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
+	if m := cc.Method(); m == "SendMessage" || m == "SendStreamingMessage" {
+		return ctx, nil, nil
+	}
+	return ctx, nil, a2a.NewError(r.err, fmt.Sprintf("downstream agent: %v", r.err))
+}
+
 // maxPeek bounds how much of a request body StatusAfterMessage reads to find its method.
 const maxPeek = 1 << 20
 
@@ -54,10 +78,17 @@ const maxPeek = 1 << 20
 // HTTP+JSON POST .../message:send and :stream) run to completion (the agent executes
 // it), throws the answer away and answers status instead, with a plain-text body (and
 // a Location for a 3xx). Other requests, lookups included, pass through.
-func StatusAfterMessage(code int) func(http.Handler) http.Handler {
+func StatusAfterMessage(code int) func(http.Handler) http.Handler { return statusAfter(code, false) }
+
+// StatusAfterCall is StatusAfterMessage for every A2A request, lookups included (every
+// request but the card's): a message runs, and every answer is status.
+func StatusAfterCall(code int) func(http.Handler) http.Handler { return statusAfter(code, true) }
+
+// statusAfter is StatusAfterMessage, and StatusAfterCall when every is set.
+func statusAfter(code int, every bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !isMessage(r) {
+			if every && r.URL.Path == card.WellKnownPath || !every && !isMessage(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -110,15 +141,25 @@ func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
 // executes it; a stream's events are thrown away) and then answer code with msg and no
 // ErrorInfo, as a handler may. Other calls pass through.
 func GRPCStatusAfterMessage(code codes.Code, msg string) []grpc.ServerOption {
+	return grpcStatusAfter(code, msg, false)
+}
+
+// GRPCStatusAfterCall is GRPCStatusAfterMessage for every call, lookups included.
+func GRPCStatusAfterCall(code codes.Code, msg string) []grpc.ServerOption {
+	return grpcStatusAfter(code, msg, true)
+}
+
+// grpcStatusAfter is GRPCStatusAfterMessage, and GRPCStatusAfterCall when every is set.
+func grpcStatusAfter(code codes.Code, msg string, every bool) []grpc.ServerOption {
 	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		if !strings.HasSuffix(info.FullMethod, "/SendMessage") {
+		if !every && !strings.HasSuffix(info.FullMethod, "/SendMessage") {
 			return h(ctx, req)
 		}
 		_, _ = h(ctx, req)
 		return nil, status.Error(code, msg)
 	}
 	stream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		if !strings.HasSuffix(info.FullMethod, "/SendStreamingMessage") {
+		if !every && !strings.HasSuffix(info.FullMethod, "/SendStreamingMessage") {
 			return h(srv, ss)
 		}
 		_ = h(srv, discardStream{ss})

@@ -353,18 +353,22 @@ func pickDelegate(v *cardView) choice {
 	for _, s := range skipped {
 		notes = append(notes, fmt.Sprintf("skips %s (%s)", s.Interface, s.Reason))
 	}
-	outcomes := make([]wire.Outcome, len(cands))
+	var outcomes []wire.Outcome
 	// The call is predicted to get what the probe's lookup got there, so the probe's
 	// lookup is also the walk's confirming lookup (wire.Walker.Lookup): an answer that
 	// needs confirmation is confirmed exactly when the lookup saw it too.
 	w := wire.Policy{}.Walk(cands, wire.Walker{
-		Try: func(i card.Interface) wire.Tried {
-			o := v.callOutcome(i)
-			outcomes[len(tried)] = o
-			tried = append(tried, i.String()+" ("+string(o)+")")
-			return wire.Tried{Outcome: o}
-		},
+		Try:    func(i card.Interface) wire.Tried { return wire.Tried{Outcome: v.callOutcome(i)} },
 		Lookup: v.callOutcome,
+		Decided: func(i card.Interface, t wire.Tried, _ wire.Step) {
+			o := v.callOutcome(i)
+			outcomes = append(outcomes, o)
+			if t.Unsent {
+				tried = append(tried, i.String()+" ("+string(o)+", not sent)")
+			} else {
+				tried = append(tried, i.String()+" ("+string(o)+")")
+			}
+		},
 	})
 	chosen := cands[w.Last]
 	note := "uses " + chosen.String()

@@ -118,21 +118,19 @@ func (p *grpcPool) dial(key grpcKey, o *options, refused *refusal) (*grpc.Client
 	if key.tls {
 		creds = credentials.NewTLS(o.tlsConfig("")) // grpc-go takes the server name from the address
 	}
-	return grpc.NewClient("passthrough:///"+key.addr,
+	return grpc.NewClient("passthrough:///"+key.addr, append(wire.GRPCDialOptions(func(ctx context.Context, addr string) (net.Conn, error) {
+		c, err := p.e.dial(ctx, "tcp", addr, o.conn.Dial)
+		if errors.Is(err, card.ErrRefusedAddress) {
+			refused.set(err)
+		}
+		return c, err
+	}),
 		grpc.WithTransportCredentials(creds),
-		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			c, err := p.e.dial(ctx, "tcp", addr, o.conn.Dial)
-			if errors.Is(err, card.ErrRefusedAddress) {
-				refused.set(err)
-			}
-			return c, err
-		}),
-		grpc.WithStatsHandler(wire.GRPCStats{}),
 		grpc.WithUserAgent("a2abind-probe"),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxBody)),
 		grpc.WithMaxHeaderListSize(maxBody),
 		grpc.WithIdleTimeout(p.idleFor), // the socket closes when idle even before the pool drops the channel
-	)
+	)...)
 }
 
 // use marks ch in use (mu held).

@@ -181,7 +181,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 	}
 	st := status.Convert(err)
 	wire.FillGRPC(&a.ev, st)
-	a.ev.Sent, a.ev.Answered = ws.Sent(), ws.Answered()
+	ws.Fill(&a.ev)
 	a.ev.NamesTask = req.taskID != "" && strings.Contains(st.Message(), req.taskID)
 	// For the probe an answer is a status the server chose: response headers followed by
 	// our own deadline or a lost connection are no answer to read a binding from.

@@ -260,6 +260,12 @@ func classifyGRPC(ev Evidence) verdict {
 		}
 		return seen(Ambiguous, detail+" (from the server)")
 	}
+	if strings.HasPrefix(ev.Body, "HTTP/1.") {
+		// The server's first bytes on the connection (GRPCCall.Fill) were an HTTP/1.x
+		// status line, to the HTTP/2 preface or the TLS ClientHello: however grpc-go
+		// words the failure, an HTTP/1.x server answered before any gRPC request.
+		return by(kindFraming, WrongBinding, detail+": an HTTP/1.x server answered ("+clipLine(ev.Body)+")")
+	}
 	if rest, ok := strings.CutPrefix(ev.GRPCMessage, grpcHTTPStatus); ok {
 		return grpcOverHTTP(ev, rest, detail)
 	}
@@ -435,4 +441,16 @@ func outcomeFromText(s string) (Outcome, bool) {
 		}
 	}
 	return "", false
+}
+
+// clipLine is the first line of s, without control characters.
+func clipLine(s string) string {
+	s, _, _ = strings.Cut(s, "\r")
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 
@@ -48,5 +49,28 @@ func TestClassifyGRPCAfterSent(t *testing.T) {
 				t.Errorf("Classify() wrong outcome (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestHTTP1GreetingAtGRPC (issue 44 item 3): a gRPC call that failed before any answer,
+// whose connection's first bytes from the server are an HTTP/1.x status line, is a wrong
+// binding proved by the framing, however grpc-go worded the failure (its preface or TLS
+// handshake error); other first bytes leave the wording to decide.
+func TestHTTP1GreetingAtGRPC(t *testing.T) {
+	for _, tt := range []struct {
+		msg, body string
+		want      wire.Outcome
+	}{
+		{"connection error: desc = \"error reading server preface: http2: frame too large\"", "HTTP/1.0 400 Bad Request\r\n", wire.WrongBinding},
+		{"connection error: desc = \"error reading server preface: unexpected EOF\"", "HTTP/1.1", wire.WrongBinding},
+		{"connection error: desc = \"transport: authentication handshake failed: tls: first record does not look like a TLS handshake\"", "HTTP/1.1 400 Bad Request\r\n", wire.WrongBinding},
+		{"connection error: desc = \"transport: authentication handshake failed: tls: first record does not look like a TLS handshake\"", "\x00\x00\x12\x04\x00", wire.TLSMismatch},
+		{"connection error: desc = \"error reading server preface: http2: frame too large\"", "400 Bad Request: not HTTP/2", wire.Malformed},
+	} {
+		ev := wire.Evidence{Binding: a2a.TransportProtocolGRPC, GRPC: true, GRPCCode: codes.Unavailable, GRPCMessage: tt.msg, Body: tt.body}
+		v := wire.Judge(ev)
+		if v.Outcome != tt.want || tt.want == wire.WrongBinding && v.Weight != wire.Proves {
+			t.Errorf("Judge(%q after %q) = %s (%s), want %s", tt.msg, tt.body, v.Outcome, v.Weight, tt.want)
+		}
 	}
 }

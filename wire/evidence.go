@@ -57,7 +57,8 @@ type Evidence struct {
 	// served there), or Unrecognised. Empty means the body was not inspected.
 	Framing a2a.TransportProtocol
 	// Body is the start of the answer's body, for answers recognised by their text
-	// (a TLS server's plaintext rejection, for example).
+	// (a TLS server's plaintext rejection, for example); for a gRPC call that failed
+	// unanswered, the first bytes the server sent on the connection (GRPCCall.Fill).
 	Body string
 	// Message is the A2A error's message, as the answer carried it (ReadAnswer, or the
 	// gRPC status message).

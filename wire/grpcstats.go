@@ -13,6 +13,18 @@ import (
 // for the statuses it makes up itself, nor for an HTTP answer that is not gRPC).
 type GRPCCall struct {
 	sent, answered atomic.Bool
+	greeting       atomic.Pointer[string] // GRPCDialOptions: the server's first bytes, for a call that failed unanswered
+}
+
+// Fill records the call in ev: Sent, Answered and, for a call that failed without an
+// answer on a channel dialled with GRPCDialOptions, the start of what the server sent
+// first on the connection, as Body.
+func (c *GRPCCall) Fill(ev *Evidence) {
+	ev.Sent = ev.Sent || c.Sent()
+	ev.Answered = c.Answered()
+	if g := c.greeting.Load(); g != nil && !ev.Answered {
+		ev.Body = *g
+	}
 }
 
 // Sent reports that the request headers were handed to a live connection.

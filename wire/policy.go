@@ -41,6 +41,9 @@ type Tried struct {
 	// Final ends the walk whatever the outcome (the caller's context is done, a stream
 	// failed after its first event, the consumer stopped reading).
 	Final bool
+	// Unsent reports an interface the walk passed without sending there: its lookup
+	// (Outcome) showed no handler after the walk relied on a confirmed answer (Walk).
+	Unsent bool
 }
 
 // mayRepeat reports whether the call may run again after an ambiguous attempt.
@@ -85,16 +88,19 @@ type Walker struct {
 	// Lookup makes the side-effect-free lookup (GetTask of a random task id) on the same
 	// interface and protocol version and returns its outcome, as Judge gives it. It
 	// confirms an answer of weight NeedsConfirmation: only the same outcome counts as
-	// proof. Nil confirms nothing: such an attempt stays ambiguous for a message.
+	// proof. Nil confirms nothing: such an attempt stays ambiguous for a message. After
+	// a confirmed answer, Walk also runs it on the next interfaces (ahead).
 	Lookup func(card.Interface) Outcome
 	// Decided, if set, is told each attempt (after its lookup) and the policy's step,
-	// once per attempt, before the next attempt starts.
+	// once per attempt, before the next attempt starts, and each interface passed
+	// unsent (Tried.Unsent), in order.
 	Decided func(card.Interface, Tried, Step)
 }
 
 // Walked is how a Walk ended.
 type Walked struct {
-	// Last is the index of the last interface tried; -1 when there was none.
+	// Last is the index of the last interface tried or passed unsent; -1 when there
+	// was none.
 	Last int
 	// Tried is the last attempt, after its confirming lookup.
 	Tried Tried
@@ -109,26 +115,71 @@ type Walked struct {
 // A2A error or an HTTP status a handler could also have produced), it runs w.Lookup on
 // the same interface: the same "not here" outcome makes it proof; anything else makes
 // the attempt Ambiguous, so the message is not resent. Decide runs once per attempt.
+//
+// A confirmation shows "not here" only against a handler elsewhere: a relay that
+// answers every call, lookups included, with the same refusal looks like "not here" on
+// every interface. So once the walk has moved a message on on a confirmed answer, the
+// message goes only to an interface whose lookup a handler answers (a different,
+// working handler; see ahead); the interfaces before it are not sent to (Tried.Unsent).
 func (p Policy) Walk(ifaces []card.Interface, w Walker) Walked {
 	res := Walked{Last: -1}
-	for n, iface := range ifaces {
-		t := w.Try(iface)
+	decided := func(n int, t Tried, step Step) {
+		if w.Decided != nil {
+			w.Decided(ifaces[n], t, step)
+		}
+		res.Last, res.Tried, res.Step = n, t, step
+	}
+	confirmed := false // the walk moved the message on on a confirmed answer
+	for n := 0; n < len(ifaces); n++ {
+		t := w.Try(ifaces[n])
 		var step Step
+		here := false // this attempt's answer was confirmed
 		if !t.Final && p.needsLookup(t) {
-			t, step = p.confirm(iface, t, w.Lookup)
+			t, step = p.confirm(ifaces[n], t, w.Lookup)
+			here = step.Next
 		} else {
 			step = p.Decide(t)
 		}
-		if w.Decided != nil {
-			w.Decided(iface, t, step)
+		confirmed = confirmed || here
+		var unsent []Tried
+		if confirmed && step.Next && !t.Final && n+1 < len(ifaces) {
+			t, step, unsent = ahead(t, here, ifaces[n+1:], w.Lookup)
 		}
-		res.Last, res.Tried, res.Step = n, t, step
+		decided(n, t, step)
 		if t.Final || !step.Next {
 			return res
+		}
+		for _, u := range unsent {
+			n++
+			decided(n, u, Step{Next: true, Why: fmt.Sprintf("not sent there: a lookup there got %s, no handler's answer", u.Outcome)})
 		}
 	}
 	res.Exhausted = true
 	return res
+}
+
+// ahead runs the lookups on the interfaces a message would move on to (next, in
+// order) after the walk relied on a confirmed answer, up to the first one a handler
+// answers as one without that task would (Served): that one is a different, working
+// handler, and the ones before it are unsent. When no lookup is answered by a handler,
+// nothing shows that the confirmed answer was not relayed by a handler that ran: the
+// walk stops, and t, when its own answer was the confirmed one (here), is Ambiguous.
+func ahead(t Tried, here bool, next []card.Interface, lookup func(card.Interface) Outcome) (Tried, Step, []Tried) {
+	var unsent []Tried
+	for _, iface := range next {
+		got := lookup(iface)
+		if got == Served {
+			return t, Step{Next: true}, unsent
+		}
+		unsent = append(unsent, Tried{Outcome: got, Weight: NeedsConfirmation, Unsent: true})
+	}
+	why := fmt.Sprintf("not sent to the %d other interfaces: no lookup there is answered by a handler, so nothing shows that the first answer was not relayed by one that ran it", len(next))
+	if !here {
+		return t, Step{Why: why}, nil
+	}
+	was := t.Outcome
+	t.Outcome, t.Weight = Ambiguous, Unproven
+	return t, Step{Why: fmt.Sprintf("%s may be relayed by a handler that ran: a lookup there got it too; %s", was, why)}, nil
 }
 
 // confirm runs the confirming lookup for t and decides.

@@ -9,8 +9,8 @@ import (
 
 // A message walks the interfaces. grpc-go's own "unknown service" proves that no
 // handler ran; a VersionNotSupported answer needs the lookup on the same interface to
-// get the same answer, as it does here; the message stops on the first ambiguous
-// attempt, where a read would go on.
+// get the same answer, as it does here, and the next interface's lookup to be answered by
+// a handler; the message stops on the first ambiguous attempt, where a read would go on.
 func ExamplePolicy_Walk() {
 	ifaces := []card.Interface{
 		{URL: "h:9443", Binding: "GRPC", ProtocolVersion: "1.0"},
@@ -26,8 +26,13 @@ func ExamplePolicy_Walk() {
 	}
 	for _, p := range []wire.Policy{{}, {Idempotent: true}} {
 		w := p.Walk(ifaces, wire.Walker{
-			Try:    func(i card.Interface) wire.Tried { return seen[i.URL] },
-			Lookup: func(i card.Interface) wire.Outcome { return seen[i.URL].Outcome },
+			Try: func(i card.Interface) wire.Tried { return seen[i.URL] },
+			Lookup: func(i card.Interface) wire.Outcome {
+				if o := seen[i.URL].Outcome; o != wire.Ambiguous {
+					return o
+				}
+				return wire.Served // a handler answers the lookup; the message's answer was cut
+			},
 		})
 		fmt.Printf("idempotent=%v: ends on %s (%s)\n", p.Idempotent, ifaces[w.Last], w.Step.Why)
 	}

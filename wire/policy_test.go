@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,40 +43,61 @@ func TestPolicy_Decide(t *testing.T) {
 
 // TestPolicy_WalkConfirms: an answer that needs confirmation moves a message on only
 // when the lookup on the same interface gets the same outcome; otherwise the attempt
-// becomes ambiguous and the message stops there. Proof needs no lookup, and a read
-// never waits for one.
+// becomes ambiguous and the message stops there. Then (issue 43) the message goes only
+// to an interface whose lookup a handler answers (served), passing unsent the ones
+// whose lookup is not; when there is none, the first answer may have been relayed by a
+// handler that ran: ambiguous. Proof needs no lookup, and a read never waits for one.
 func TestPolicy_WalkConfirms(t *testing.T) {
 	t.Parallel()
-	ifaces := []card.Interface{{URL: "a"}, {URL: "b"}}
+	ifaces := []card.Interface{{URL: "a"}, {URL: "b"}, {URL: "c"}}
+	vm := wire.Tried{Outcome: wire.VersionMismatch, Weight: wire.NeedsConfirmation}
+	nf := wire.Tried{Outcome: wire.NotFound, Weight: wire.NeedsConfirmation}
 	tests := []struct {
 		name    string
 		pol     wire.Policy
 		first   wire.Tried
-		lookup  wire.Outcome
+		lookup  map[string]wire.Outcome // by URL
 		lookups int
 		want    []wire.Outcome // the outcomes Decided saw
 	}{
-		{"relayed VersionNotSupported", wire.Policy{}, wire.Tried{Outcome: wire.VersionMismatch, Weight: wire.NeedsConfirmation}, wire.Served, 1, []wire.Outcome{wire.Ambiguous}},
-		{"confirmed VersionNotSupported", wire.Policy{}, wire.Tried{Outcome: wire.VersionMismatch, Weight: wire.NeedsConfirmation}, wire.VersionMismatch, 1, []wire.Outcome{wire.VersionMismatch, wire.Served}},
-		{"404 then a lookup refused", wire.Policy{}, wire.Tried{Outcome: wire.NotFound, Weight: wire.NeedsConfirmation}, wire.Refused, 1, []wire.Outcome{wire.Ambiguous}},
-		{"unknown service is proof", wire.Policy{}, wire.Tried{Outcome: wire.HandlerMissing, Weight: wire.Proves}, wire.Served, 0, []wire.Outcome{wire.HandlerMissing, wire.Served}},
-		{"a read needs no lookup", wire.Policy{Idempotent: true}, wire.Tried{Outcome: wire.NotFound, Weight: wire.NeedsConfirmation}, wire.Served, 0, []wire.Outcome{wire.NotFound, wire.Served}},
-		{"own credentials refused: no lookup", wire.Policy{}, wire.Tried{Outcome: wire.AuthRequired, Weight: wire.NeedsConfirmation}, wire.AuthRequired, 0, []wire.Outcome{wire.AuthRequired}},
-		{"withheld credentials confirmed", wire.Policy{}, wire.Tried{Outcome: wire.AuthRequired, Weight: wire.NeedsConfirmation, Withheld: true}, wire.AuthRequired, 1, []wire.Outcome{wire.AuthRequired, wire.Served}},
+		{"relayed VersionNotSupported", wire.Policy{}, vm, map[string]wire.Outcome{"a": wire.Served}, 1, []wire.Outcome{wire.Ambiguous}},
+		{"confirmed VersionNotSupported", wire.Policy{}, vm, map[string]wire.Outcome{"a": wire.VersionMismatch, "b": wire.Served}, 2,
+			[]wire.Outcome{wire.VersionMismatch, wire.Served}},
+		{"the same answer on every lookup", wire.Policy{}, vm, map[string]wire.Outcome{"a": wire.VersionMismatch, "b": wire.VersionMismatch, "c": wire.VersionMismatch}, 3,
+			[]wire.Outcome{wire.Ambiguous}},
+		{"a relay's A2A error is no handler's answer", wire.Policy{}, vm, map[string]wire.Outcome{"a": wire.VersionMismatch, "b": wire.AgentError, "c": wire.Refused}, 3,
+			[]wire.Outcome{wire.Ambiguous}},
+		{"wrong path, then one unsent, then served", wire.Policy{}, nf, map[string]wire.Outcome{"a": wire.NotFound, "b": wire.NotFound, "c": wire.Served}, 3,
+			[]wire.Outcome{wire.NotFound, wire.NotFound, wire.Served}},
+		{"404 then a lookup refused", wire.Policy{}, nf, map[string]wire.Outcome{"a": wire.Refused}, 1, []wire.Outcome{wire.Ambiguous}},
+		{"unknown service is proof", wire.Policy{}, wire.Tried{Outcome: wire.HandlerMissing, Weight: wire.Proves}, nil, 0, []wire.Outcome{wire.HandlerMissing, wire.Served}},
+		{"a read needs no lookup", wire.Policy{Idempotent: true}, nf, nil, 0, []wire.Outcome{wire.NotFound, wire.Served}},
+		{"own credentials refused: no lookup", wire.Policy{}, wire.Tried{Outcome: wire.AuthRequired, Weight: wire.NeedsConfirmation}, nil, 0, []wire.Outcome{wire.AuthRequired}},
+		{"withheld credentials confirmed", wire.Policy{}, wire.Tried{Outcome: wire.AuthRequired, Weight: wire.NeedsConfirmation, Withheld: true},
+			map[string]wire.Outcome{"a": wire.AuthRequired, "b": wire.Served}, 2, []wire.Outcome{wire.AuthRequired, wire.Served}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lookups := 0
 			var decided []wire.Outcome
+			var unsent []string
 			wire.Policy(tt.pol).Walk(ifaces, wire.Walker{
 				Try: func(i card.Interface) wire.Tried {
 					if i.URL == "a" {
 						return tt.first
 					}
+					if slices.Contains(unsent, i.URL) {
+						t.Errorf("the message went to %s, passed unsent", i.URL)
+					}
 					return wire.Tried{Outcome: wire.Served, Weight: wire.HandlerAnswered}
 				},
-				Lookup:  func(card.Interface) wire.Outcome { lookups++; return tt.lookup },
-				Decided: func(_ card.Interface, tr wire.Tried, _ wire.Step) { decided = append(decided, tr.Outcome) },
+				Lookup: func(i card.Interface) wire.Outcome { lookups++; return tt.lookup[i.URL] },
+				Decided: func(i card.Interface, tr wire.Tried, _ wire.Step) {
+					decided = append(decided, tr.Outcome)
+					if tr.Unsent {
+						unsent = append(unsent, i.URL)
+					}
+				},
 			})
 			if diff := cmp.Diff(tt.want, decided); diff != "" || lookups != tt.lookups {
 				t.Errorf("decided (-want +got):\n%s\nlookups %d, want %d", diff, lookups, tt.lookups)

@@ -11,7 +11,8 @@ const (
 	// NeedsConfirmation: an answer an A2A handler could also have given after running
 	// the message (an agent may relay a downstream agent's error). A message moves on
 	// only when the side-effect-free lookup on the same interface and version gets the
-	// same "not here" answer (Policy.Walk's Walker.Lookup); otherwise it is ambiguous.
+	// same "not here" answer (Policy.Walk's Walker.Lookup), and then only to an interface
+	// whose lookup a handler answers; otherwise it is ambiguous.
 	NeedsConfirmation Weight = "confirm"
 	// Unproven: the request was written and nothing proves it reached no handler; a
 	// message is not resent (unless the caller allows it).
@@ -52,12 +53,12 @@ var rules = [...]Rule{
 		Proves, "nothing reached a server that could run it"},
 	kindTLSRefusal: {"a TLS server's refusal of plaintext (HTTP 400 \"HTTP request to an HTTPS server\")",
 		Proves, "the TLS server answers before any handler sees the request"},
-	kindFraming: {"a wrong binding shown by the framing itself: an HTTP/1 answer to a gRPC call (HTTP/2 preface failure), a non-gRPC answer or content type under gRPC, another binding's error object",
+	kindFraming: {"a wrong binding shown by the framing itself: an HTTP/1.x answer to a gRPC call (the first bytes on the connection, to the HTTP/2 preface or the TLS ClientHello), a non-gRPC answer or content type under gRPC, another binding's error object",
 		Proves, "a handler of the declared binding answers in that binding's framing; another protocol answered"},
 	kindGRPCUnknown: {"grpc-go's own UNIMPLEMENTED \"unknown service\" / \"unknown method\" (no ErrorInfo)",
 		Proves, "grpc-go answers it itself when no handler is registered for the method"},
 	kindA2ANotHere: {"an A2A error that may mean \"not here\": VersionNotSupported, MethodNotFound, ContentTypeNotSupported, a JSON-RPC parse error, UNIMPLEMENTED without ErrorInfo",
-		NeedsConfirmation, "an agent can run the message and then relay a downstream agent's A2A error"},
+		NeedsConfirmation, "an agent can run the message and then relay a downstream agent's A2A error, to every lookup too: a message moves on only to an interface whose lookup a handler answers"},
 	kindHTTPNotHere: {"an HTTP status a handler could also produce: 404, 405, 408, 415, 501, a 3xx, a 4xx in the other protocol version's shape",
 		NeedsConfirmation, "a handler (or a proxy after it) can answer these after running the message"},
 	kindAuth: {"credentials refused: 401 / 403, UNAUTHENTICATED / PERMISSION_DENIED",

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 )
@@ -176,5 +178,36 @@ func TestSendCmd_Usage(t *testing.T) {
 	code, stdout, _ := sendCLI(t, "--help")
 	if code != ExitOK || !strings.Contains(stdout, "a2abind send http://127.0.0.1:8443") {
 		t.Errorf("send --help exit = %d, want 0 with examples; got %q", code, stdout)
+	}
+}
+
+// TestSendThroughARelayRunsOnce (issue 43 item 1): `send --no-cache BASE hi` to an a2a-go
+// agent that runs every message and relays a downstream's VersionNotSupported, to its
+// lookups too, on the four interfaces its card declares: the message runs once (it ran
+// four times), and send says it may have run.
+func TestSendThroughARelayRunsOnce(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		counter := &lab.Counter{Next: lab.Relay{Err: a2a.ErrVersionNotSupported}}
+		a := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithREST(card.V1, lab.PathREST),
+			lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithGRPC(lab.GRPCV1), lab.WithExecutor(counter),
+			lab.RelayEveryCall(a2a.ErrVersionNotSupported),
+			lab.WithCard(func(a *lab.Agent) any {
+				return lab.V1Card("relay",
+					lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1},
+					lab.Decl{URL: a.GRPCAddr, Binding: lab.GRPC, Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathREST), Binding: lab.HTTPJSON, Version: card.V1},
+					lab.Decl{URL: a.URL(lab.PathJSONRPCV03), Binding: lab.JSONRPC, Version: card.V03})
+			}))
+		args := []string{"--no-cache", a.BaseURL, "hi", "--timeout", "20s"}
+		if stream {
+			args = append(args, "--stream")
+		}
+		code, _, stderr := sendCLI(t, args...)
+		if got := counter.Executions(); got != 1 {
+			t.Errorf("send %v: the agent ran the message %d times, want 1; stderr:\n%s", args, got, stderr)
+		}
+		if code != ExitFailed || !strings.Contains(stderr, "the message may have run") {
+			t.Errorf("send %v = %d, want %d with a hint that the message may have run; stderr:\n%s", args, code, ExitFailed, stderr)
+		}
 	}
 }
