@@ -32,3 +32,6 @@ go test -count=1 -run '^TestProxyCutsNo' ./guard/
 
 echo "== go test: Prometheus shards at full size (2,000 agents over two hashmod shards; the race run shards 200)"
 go test -count=1 -run '^TestPrometheusShards$' ./exporter/
+
+echo "== deploy/kubernetes: the manifests decoded strictly into the Kubernetes and Prometheus Operator types (a module of its own)"
+(cd deploy/kubernetes && go vet ./... && go test -count=1 ./...)
