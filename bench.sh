@@ -6,6 +6,9 @@
 # defaults; or one of these alone:
 #   ./bench.sh cold [runs] [agents]     (defaults: 15 runs, 300 agents)
 #   ./bench.sh scrape [runs] [scrapes]  (defaults: 5 runs, 200 scrapes)
+#   ./bench.sh capacity                 (docs/scaling.md's measurements: the exporter's
+#             CPU per scrape of a mixed fleet, memory and time of /sd and probe --targets
+#             at 10,000 and 100,000 entries; absolute numbers of this machine, not ratios)
 #
 #   probe     naive a2a-go check (one client per interface, sequential) / probe.Card;
 #             probe.Card on a warm engine against the naive check and one warm round trip
@@ -64,8 +67,15 @@ scrape() { # scrape [runs] [scrapes]
 	.cache/bench/fleetbench scrape -runs "${1:-5}" -scrapes "${2:-200}" .cache/bench/a2abind
 }
 
+capacity() {
+	fleetbench_build
+	echo
+	.cache/bench/fleetbench capacity .cache/bench/a2abind
+	.cache/bench/fleetbench sdmemory .cache/bench/a2abind
+}
+
 case "${1:-}" in
-cold | scrape)
+cold | scrape | capacity)
 	mode=$1
 	shift
 	"$mode" "$@"

@@ -29,3 +29,9 @@ go test -count=1 -run '^TestStoreKeepsItsBoundUnderLoad$' ./server/
 
 echo "== go test: the guard's proxy integrity at full size (1,000 calls of each kind; the race run makes 150)"
 go test -count=1 -run '^TestProxyCutsNo' ./guard/
+
+echo "== go test: Prometheus shards at full size (2,000 agents over two hashmod shards; the race run shards 200)"
+go test -count=1 -run '^TestPrometheusShards$' ./exporter/
+
+echo "== deploy/kubernetes: the manifests decoded strictly into the Kubernetes and Prometheus Operator types (a module of its own)"
+(cd deploy/kubernetes && go vet ./... && go test -count=1 ./...)

@@ -130,7 +130,7 @@ func TestRulesNameExportedMetrics(t *testing.T) {
 				t.Errorf("docs/exporter.md does not name the alert %s", r.Alert)
 			}
 			names := metric.FindAllString(r.Expr, -1)
-			if len(names) == 0 {
+			if len(names) == 0 && !strings.HasPrefix(r.Expr, "up{") { // up: the probe scrape itself failed
 				t.Errorf("alert %s: no a2abind metric in %q", r.Alert, r.Expr)
 			}
 			for _, m := range names {
