@@ -142,6 +142,17 @@ var corpus = []struct {
 		findings: []f{},
 	},
 	{
+		file:  "v1-bom.json", // v1-healthy.json after a UTF-8 BOM: read as it, but a2a-go's resolver refuses it
+		shape: card.ShapeV1,
+		interfaces: []card.Interface{
+			{URL: "https://agent.example.com/a2a/jsonrpc", Binding: jsonrpc, ProtocolVersion: "1.0", Source: card.Supported(0), Preferred: true},
+			{URL: "agent.example.com:443", Binding: grpc, ProtocolVersion: "1.0", Source: card.Supported(1)},
+			{URL: "https://agent.example.com/a2a/rest", Binding: httpjson, ProtocolVersion: "1.0", Source: card.Supported(2)},
+			{URL: "https://agent.example.com/a2a/v03/jsonrpc", Binding: jsonrpc, ProtocolVersion: "0.3", Source: card.Supported(3)},
+		},
+		findings: []f{{"document-refused", ""}},
+	},
+	{
 		file:  "v03-healthy.json",
 		shape: card.ShapeV03,
 		interfaces: []card.Interface{
