@@ -103,6 +103,9 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	}
 	bom := bytes.HasPrefix(data, utf8BOM)
 	data = bytes.TrimPrefix(data, utf8BOM)
+	if bom && bytes.HasPrefix(data, utf8BOM) && !bytes.HasPrefix(data[3:], utf8BOM) { // refused.go
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, &ReadError{Code: CodeDocumentRefused, form: formBOMs})
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%w: document is empty", ErrMalformed)
