@@ -131,7 +131,7 @@ type treeReader struct {
 	off     int        // the scanning reader's place in data (exact_scan.go)
 	scratch jsonNode   // the scanning reader's node for values it does not keep
 	chunk   []jsonNode // where node takes the nodes it keeps
-	steps   []pathStep
+	steps   []pathStep // where the reader is, for a JSON path (path, exact_scan.go)
 }
 
 // readTreeDecoder is readTree on encoding/json's Decoder.Token: the reader of
@@ -140,7 +140,7 @@ type treeReader struct {
 func readTreeDecoder(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
 	r := &treeReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
-	n, err := r.value("", 0, s)
+	n, err := r.value(0, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,8 +165,8 @@ func (r *treeReader) next() int64 {
 	return off
 }
 
-// value reads one value at path, described by s (nil: not described, not kept).
-func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, error) {
+// value reads one value at r.steps, described by s (nil: not described, not kept).
+func (r *treeReader) value(depth int, s *schemaNode) (*jsonNode, error) {
 	start := r.next()
 	tok, err := r.dec.Token()
 	if err != nil {
@@ -179,7 +179,7 @@ func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, er
 			return nil, &ReadError{Code: CodeDocumentRefused, form: formDepth}
 		}
 		n.kind = byte(t)
-		if err := r.children(n, path, depth, s); err != nil {
+		if err := r.children(n, depth, s); err != nil {
 			return nil, err
 		}
 		if _, err := r.dec.Token(); err != nil { // the closing delimiter
@@ -198,15 +198,18 @@ func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, er
 	return n, nil
 }
 
-// children reads the members of an object or the entries of a list.
-func (r *treeReader) children(n *jsonNode, path string, depth int, s *schemaNode) error {
+// children reads the members of an object or the entries of a list. Their JSON path
+// (r.steps) is rendered only for a repeated or stray member.
+func (r *treeReader) children(n *jsonNode, depth int, s *schemaNode) error {
 	if n.kind == '[' {
 		var each *schemaNode
 		if s != nil {
 			each = s.each
 		}
 		for i := 0; r.dec.More(); i++ {
-			e, err := r.value(path+"["+strconv.Itoa(i)+"]", depth+1, each)
+			r.steps = append(r.steps, pathStep{index: i})
+			e, err := r.value(depth+1, each)
+			r.steps = r.steps[:len(r.steps)-1]
 			if err != nil {
 				return err
 			}
@@ -225,13 +228,15 @@ func (r *treeReader) children(n *jsonNode, path string, depth int, s *schemaNode
 		}
 		name, _ := kt.(string)
 		m := jsonMember{name: name, keyStart: ks, keyEnd: r.dec.InputOffset()}
-		at := joinPath(path, name)
+		r.steps = append(r.steps, pathStep{name: name, index: -1})
 		if seen[name] && r.dup == nil {
-			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: at, Member: name}
+			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: r.path(), Member: name}
 		}
 		seen[name] = true
-		child := r.describe(s, &m, func() string { return at })
-		if m.value, err = r.value(at, depth+1, child); err != nil {
+		child := r.describe(s, &m, r.path)
+		m.value, err = r.value(depth+1, child)
+		r.steps = r.steps[:len(r.steps)-1]
+		if err != nil {
 			return err
 		}
 		if s != nil {
