@@ -139,16 +139,16 @@ var corpus = []struct {
 		findings: []f{},
 	},
 	{
-		file:  "v1-healthy.json",
-		shape: card.ShapeV1,
+		file:       "v1-healthy.json",
+		shape:      card.ShapeV1,
 		interfaces: v1Healthy,
-		findings: []f{},
+		findings:   []f{},
 	},
 	{
-		file:  "v1-bom.json", // v1-healthy.json after a UTF-8 BOM: read as it, but a2a-go's resolver refuses it
-		shape: card.ShapeV1,
+		file:       "v1-bom.json", // v1-healthy.json after a UTF-8 BOM: read as it, but a2a-go's resolver refuses it
+		shape:      card.ShapeV1,
 		interfaces: v1Healthy,
-		findings: []f{{"document-refused", ""}},
+		findings:   []f{{"document-refused", ""}},
 	},
 	{
 		file:  "v03-healthy.json",
