@@ -3,7 +3,7 @@ package card
 // Ways of writing a card document that a2a-go's card resolver refuses: it reads with
 // encoding/json (agentcard.DefaultCardParser, a2av0's parser), which refuses a leading
 // UTF-8 byte order mark and nesting deeper than 10000 levels; protojson refuses both
-// too, while a2a-js (fetch's response.json(), then JSON.parse) reads both, and even two
+// too, while a2a-js 1.3.0 and 0.3.14 (fetch's response.json()) read both, and even two
 // byte order marks (Node's fetch drops one, its TextDecoder the next). Any other byte
 // sequence these readers refuse, a2abind refuses as well. interop's
 // TestCardBytesDifferential holds this to the SDKs.

@@ -29,20 +29,27 @@ const (
 	readerGoCompat        // the same with a2av0.NewAgentCardParser (the a2a-go v0.3 compat profiles)
 	readerProto           // protojson into a2apb.AgentCard, unknown fields discarded
 	readerJS              // @a2a-js/sdk 1.3.0 DefaultAgentCardResolver (interop/js/resolve.mjs)
+	readerJS03            // @a2a-js/sdk 0.3.14 DefaultAgentCardResolver
 	readers
 )
 
-var readerNames = [readers]string{"a2a-go", "a2a-go-v03-compat", "protojson", "a2a-js"}
+var readerNames = [readers]string{"a2a-go", "a2a-go-v03-compat", "protojson", "a2a-js", "a2a-js-03"}
+
+// readerProfiles are the client profiles whose prediction is a2abind's claim about a
+// reader of a document it reads.
+var readerProfiles = map[string]int{"a2a-go-default": readerGo, "a2a-go-v03-compat": readerGoCompat,
+	"a2a-js-default": readerJS, "a2a-js-03-default": readerJS03}
 
 // TestCardBytesDifferential serves card documents written in ways JSON readers disagree
 // on (a BOM, nesting at and past encoding/json's limit, invalid UTF-8, lone surrogates,
 // a repeated member, something after the document, control characters, whitespace
 // outside JSON's, huge numbers) on loopback, has the real readers fetch them, and
 // checks that what a2abind says of each reader is what it does: for a document a2abind
-// reads, the probe's client-impact prediction for a2a-go and a2a-js (over a real probe
-// of the lab agent the card declares) and lint's document-refused finding for
-// protojson; for a document it refuses, its error's finding (document-refused,
-// member-duplicate) or, for a plain syntax error, that every reader refuses it. a2abind
+// reads, the probe's client-impact prediction for a2a-go and a2a-js 1.3.0 and 0.3.14
+// (over a real probe of the lab agent the union card declares, which every one of them
+// uses) and lint's document-refused finding for protojson; for a document it refuses,
+// its error's finding (document-refused, member-duplicate) or, for a plain syntax
+// error, that every reader refuses it. a2abind
 // makes no claim about protojson for a document it reads without a finding (invalid
 // UTF-8, lone surrogates: no client it models reads card bytes with protojson). Each
 // reader's verdict is also pinned, so that a change in an SDK shows here.
@@ -50,7 +57,7 @@ func TestCardBytesDifferential(t *testing.T) {
 	env := needNode(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	agent := labtest.Start(t, lab.Healthy()...)
+	agent := labtest.Start(t, lab.Union()...)
 	plainCard, err := card.Parse(agent.CardJSON)
 	if err != nil {
 		t.Fatal(err)
@@ -66,37 +73,37 @@ func TestCardBytesDifferential(t *testing.T) {
 		name string
 		body string
 		want [readers]bool // refuses, by reader: pinned as observed
-	}{
-		{"plain", with(""), [readers]bool{r, r, r, r}},
-		{"BOM", "\ufeff" + with(""), [readers]bool{R, R, R, r}},
-		{"two BOMs", "\ufeff\ufeff" + with(""), [readers]bool{R, R, R, r}}, // Node's fetch drops one, its TextDecoder the next
-		{"three BOMs", "\ufeff\ufeff\ufeff" + with(""), [readers]bool{R, R, R, R}},
-		{"nesting 10000", with(`,"x":` + nest(9999)), [readers]bool{r, r, r, r}},
-		{"nesting 10001", with(`,"x":` + nest(10000)), [readers]bool{R, R, R, r}},
-		{"nesting 10001 in objects", with(`,"x":` + strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000)), [readers]bool{R, R, R, r}},
-		{"invalid UTF-8", with(",\"x\":\"\xff\""), [readers]bool{r, r, R, r}},
-		{"invalid UTF-8 in a key", with(",\"x\xff\":1"), [readers]bool{r, r, R, r}},
-		{"UTF-8 encoded surrogate", with(",\"x\":\"\xed\xa0\x80\""), [readers]bool{r, r, R, r}},
-		{"lone surrogate escape", with(`,"x":"\ud800"`), [readers]bool{r, r, R, r}},
-		{"lone low surrogate escape", with(`,"x":"\udc00"`), [readers]bool{r, r, R, r}},
-		{"escaped NUL", with(`,"x":"\u0000"`), [readers]bool{r, r, r, r}},
-		{"repeated member", with(`,"name":"other"`), [readers]bool{r, r, R, r}},
-		{"garbage after", with("") + "x", [readers]bool{R, R, R, R}},
-		{"second document after", with("") + "{}", [readers]bool{R, R, R, R}},
-		{"NUL after", with("") + "\x00", [readers]bool{R, R, R, R}},
-		{"NUL in a string", with(",\"x\":\"\x00\""), [readers]bool{R, R, R, R}},
-		{"control character in a string", with(",\"x\":\"\x01\""), [readers]bool{R, R, R, R}},
-		{"JSON whitespace around", " \t\r\n" + with("") + " \t\r\n", [readers]bool{r, r, r, r}},
-		{"form feed before", "\f" + with(""), [readers]bool{R, R, R, R}},
-		{"no-break space after", with("") + "\u00a0", [readers]bool{R, R, R, R}},
-		{"BOM after", with("") + "\ufeff", [readers]bool{R, R, R, R}},
-		{"UTF-16 BOM", "\xff\xfe" + with(""), [readers]bool{R, R, R, R}},
-		{"huge number", with(`,"x":1e400`), [readers]bool{r, r, r, r}},
-		{"huge integer", with(`,"x":123456789012345678901234567890`), [readers]bool{r, r, r, r}},
-		{"NaN", with(`,"x":NaN`), [readers]bool{R, R, R, R}},
-		{"leading zero", with(`,"x":01`), [readers]bool{R, R, R, R}},
-		{"trailing comma", with(","), [readers]bool{R, R, R, R}},
-		{"empty", "", [readers]bool{R, R, R, R}},
+	}{ // a2a-js 1.3.0 and 0.3.14 read alike
+		{"plain", with(""), [readers]bool{r, r, r, r, r}},
+		{"BOM", "\ufeff" + with(""), [readers]bool{R, R, R, r, r}},
+		{"two BOMs", "\ufeff\ufeff" + with(""), [readers]bool{R, R, R, r, r}}, // Node's fetch drops one, its TextDecoder the next
+		{"three BOMs", "\ufeff\ufeff\ufeff" + with(""), [readers]bool{R, R, R, R, R}},
+		{"nesting 10000", with(`,"x":` + nest(9999)), [readers]bool{r, r, r, r, r}},
+		{"nesting 10001", with(`,"x":` + nest(10000)), [readers]bool{R, R, R, r, r}},
+		{"nesting 10001 in objects", with(`,"x":` + strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000)), [readers]bool{R, R, R, r, r}},
+		{"invalid UTF-8", with(",\"x\":\"\xff\""), [readers]bool{r, r, R, r, r}},
+		{"invalid UTF-8 in a key", with(",\"x\xff\":1"), [readers]bool{r, r, R, r, r}},
+		{"UTF-8 encoded surrogate", with(",\"x\":\"\xed\xa0\x80\""), [readers]bool{r, r, R, r, r}},
+		{"lone surrogate escape", with(`,"x":"\ud800"`), [readers]bool{r, r, R, r, r}},
+		{"lone low surrogate escape", with(`,"x":"\udc00"`), [readers]bool{r, r, R, r, r}},
+		{"escaped NUL", with(`,"x":"\u0000"`), [readers]bool{r, r, r, r, r}},
+		{"repeated member", with(`,"name":"other"`), [readers]bool{r, r, R, r, r}},
+		{"garbage after", with("") + "x", [readers]bool{R, R, R, R, R}},
+		{"second document after", with("") + "{}", [readers]bool{R, R, R, R, R}},
+		{"NUL after", with("") + "\x00", [readers]bool{R, R, R, R, R}},
+		{"NUL in a string", with(",\"x\":\"\x00\""), [readers]bool{R, R, R, R, R}},
+		{"control character in a string", with(",\"x\":\"\x01\""), [readers]bool{R, R, R, R, R}},
+		{"JSON whitespace around", " \t\r\n" + with("") + " \t\r\n", [readers]bool{r, r, r, r, r}},
+		{"form feed before", "\f" + with(""), [readers]bool{R, R, R, R, R}},
+		{"no-break space after", with("") + "\u00a0", [readers]bool{R, R, R, R, R}},
+		{"BOM after", with("") + "\ufeff", [readers]bool{R, R, R, R, R}},
+		{"UTF-16 BOM", "\xff\xfe" + with(""), [readers]bool{R, R, R, R, R}},
+		{"huge number", with(`,"x":1e400`), [readers]bool{r, r, r, r, r}},
+		{"huge integer", with(`,"x":123456789012345678901234567890`), [readers]bool{r, r, r, r, r}},
+		{"NaN", with(`,"x":NaN`), [readers]bool{R, R, R, R, R}},
+		{"leading zero", with(`,"x":01`), [readers]bool{R, R, R, R, R}},
+		{"trailing comma", with(","), [readers]bool{R, R, R, R, R}},
+		{"empty", "", [readers]bool{R, R, R, R, R}},
 	}
 
 	// Serve each document at /<i> on loopback, as an agent would.
@@ -137,7 +144,9 @@ func TestCardBytesDifferential(t *testing.T) {
 		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal([]byte(d.body), &a2apb.AgentCard{}); err != nil {
 			got[readerProto], why[readerProto] = true, err.Error()
 		}
-		got[readerJS], why[readerJS] = js[i].refuses, js[i].err
+		for k, v := range js[i] {
+			got[k], why[k] = v.refuses, v.err
+		}
 		says, verdict := a2abindSays(t, []byte(d.body), results)
 
 		row := fmt.Sprintf("%-32s", d.name)
@@ -176,13 +185,13 @@ func a2abindSays(t *testing.T, body []byte, results []probe.Result) ([readers]*b
 		x, ok := card.FindingOf(err)
 		switch {
 		case ok && x.Code == card.CodeDocumentRefused:
-			says = [readers]*bool{&yes, &yes, &yes, &no}
+			says = [readers]*bool{&yes, &yes, &yes, &no, &no}
 		case ok && x.Code == card.CodeMemberDuplicate:
-			says = [readers]*bool{&no, &no, &yes, &no}
+			says = [readers]*bool{&no, &no, &yes, &no, &no}
 		case ok:
 			t.Fatalf("Parse() = %v: a finding this test does not know", err)
 		default:
-			says = [readers]*bool{&yes, &yes, &yes, &yes}
+			says = [readers]*bool{&yes, &yes, &yes, &yes, &yes}
 		}
 		verdict := "refuses"
 		if ok {
@@ -198,14 +207,9 @@ func a2abindSays(t *testing.T, body []byte, results []probe.Result) ([readers]*b
 		}
 	}
 	for _, ci := range probe.Diagnose(c, results).Clients {
-		refuses := !ci.OK
-		switch ci.Profile {
-		case "a2a-go-default":
-			says[readerGo] = &refuses
-		case "a2a-go-v03-compat":
-			says[readerGoCompat] = &refuses
-		case "a2a-js-default":
-			says[readerJS] = &refuses
+		if k, ok := readerProfiles[ci.Profile]; ok {
+			refuses := !ci.OK
+			says[k] = &refuses
 		}
 	}
 	return says, verdict
@@ -217,9 +221,9 @@ type jsVerdict struct {
 	err     string
 }
 
-// resolveJS has @a2a-js/sdk's resolver read documents base/0 to base/n-1, in one node
-// process.
-func resolveJS(ctx context.Context, t *testing.T, env nodeEnv, base string, n int) []jsVerdict {
+// resolveJS has @a2a-js/sdk's resolvers read documents base/0 to base/n-1, in one node
+// process: each document's verdicts by reader.
+func resolveJS(ctx context.Context, t *testing.T, env nodeEnv, base string, n int) []map[int]jsVerdict {
 	t.Helper()
 	urls := make([]string, n)
 	for i := range urls {
@@ -234,19 +238,25 @@ func resolveJS(ctx context.Context, t *testing.T, env nodeEnv, base string, n in
 	if err != nil {
 		t.Fatalf("resolve.mjs: %v\nstderr:\n%s", err, stderr.String())
 	}
-	var got []jsVerdict
+	var got []map[int]jsVerdict
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var line struct {
-			URL   string `json:"url"`
-			OK    bool   `json:"ok"`
-			Error string `json:"error"`
+			URL string `json:"url"`
+			SDK map[string]struct {
+				OK    bool   `json:"ok"`
+				Error string `json:"error"`
+			} `json:"sdk"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil || line.URL != urls[len(got)] {
-			t.Fatalf("resolve.mjs line %q (%v), want one for %s", sc.Text(), err, urls[len(got)])
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil || line.URL != urls[len(got)] || len(line.SDK) != 2 {
+			t.Fatalf("resolve.mjs line %q (%v), want one for %s with two SDKs", sc.Text(), err, urls[len(got)])
 		}
-		got = append(got, jsVerdict{refuses: !line.OK, err: line.Error})
+		v := map[int]jsVerdict{}
+		for version, k := range map[string]int{wantSDKVersion: readerJS, wantSDK03Version: readerJS03} {
+			v[k] = jsVerdict{refuses: !line.SDK[version].OK, err: line.SDK[version].Error}
+		}
+		got = append(got, v)
 	}
 	if len(got) != n {
 		t.Fatalf("resolve.mjs answered %d of %d documents:\n%s\nstderr:\n%s", len(got), n, out, stderr.String())
