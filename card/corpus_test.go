@@ -40,6 +40,14 @@ func readCard(t *testing.T, name string) []byte {
 	return data
 }
 
+// v1Healthy is what v1-healthy.json declares.
+var v1Healthy = []card.Interface{
+	{URL: "https://agent.example.com/a2a/jsonrpc", Binding: jsonrpc, ProtocolVersion: "1.0", Source: card.Supported(0), Preferred: true},
+	{URL: "agent.example.com:443", Binding: grpc, ProtocolVersion: "1.0", Source: card.Supported(1)},
+	{URL: "https://agent.example.com/a2a/rest", Binding: httpjson, ProtocolVersion: "1.0", Source: card.Supported(2)},
+	{URL: "https://agent.example.com/a2a/v03/jsonrpc", Binding: jsonrpc, ProtocolVersion: "0.3", Source: card.Supported(3)},
+}
+
 // corpus is the table of real-world card shapes in testdata/cards, with what a2abind
 // must read from each and what lint must say about it. Findings are listed errors first,
 // then warnings, then info, each group in rule order (the order Lint returns).
@@ -131,15 +139,16 @@ var corpus = []struct {
 		findings: []f{},
 	},
 	{
-		file:  "v1-healthy.json",
-		shape: card.ShapeV1,
-		interfaces: []card.Interface{
-			{URL: "https://agent.example.com/a2a/jsonrpc", Binding: jsonrpc, ProtocolVersion: "1.0", Source: card.Supported(0), Preferred: true},
-			{URL: "agent.example.com:443", Binding: grpc, ProtocolVersion: "1.0", Source: card.Supported(1)},
-			{URL: "https://agent.example.com/a2a/rest", Binding: httpjson, ProtocolVersion: "1.0", Source: card.Supported(2)},
-			{URL: "https://agent.example.com/a2a/v03/jsonrpc", Binding: jsonrpc, ProtocolVersion: "0.3", Source: card.Supported(3)},
-		},
-		findings: []f{},
+		file:       "v1-healthy.json",
+		shape:      card.ShapeV1,
+		interfaces: v1Healthy,
+		findings:   []f{},
+	},
+	{
+		file:       "v1-bom.json", // v1-healthy.json after a UTF-8 BOM: read as it, but a2a-go's resolver refuses it
+		shape:      card.ShapeV1,
+		interfaces: v1Healthy,
+		findings:   []f{{"document-refused", ""}},
 	},
 	{
 		file:  "v03-healthy.json",

@@ -23,10 +23,11 @@ import (
 var ErrAmbiguous = errors.New("clients read the card differently")
 
 // ReadError is a problem in how a card document is written that makes readers disagree:
-// a repeated member name (Parse refuses the document) or a stray member (read by no
-// exact reader; see Card.ReadIssues). It wraps ErrMalformed and ErrAmbiguous.
+// a repeated member name or nesting too deep (Parse refuses the document), a stray
+// member (read by no exact reader; see Card.ReadIssues), or bytes a2a-go refuses (see
+// Card.Refused). It wraps ErrAmbiguous, and ErrMalformed when Parse refuses it.
 type ReadError struct {
-	// Code is the lint code: CodeMemberDuplicate or CodeFieldNameCase.
+	// Code is the lint code: CodeMemberDuplicate, CodeFieldNameCase or CodeDocumentRefused.
 	Code string
 	// Path is the JSON path of the member, e.g. "supportedInterfaces[0].URL".
 	Path string
@@ -34,9 +35,19 @@ type ReadError struct {
 	Member string
 	// Field is, for a stray member, the field it resembles as the specification spells it.
 	Field string
+
+	form *refusedForm // CodeDocumentRefused: how the document is written (refused.go)
 }
 
 func (e *ReadError) Error() string {
+	if e.form != nil {
+		also := ""
+		if e.form.unread {
+			also = ", and so does a2abind"
+		}
+		return fmt.Sprintf("the document %s: a2a-go's card resolver refuses it (encoding/json: %q), as protojson does%s, while a2a-js reads it",
+			e.form.what, e.form.says, also)
+	}
 	if e.Code == CodeMemberDuplicate {
 		return fmt.Sprintf("the member %s appears twice in one object: JSON parsers disagree on which copy wins (protojson rejects the card)",
 			strconv.Quote(e.Path))
@@ -45,9 +56,9 @@ func (e *ReadError) Error() string {
 		strconv.Quote(e.Path), e.Field)
 }
 
-// Unwrap makes a ReadError match ErrMalformed (duplicates only) and ErrAmbiguous.
+// Unwrap makes a ReadError match ErrAmbiguous, and ErrMalformed when Parse refuses it.
 func (e *ReadError) Unwrap() []error {
-	if e.Code == CodeMemberDuplicate {
+	if e.Code == CodeMemberDuplicate || e.form != nil && e.form.unread {
 		return []error{ErrMalformed, ErrAmbiguous}
 	}
 	return []error{ErrAmbiguous}
@@ -57,7 +68,10 @@ func (e *ReadError) Unwrap() []error {
 func (e *ReadError) Finding() Finding {
 	f := Finding{Code: e.Code, Severity: SeverityError, Message: e.Error(),
 		Fix: fmt.Sprintf("keep one %q member in that object", e.Member)}
-	if e.Code == CodeFieldNameCase {
+	switch {
+	case e.form != nil:
+		f.Fix = e.form.fix
+	case e.Code == CodeFieldNameCase:
 		f.Fix = fmt.Sprintf("rename %q to %q, or remove it", e.Member, e.Field)
 	}
 	return f
@@ -117,7 +131,7 @@ type treeReader struct {
 	off     int        // the scanning reader's place in data (exact_scan.go)
 	scratch jsonNode   // the scanning reader's node for values it does not keep
 	chunk   []jsonNode // where node takes the nodes it keeps
-	steps   []pathStep
+	steps   []pathStep // where the reader is, for a JSON path (path, exact_scan.go)
 }
 
 // readTreeDecoder is readTree on encoding/json's Decoder.Token: the reader of
@@ -126,7 +140,7 @@ type treeReader struct {
 func readTreeDecoder(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
 	r := &treeReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
-	n, err := r.value("", 0, s)
+	n, err := r.value(0, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,11 +165,8 @@ func (r *treeReader) next() int64 {
 	return off
 }
 
-// value reads one value at path, described by s (nil: not described, not kept).
-func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, error) {
-	if depth > maxJSONDepth {
-		return nil, fmt.Errorf("exceeded max depth at %s", path)
-	}
+// value reads one value at r.steps, described by s (nil: not described, not kept).
+func (r *treeReader) value(depth int, s *schemaNode) (*jsonNode, error) {
 	start := r.next()
 	tok, err := r.dec.Token()
 	if err != nil {
@@ -164,8 +175,11 @@ func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, er
 	n := &jsonNode{start: start}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth >= maxJSONDepth { // this object or list is one level too many
+			return nil, &ReadError{Code: CodeDocumentRefused, form: formDepth}
+		}
 		n.kind = byte(t)
-		if err := r.children(n, path, depth, s); err != nil {
+		if err := r.children(n, depth, s); err != nil {
 			return nil, err
 		}
 		if _, err := r.dec.Token(); err != nil { // the closing delimiter
@@ -184,15 +198,18 @@ func (r *treeReader) value(path string, depth int, s *schemaNode) (*jsonNode, er
 	return n, nil
 }
 
-// children reads the members of an object or the entries of a list.
-func (r *treeReader) children(n *jsonNode, path string, depth int, s *schemaNode) error {
+// children reads the members of an object or the entries of a list. Their JSON path
+// (r.steps) is rendered only for a repeated or stray member.
+func (r *treeReader) children(n *jsonNode, depth int, s *schemaNode) error {
 	if n.kind == '[' {
 		var each *schemaNode
 		if s != nil {
 			each = s.each
 		}
 		for i := 0; r.dec.More(); i++ {
-			e, err := r.value(path+"["+strconv.Itoa(i)+"]", depth+1, each)
+			r.steps = append(r.steps, pathStep{index: i})
+			e, err := r.value(depth+1, each)
+			r.steps = r.steps[:len(r.steps)-1]
 			if err != nil {
 				return err
 			}
@@ -211,13 +228,15 @@ func (r *treeReader) children(n *jsonNode, path string, depth int, s *schemaNode
 		}
 		name, _ := kt.(string)
 		m := jsonMember{name: name, keyStart: ks, keyEnd: r.dec.InputOffset()}
-		at := joinPath(path, name)
+		r.steps = append(r.steps, pathStep{name: name, index: -1})
 		if seen[name] && r.dup == nil {
-			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: at, Member: name}
+			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: r.path(), Member: name}
 		}
 		seen[name] = true
-		child := r.describe(s, &m, func() string { return at })
-		if m.value, err = r.value(at, depth+1, child); err != nil {
+		child := r.describe(s, &m, r.path)
+		m.value, err = r.value(depth+1, child)
+		r.steps = r.steps[:len(r.steps)-1]
+		if err != nil {
 			return err
 		}
 		if s != nil {
@@ -367,7 +386,7 @@ func masked(data []byte, strays bool, n *jsonNode) []byte {
 }
 
 // FindingOf returns the lint finding for an error of Parse or Load that is about how the
-// document is written (a repeated member name), so that lint reports it with its code
+// document is written (a repeated member name, nesting too deep), so that lint reports it with its code
 // and JSON path; ok is false for any other error.
 func FindingOf(err error) (Finding, bool) {
 	var re *ReadError

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,9 +43,18 @@ func FuzzParse(f *testing.F) {
 			if !errors.Is(err, card.ErrMalformed) {
 				t.Fatalf("Parse() error %v does not wrap ErrMalformed", err)
 			}
+			if x, ok := card.FindingOf(err); ok && x.Code == card.CodeDocumentRefused && json.Valid(data) {
+				t.Fatalf("Parse() = %v, but encoding/json (a2a-go's card resolver) reads the document", err)
+			}
 			return
 		}
 		checkInvariants(t, c)
+		// A document a2abind reads is one encoding/json, and so a2a-go, reads, unless
+		// lint says a2a-go refuses it.
+		refused := slices.ContainsFunc(card.Lint(c), func(x card.Finding) bool { return x.Code == card.CodeDocumentRefused })
+		if refused == json.Valid(data) {
+			t.Fatalf("lint reports document-refused: %v; encoding/json reads the document: %v", refused, json.Valid(data))
+		}
 		for _, x := range card.Lint(c) {
 			sev, ok := rulesByCode[x.Code]
 			if !ok || sev != x.Severity || x.Message == "" || x.Fix == "" {

@@ -157,6 +157,10 @@ var rules = append([]rule{
 		"a member name appears twice in one JSON object: parsers disagree on which copy wins (protojson rejects the card), so a2abind refuses to read it",
 		"keep one copy of the member"},
 		nil}, // reported from the reader's *ReadError (Parse refuses the document)
+	{Rule{CodeDocumentRefused, SeverityError,
+		"a2a-go's card resolver refuses the document's bytes, which a2a-js reads: a leading UTF-8 byte order mark, or nesting deeper than encoding/json's 10000 levels or two byte order marks (which a2abind refuses to read too)",
+		"write the document as plain UTF-8 JSON: no byte order mark, nesting at most 10000 levels deep"},
+		(*linter).documentRefused}, // refused.go; nesting too deep is the reader's *ReadError
 	{Rule{CodeBindingMissing, SeverityError,
 		"an interface declares no binding (protocolBinding / transport)",
 		`set the binding to "JSONRPC", "GRPC" or "HTTP+JSON"`},

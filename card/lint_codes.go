@@ -36,6 +36,10 @@ const (
 	// CodeMemberDuplicate: a member name appears twice in one JSON object (the
 	// reader refuses the document; lint reports the ReadError as this finding).
 	CodeMemberDuplicate = "member-duplicate"
+	// CodeDocumentRefused: a2a-go's card resolver refuses the document's bytes, which
+	// a2a-js reads (a leading UTF-8 byte order mark; two of them, or nesting deeper than
+	// 10000 levels, which a2abind refuses too, reporting the ReadError as this finding).
+	CodeDocumentRefused = "document-refused"
 	// CodeBindingMissing: an interface declares no binding.
 	CodeBindingMissing = "binding-missing"
 	// CodeBindingCase: a core binding name is spelt in the wrong case.

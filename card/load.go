@@ -318,11 +318,13 @@ func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err er
 }
 
 // reread is a copy of prev when body is the document prev was read from (parse
-// drops a leading BOM before reading, so does the comparison), nil otherwise. Reading is
-// a pure function of the bytes, so the copy is what parse would answer, with the lint
-// memo kept; what a fetch or a verification sets afterwards is not carried over.
+// drops a leading BOM before reading and remembers it, so does the comparison), nil
+// otherwise. Reading is a pure function of the bytes, so the copy is what parse would
+// answer, with the lint memo kept; what a fetch or a verification sets afterwards is not
+// carried over.
 func reread(prev *Card, body []byte) *Card {
-	if prev == nil || prev.doc == nil || !bytes.Equal(bytes.TrimPrefix(body, utf8BOM), prev.doc.raw) {
+	if prev == nil || prev.doc == nil || bytes.HasPrefix(body, utf8BOM) != prev.doc.bom ||
+		!bytes.Equal(bytes.TrimPrefix(body, utf8BOM), prev.doc.raw) {
 		return nil
 	}
 	c := *prev

@@ -56,6 +56,8 @@ type document struct {
 
 	// raw is the document as read (a leading BOM dropped), for Card.Document.
 	raw []byte
+	// bom: the document started with a UTF-8 BOM, which a2a-go refuses (Card.Refused).
+	bom bool
 }
 
 // nullableFields are the card's list and object fields: the proto3 JSON mapping reads
@@ -91,14 +93,19 @@ func Parse(data []byte) (*Card, error) {
 	return parse(data, DefaultMaxBytes)
 }
 
-// utf8BOM is tolerated at the start of a document (some editors and servers add it).
+// utf8BOM is read at the start of a document (some editors and servers add it), and
+// reported: a2a-go refuses it (Card.Refused).
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 func parse(data []byte, maxBytes int64) (*Card, error) {
 	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("%w: document is %d bytes, over the %d-byte limit", ErrMalformed, len(data), maxBytes)
 	}
+	bom := bytes.HasPrefix(data, utf8BOM)
 	data = bytes.TrimPrefix(data, utf8BOM)
+	if bom && bytes.HasPrefix(data, utf8BOM) && !bytes.HasPrefix(data[3:], utf8BOM) { // refused.go
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, &ReadError{Code: CodeDocumentRefused, form: formBOMs})
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%w: document is empty", ErrMalformed)
@@ -137,7 +144,7 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if v, ok := tree.member("signatures"); ok {
 		doc.signatures = json.RawMessage(data[v.start:v.end])
 	}
-	doc.raw = data
+	doc.raw, doc.bom = data, bom
 	return fromDocument(&doc), nil
 }
 

@@ -226,11 +226,15 @@ var (
 	goAll    = map[a2a.TransportProtocol][]string{a2a.TransportProtocolJSONRPC: {"v1", "v0"}, a2a.TransportProtocolHTTPJSON: {"v1", "v0"}, a2a.TransportProtocolGRPC: {"v1", "v0"}}
 )
 
-// pickGo models a2aclient.Factory.selectTransport + createTransport (v2.3.1): keep an
+// pickGo models a2aclient.Factory.selectTransport + createTransport (v2.3.1), after
+// the card is read by encoding/json (card.Card.Refused: the bytes it refuses): keep an
 // interface when a factory is registered for its exact binding (case-sensitive) and
 // the semver major of "v"+protocolVersion; stable-sort newest version first (card order
 // otherwise); take the first whose factory's Create succeeds (it does no I/O).
 func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProtocol][]string, compat bool) choice {
+	if e := v.c.Refused(); e != nil {
+		return none("its card resolver cannot read the card: " + e.Error())
+	}
 	if len(list) == 0 {
 		if compat {
 			return none("the card declares no interface a2av0's parser keeps")

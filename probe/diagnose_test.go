@@ -373,3 +373,33 @@ func TestClientImpact_NoInterfaceFromTheWire(t *testing.T) {
 	}
 	t.Fatalf("no a2a-go-default profile among %v", clientOK(rep))
 }
+
+// TestClientImpact_RefusedBytes: a card document after a UTF-8 BOM, which a2a-go's
+// card resolver refuses (encoding/json), is predicted to fail every a2a-go profile with
+// no interface selected, and to change nothing for the other clients, which read it.
+func TestClientImpact_RefusedBytes(t *testing.T) {
+	t.Parallel()
+	a := labtest.Start(t, lab.Healthy()...)
+	plain, results, _ := probed(t, a)
+	bom, err := card.Parse(append([]byte("\xef\xbb\xbf"), a.CardJSON...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]probe.ClientImpact{}
+	for _, ci := range probe.Diagnose(plain, results).Clients {
+		before[ci.Profile] = ci
+	}
+	for _, ci := range probe.Diagnose(bom, results).Clients {
+		was := before[ci.Profile]
+		if strings.HasPrefix(ci.Profile, "a2a-go") {
+			if !was.OK || ci.OK || ci.Outcome != probe.NoInterface || !strings.Contains(ci.Note, "byte order mark") {
+				t.Errorf("%s: without the BOM ok %v; with it %s (ok %v): %s; want ok, then %s saying why",
+					ci.Profile, was.OK, ci.Outcome, ci.OK, ci.Note, probe.NoInterface)
+			}
+			continue
+		}
+		if ci.OK != was.OK || ci.Outcome != was.Outcome {
+			t.Errorf("%s: %s (ok %v) with the BOM, %s (ok %v) without: want the same", ci.Profile, ci.Outcome, ci.OK, was.Outcome, was.OK)
+		}
+	}
+}

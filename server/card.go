@@ -40,6 +40,9 @@ func (srv *Server) buildCard() error {
 	if stray := c.ReadIssues(); len(stray) > 0 { // clients would read the card differently
 		return fmt.Errorf("server: card: %w (rename or remove it)", stray[0])
 	}
+	if e := c.Refused(); e != nil { // a2a-go clients could not read what is published
+		return fmt.Errorf("server: card: %w (%s)", e, e.Finding().Fix)
+	}
 	matched, err := srv.verify(c)
 	if !derived {
 		caps, capErr := srv.checkClaims(c) // capability.go

@@ -424,3 +424,26 @@ func TestNewConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNewRefusesBytesA2AGoRefuses: a hand-written card that a2a-go's card resolver would
+// refuse (a UTF-8 BOM before it) is not published; the same card without it is.
+func TestNewRefusesBytesA2AGoRefuses(t *testing.T) {
+	h, g, a := listeners(t)
+	raw := mustJSON(t, lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V1}))
+	srv, err := New(Echo{}, echoInfo, WithListeners(h, g), WithCardJSON(append([]byte("\xef\xbb\xbf"), raw...)))
+	if err == nil {
+		_ = srv.Shutdown(context.Background())
+		t.Fatal("New() accepted a card after a BOM")
+	}
+	if !errors.Is(err, card.ErrAmbiguous) || !strings.Contains(err.Error(), "byte order mark: a2a-go's card resolver refuses it") ||
+		!strings.Contains(err.Error(), "save the document as UTF-8 without a byte order mark") {
+		t.Errorf("New(BOM + card) = %v, want ErrAmbiguous saying a2a-go refuses the BOM and what to do", err)
+	}
+	h, g, a = listeners(t)
+	raw = mustJSON(t, lab.V1Card("x", decl{URL: a.url(PathJSONRPC), Binding: jsonrpc, Version: card.V1}))
+	srv, err = New(Echo{}, echoInfo, WithListeners(h, g), WithCardJSON(raw))
+	if err != nil {
+		t.Fatalf("New(card) = %v", err)
+	}
+	_ = srv.Shutdown(context.Background())
+}
