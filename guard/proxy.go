@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -49,8 +51,42 @@ func newTransport(h2c bool) *http.Transport {
 	if h2c {
 		t.Protocols = new(http.Protocols)
 		t.Protocols.SetUnencryptedHTTP2(true)
+		dial := t.DialContext
+		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &h2cConn{Conn: c}, nil
+		}
 	}
 	return t
+}
+
+// errHTTP1Upstream is the read error of an h2c connection whose upstream answered in
+// HTTP/1 (h2cConn): every call on it fails with it, and the guard answers them as not
+// served (see newProxy).
+var errHTTP1Upstream = errors.New("the upstream answered HTTP/2 in HTTP/1")
+
+// h2cConn is a cleartext HTTP/2 connection to the upstream that tells an HTTP/1 server
+// by the first bytes it sends: an HTTP/2 server's first frame is its SETTINGS, never
+// "HTTP/". An HTTP/1 server read the connection preface as an HTTP/1 request line and
+// answered that; no gRPC handler ran, as a gRPC client connecting to it directly learns
+// from the same bytes.
+type h2cConn struct {
+	net.Conn
+	read bool // the first bytes were read
+}
+
+func (c *h2cConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.read && n > 0 {
+		c.read = true
+		if strings.HasPrefix("HTTP/", string(p[:min(n, 5)])) {
+			return 0, errHTTP1Upstream
+		}
+	}
+	return n, err
 }
 
 // newProxy forwards a request to the upstream origin, path and query unchanged. Streams
@@ -118,6 +154,12 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if r.Context().Err() != nil {
 				return // the client went away
+			}
+			if errors.Is(err, errHTTP1Upstream) {
+				// Not a bare 502: a gRPC client reads a non-gRPC answer under gRPC as
+				// another binding's, as it reads the upstream's HTTP/1 answer directly.
+				http.Error(w, "a2abind guard: the upstream agent speaks HTTP/1 only: no gRPC is served here", http.StatusNotImplemented)
+				return
 			}
 			log.Warn("proxy: upstream did not answer", "method", r.Method, "path", r.URL.Path, "err", err)
 			if r.ProtoMajor == 1 && r.ContentLength != 0 {
