@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,7 +91,8 @@ func (c *h2cConn) Read(p []byte) (int, error) {
 }
 
 // newProxy forwards a request to the upstream origin, path and query unchanged. Streams
-// are not buffered (FlushInterval -1: every write of the upstream is flushed at once),
+// are not buffered (every write of an event stream or gRPC is flushed at once; unary
+// answers are not flushed per write),
 // X-Forwarded-* are set from the client connection (a client's own are dropped), and
 // hop-by-hop headers are removed (httputil.ReverseProxy). gRPC (HTTP/2, trailers kept)
 // goes over grpcRT.
@@ -101,6 +103,16 @@ func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) h
 			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
 			return
 		}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					// The upstream cut its answer (ReverseProxy aborts): what it sent
+					// reaches the client before the connection closes, as it does direct.
+					_ = http.NewResponseController(w).Flush()
+				}
+				panic(v)
+			}
+		}()
 		if card.IsGRPCRequest(r) && r.ProtoMajor == 2 {
 			grpcRP.ServeHTTP(w, r)
 			return
@@ -148,9 +160,12 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 			}
 			return nil
 		},
-		Transport:     rt,
-		FlushInterval: -1,
-		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		Transport:  rt,
+		BufferPool: copyBuffers,
+		// FlushInterval 0: an answer with a length is written as the server buffers it;
+		// ReverseProxy flushes every write of a stream at once (text/event-stream, or no
+		// Content-Length: gRPC, chunked answers).
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if r.Context().Err() != nil {
 				return // the client went away
@@ -169,6 +184,21 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 		},
 	}
 }
+
+// copyBuffers lends ReverseProxy the buffers it copies answers through (32 KB each,
+// otherwise allocated per request).
+var copyBuffers httputil.BufferPool = &bufferPool{}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(v []byte) { b.p.Put(&v) }
 
 // forwardedBody is a client's HTTP/1 request body as the transport forwards it; ended
 // says it was read to its end (or failed).
