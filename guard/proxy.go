@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -8,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,12 +52,47 @@ func newTransport(h2c bool) *http.Transport {
 	if h2c {
 		t.Protocols = new(http.Protocols)
 		t.Protocols.SetUnencryptedHTTP2(true)
+		dial := t.DialContext
+		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &h2cConn{Conn: c}, nil
+		}
 	}
 	return t
 }
 
+// errHTTP1Upstream is the read error of an h2c connection whose upstream answered in
+// HTTP/1 (h2cConn): every call on it fails with it, and the guard answers them as not
+// served (see newProxy).
+var errHTTP1Upstream = errors.New("the upstream answered HTTP/2 in HTTP/1")
+
+// h2cConn is a cleartext HTTP/2 connection to the upstream that tells an HTTP/1 server
+// by the first bytes it sends: an HTTP/2 server's first frame is its SETTINGS, never
+// "HTTP/". An HTTP/1 server read the connection preface as an HTTP/1 request line and
+// answered that; no gRPC handler ran, as a gRPC client connecting to it directly learns
+// from the same bytes.
+type h2cConn struct {
+	net.Conn
+	read bool // the first bytes were read
+}
+
+func (c *h2cConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.read && n > 0 {
+		c.read = true
+		if strings.HasPrefix("HTTP/", string(p[:min(n, 5)])) {
+			return 0, errHTTP1Upstream
+		}
+	}
+	return n, err
+}
+
 // newProxy forwards a request to the upstream origin, path and query unchanged. Streams
-// are not buffered (FlushInterval -1: every write of the upstream is flushed at once),
+// are not buffered (every write of an event stream or gRPC is flushed at once; unary
+// answers are not flushed per write),
 // X-Forwarded-* are set from the client connection (a client's own are dropped), and
 // hop-by-hop headers are removed (httputil.ReverseProxy). gRPC (HTTP/2, trailers kept)
 // goes over grpcRT.
@@ -65,6 +103,16 @@ func newProxy(origin *url.URL, rt, grpcRT http.RoundTripper, log *slog.Logger) h
 			http.Error(w, "a2abind guard: request loop (the upstream is this guard, or proxies back to it)", http.StatusLoopDetected)
 			return
 		}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					// The upstream cut its answer (ReverseProxy aborts): what it sent
+					// reaches the client before the connection closes, as it does direct.
+					_ = http.NewResponseController(w).Flush()
+				}
+				panic(v)
+			}
+		}()
 		if card.IsGRPCRequest(r) && r.ProtoMajor == 2 {
 			grpcRP.ServeHTTP(w, r)
 			return
@@ -112,12 +160,21 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 			}
 			return nil
 		},
-		Transport:     rt,
-		FlushInterval: -1,
-		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		Transport:  rt,
+		BufferPool: copyBuffers,
+		// FlushInterval 0: an answer with a length is written as the server buffers it;
+		// ReverseProxy flushes every write of a stream at once (text/event-stream, or no
+		// Content-Length: gRPC, chunked answers).
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if r.Context().Err() != nil {
 				return // the client went away
+			}
+			if errors.Is(err, errHTTP1Upstream) {
+				// Not a bare 502: a gRPC client reads a non-gRPC answer under gRPC as
+				// another binding's, as it reads the upstream's HTTP/1 answer directly.
+				http.Error(w, "a2abind guard: the upstream agent speaks HTTP/1 only: no gRPC is served here", http.StatusNotImplemented)
+				return
 			}
 			log.Warn("proxy: upstream did not answer", "method", r.Method, "path", r.URL.Path, "err", err)
 			if r.ProtoMajor == 1 && r.ContentLength != 0 {
@@ -127,6 +184,21 @@ func reverseProxy(origin *url.URL, rt http.RoundTripper, log *slog.Logger) *http
 		},
 	}
 }
+
+// copyBuffers lends ReverseProxy the buffers it copies answers through (32 KB each,
+// otherwise allocated per request).
+var copyBuffers httputil.BufferPool = &bufferPool{}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(v []byte) { b.p.Put(&v) }
 
 // forwardedBody is a client's HTTP/1 request body as the transport forwards it; ended
 // says it was read to its end (or failed).

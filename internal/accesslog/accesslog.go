@@ -7,7 +7,6 @@ package accesslog
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,12 +21,17 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/jsontext"
 	"github.com/a2abind/a2abind/wire"
 )
 
-// peek bounds how much of a request or answer body is kept to read the JSON-RPC
-// method or the A2A error from (clients write "method" first; errors are short).
-const peek = 4 << 10
+// peek bounds how much of an answer body is kept to read the A2A error from (errors
+// are short); methodPeek how much of a request body to read the JSON-RPC method from
+// (clients write "method" among the first members; a method beyond it is not logged).
+const (
+	peek       = 4 << 10
+	methodPeek = 512
+)
 
 // Message is the log message of every access log line.
 const Message = "request"
@@ -43,7 +47,7 @@ func HTTP(next http.Handler, log *slog.Logger) http.Handler {
 		}
 		out := &recorder{ResponseWriter: w}
 		defer func() {
-			binding, method := classify(r, in.head.Bytes())
+			binding, method := classify(r, in.head[:in.kept])
 			attrs := []slog.Attr{
 				slog.String("binding", binding),
 				slog.String("method", method),
@@ -69,14 +73,13 @@ func HTTP(next http.Handler, log *slog.Logger) http.Handler {
 type countingBody struct {
 	io.ReadCloser
 	n    atomic.Int64
-	head bytes.Buffer // written by the reading goroutine only; read after the handler
+	head [methodPeek]byte // written by the reading goroutine only; read after the handler
+	kept int
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if room := peek - b.head.Len(); room > 0 && n > 0 {
-		b.head.Write(p[:min(n, room)])
-	}
+	b.kept += copy(b.head[b.kept:], p[:n])
 	b.n.Add(int64(n))
 	return n, err
 }
@@ -138,34 +141,77 @@ func classify(r *http.Request, head []byte) (binding, method string) {
 	return "", ""
 }
 
-// jsonrpcMethod reads "method" from the start of a JSON-RPC request object.
-func jsonrpcMethod(head []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+// jsonrpcMethod reads the member "method" of the JSON-RPC request object head starts
+// (a request's first bytes, so cheap on the hot path: never decoded, nothing copied but
+// the method): top-level members only, in order, each value skipped by its brackets and
+// string literals (internal/jsontext). rpc reports a "jsonrpc" member before it. A method
+// beyond head, or a head that is not such an object, gives "".
+func jsonrpcMethod(head []byte) (method string, rpc bool) {
+	i := space(head, 0)
+	if i == len(head) || head[i] != '{' {
 		return "", false
 	}
-	rpc := false
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
+	for i = space(head, i+1); i < len(head) && head[i] == '"'; i = space(head, i+1) {
+		end := jsontext.StringEnd(head, i+1)
+		name, _ := jsontext.Text(head[i:end])
+		if i = space(head, end); i == len(head) || head[i] != ':' {
 			break
 		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			break
+		start := space(head, i+1)
+		i = skipValue(head, start)
+		if i == len(head) {
+			break // the value may go on beyond head
 		}
-		switch key {
+		switch string(name) {
 		case "jsonrpc":
 			rpc = true
 		case "method":
-			var m string
-			if json.Unmarshal(v, &m) == nil {
-				return m, true
+			if m, ok := jsontext.Text(head[start:i]); ok {
+				return string(m), true
 			}
+		}
+		if i = space(head, i); i == len(head) || head[i] != ',' {
+			break
 		}
 	}
 	return "", rpc
+}
+
+// space skips JSON whitespace from b[i].
+func space(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the value at b[i]: a string, an object or array
+// (by its brackets, strings skipped whole), or a literal up to the next delimiter.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			i = jsontext.StringEnd(b, i+1)
+		case c == '{' || c == '[':
+			depth++
+			i++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			i++
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return i
+		default:
+			i++
+		}
+		if depth == 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
+			return i
+		}
+	}
+	return i
 }
 
 // restRoutes name the A2A method of an HTTP+JSON route by its verb and last path
