@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -74,7 +75,7 @@ type InterfaceID struct {
 
 // ID is the interface's identity, the one Key writes as a string.
 func (i Interface) ID() InterfaceID {
-	b, _ := CanonicalBinding(i.Binding)
+	b, _ := addr.CanonicalBinding(i.Binding)
 	return InterfaceID{URL: i.URL, Binding: b, Version: i.ProtocolVersion}
 }
 
@@ -111,7 +112,7 @@ type Card struct {
 	Location string `json:"-"`
 	// Origin is, for a fetched card, the origin of the URL the user named, before any
 	// redirect: the origin credentials belong to (see CredentialPolicy). Zero for a file.
-	Origin Origin `json:"-"`
+	Origin addr.Origin `json:"-"`
 
 	doc      *document
 	declared []Interface   // before de-duplication, for lint
@@ -148,25 +149,6 @@ func (c *Card) Primary() (Interface, bool) {
 		}
 	}
 	return Interface{}, false
-}
-
-// CanonicalBinding maps a binding name compared case-insensitively to its canonical
-// spelling. ok is false for anything that is not one of the three core bindings.
-func CanonicalBinding(b a2a.TransportProtocol) (a2a.TransportProtocol, bool) {
-	for _, known := range CoreBindings {
-		if strings.EqualFold(string(b), string(known)) {
-			return known, true
-		}
-	}
-	return b, false
-}
-
-// CoreBindings are the protocol bindings the A2A specification defines, in the order
-// a2abind tries them when it looks for what an address really serves.
-var CoreBindings = []a2a.TransportProtocol{
-	a2a.TransportProtocolJSONRPC,
-	a2a.TransportProtocolGRPC,
-	a2a.TransportProtocolHTTPJSON,
 }
 
 // NormalizeVersion turns "0.3.0" into "0.3" and "1.0.0" into "1.0"; a leading "v" is

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -31,17 +32,17 @@ func TestLoadWithConn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	if _, err := card.Load(ctx, srv.URL, card.WithConn(card.Conn{})); err == nil || !strings.Contains(err.Error(), "certificate") {
+	if _, err := card.Load(ctx, srv.URL, card.WithConn(addr.Conn{})); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("Load with the system roots: %v, want a certificate error", err)
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
-	conn := card.Conn{RootCAs: roots}
+	conn := addr.Conn{RootCAs: roots}
 	conn.AddHeader("Authorization", "Bearer s3cret")
 	if _, err := card.Load(ctx, srv.URL, card.WithConn(conn)); err != nil || gotAuth.Load() != "Bearer s3cret" {
 		t.Errorf("Load with RootCAs and a header: %v, Authorization %q", err, gotAuth.Load())
 	}
-	if _, err := card.Load(ctx, srv.URL, card.WithConn(card.Conn{Insecure: true})); err != nil {
+	if _, err := card.Load(ctx, srv.URL, card.WithConn(addr.Conn{Insecure: true})); err != nil {
 		t.Errorf("Load with Insecure: %v", err)
 	}
 
@@ -53,14 +54,14 @@ func TestLoadWithConn(t *testing.T) {
 	}))
 	t.Cleanup(plain.Close)
 	wildcard := strings.Replace(plain.URL, "127.0.0.1", "0.0.0.0", 1)
-	if _, err := card.Load(ctx, wildcard, card.WithConn(card.Conn{})); !errors.Is(err, card.ErrRefusedAddress) {
+	if _, err := card.Load(ctx, wildcard, card.WithConn(addr.Conn{})); !errors.Is(err, addr.ErrRefusedAddress) {
 		t.Errorf("Load(%s) with the default dial policy: %v, want ErrRefusedAddress", wildcard, err)
 	}
-	allow, err := card.NewDialPolicy("0.0.0.0")
+	allow, err := addr.NewDialPolicy("0.0.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := card.Load(ctx, wildcard, card.WithConn(card.Conn{Dial: allow})); err != nil {
+	if _, err := card.Load(ctx, wildcard, card.WithConn(addr.Conn{Dial: allow})); err != nil {
 		t.Errorf("Load(%s) with 0.0.0.0 allowed: %v", wildcard, err)
 	}
 }
@@ -68,9 +69,9 @@ func TestLoadWithConn(t *testing.T) {
 // TestConnDefaults: the zero Conn is the default configuration.
 func TestConnDefaults(t *testing.T) {
 	t.Parallel()
-	var c card.Conn
-	if c.Interfaces() != card.DefaultMaxInterfaces {
-		t.Errorf("zero Conn bound = %d, want %d", c.Interfaces(), card.DefaultMaxInterfaces)
+	var c addr.Conn
+	if c.Interfaces() != addr.DefaultMaxInterfaces {
+		t.Errorf("zero Conn bound = %d, want %d", c.Interfaces(), addr.DefaultMaxInterfaces)
 	}
 	c.MaxInterfaces = 3
 	if c.Interfaces() != 3 {

@@ -6,6 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
@@ -20,7 +21,7 @@ func endFetchSpan(span trace.Span, cardURL string, c *Card, err error) {
 		return
 	}
 	span.SetAttributes(telemetry.URLFull.String(cardURL))
-	if a, aerr := ParseAddress(cardURL, a2a.TransportProtocolJSONRPC); aerr == nil {
+	if a, aerr := addr.ParseAddress(cardURL, a2a.TransportProtocolJSONRPC); aerr == nil {
 		span.SetAttributes(telemetry.Server(a.Host, a.Port)...)
 	}
 	var se *StatusError

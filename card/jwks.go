@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
@@ -241,11 +242,11 @@ var errJKUNotAllowed = errors.New("jku not followed")
 
 // origin returns "scheme://host:port" of an absolute URL, the port made explicit, as
 // the address model reads it (OriginOf).
-func origin(u *url.URL) string { return OriginOf(u.String()).String() }
+func origin(u *url.URL) string { return addr.OriginOf(u.String()).String() }
 
 // normalizeOrigin parses an allowed origin as the user writes it ("https://keys.example.com").
 func normalizeOrigin(s string) (string, error) {
-	a, err := ParseKeyURL(strings.TrimSpace(s))
+	a, err := addr.ParseKeyURL(strings.TrimSpace(s))
 	if err != nil || a.Path != "" || a.Query != "" {
 		return "", fmt.Errorf("jku origin %q: want https://host[:port]", s)
 	}
@@ -265,9 +266,9 @@ func (f *jkuFetcher) fetch(ctx context.Context, jku string) (*KeySet, error) {
 }
 
 func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
-	a, err := ParseKeyURL(jku)
+	a, err := addr.ParseKeyURL(jku)
 	if err != nil {
-		if o := OriginOf(jku); !o.IsZero() && !o.Secure {
+		if o := addr.OriginOf(jku); !o.IsZero() && !o.Secure {
 			return nil, fmt.Errorf("%w: jku %s is not https (A2A 1.0 §8.4.3: keys SHOULD be fetched over HTTPS)", errJKUNotAllowed, jku)
 		} else if !o.IsZero() {
 			return nil, fmt.Errorf("%w: jku %v", errJKUNotAllowed, err) // user:password@
@@ -320,7 +321,7 @@ func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
 // only, that URL's origin only (redirects stay on it), bounded in size and time (d, 10 s
 // when d <= 0), no credentials. client may be nil (its Transport and TLS settings are used).
 func FetchKeySet(ctx context.Context, jwksURL string, client *http.Client, d time.Duration) (*KeySet, error) {
-	a, err := ParseKeyURL(jwksURL)
+	a, err := addr.ParseKeyURL(jwksURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: JWKS URL %q: want an https:// URL", ErrKeySet, jwksURL)
 	}

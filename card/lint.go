@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -283,7 +284,7 @@ func (l *linter) bindingDeclared(i Interface) bool {
 }
 
 func canonical(b a2a.TransportProtocol) a2a.TransportProtocol {
-	c, _ := CanonicalBinding(b)
+	c, _ := addr.CanonicalBinding(b)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -164,7 +165,7 @@ func (l *linter) grpcScheme() []hit {
 			continue
 		}
 		a, err := l.parseAddress(i.URL, i.Binding)
-		if err != nil || a.Local() || GoGRPCTarget(strings.TrimSpace(i.URL)) == nil { // the scheme is this rule's concern
+		if err != nil || a.Local() || addr.GoGRPCTarget(strings.TrimSpace(i.URL)) == nil { // the scheme is this rule's concern
 			continue
 		}
 		why := "Go gRPC clients have no %s:// resolver and fail to dial it, while other SDKs strip the scheme"
@@ -184,16 +185,16 @@ func (l *linter) grpcScheme() []hit {
 
 // grpcElsewhere is, for a GRPC entry whose URL another binding also declares, another
 // GRPC entry at a URL of its own and its address: where gRPC really is, most likely.
-func (l *linter) grpcElsewhere(i Interface) (Interface, Address, bool) {
+func (l *linter) grpcElsewhere(i Interface) (Interface, addr.Address, bool) {
 	if !slices.ContainsFunc(l.declared, func(o Interface) bool { return !isGRPC(o.Binding) && o.URL == i.URL }) {
-		return Interface{}, Address{}, false
+		return Interface{}, addr.Address{}, false
 	}
 	for _, o := range l.declared {
 		if a, err := l.parseAddress(o.URL, o.Binding); err == nil && isGRPC(o.Binding) && o.URL != i.URL {
 			return o, a, true
 		}
 	}
-	return Interface{}, Address{}, false
+	return Interface{}, addr.Address{}, false
 }
 
 func (l *linter) urlAbsolute() []hit {

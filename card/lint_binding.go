@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -40,7 +41,7 @@ func (l *linter) bindingMissing() []hit {
 func (l *linter) bindingCase() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		c, ok := CanonicalBinding(i.Binding)
+		c, ok := addr.CanonicalBinding(i.Binding)
 		if !ok || c == i.Binding || !l.bindingDeclared(i) {
 			continue
 		}
@@ -63,7 +64,7 @@ var bindingAliases = map[string]a2a.TransportProtocol{
 func (l *linter) bindingUnknown() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		if _, core := CanonicalBinding(i.Binding); core || i.Binding == "" || isCustomURI(i.Binding) {
+		if _, core := addr.CanonicalBinding(i.Binding); core || i.Binding == "" || isCustomURI(i.Binding) {
 			continue
 		}
 		fix := ""
@@ -80,7 +81,7 @@ func (l *linter) bindingUnknown() []hit {
 func (l *linter) bindingCustom() []hit {
 	var out []hit
 	for _, i := range l.declared {
-		if _, core := CanonicalBinding(i.Binding); core || !isCustomURI(i.Binding) {
+		if _, core := addr.CanonicalBinding(i.Binding); core || !isCustomURI(i.Binding) {
 			continue
 		}
 		out = append(out, hit{iface: i.Source.String(),

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -82,12 +83,12 @@ type keyed struct {
 
 // parseAddress is ParseAddress, each URL and binding parsed once per lint run: the
 // rules ask the same interfaces' addresses again and again.
-func (l *linter) parseAddress(raw string, binding a2a.TransportProtocol) (Address, error) {
+func (l *linter) parseAddress(raw string, binding a2a.TransportProtocol) (addr.Address, error) {
 	k := addressIn{raw, binding}
 	if p, ok := l.addrs[k]; ok {
 		return p.a, p.err
 	}
-	a, err := ParseAddress(raw, binding)
+	a, err := addr.ParseAddress(raw, binding)
 	if l.addrs == nil {
 		l.addrs = map[addressIn]parsedAddress{}
 	}
@@ -96,7 +97,7 @@ func (l *linter) parseAddress(raw string, binding a2a.TransportProtocol) (Addres
 }
 
 // parseDeclared is ParseDeclared on parseAddress.
-func (l *linter) parseDeclared(raw string, binding a2a.TransportProtocol) (Address, error) {
+func (l *linter) parseDeclared(raw string, binding a2a.TransportProtocol) (addr.Address, error) {
 	a, err := l.parseAddress(raw, binding)
 	if err == nil {
 		return a, nil
@@ -104,7 +105,7 @@ func (l *linter) parseDeclared(raw string, binding a2a.TransportProtocol) (Addre
 	if alt, altErr := l.parseAddress(raw, a2a.TransportProtocolGRPC); altErr == nil {
 		return alt, err
 	}
-	return Address{}, err
+	return addr.Address{}, err
 }
 
 type addressIn struct {
@@ -113,7 +114,7 @@ type addressIn struct {
 }
 
 type parsedAddress struct {
-	a   Address
+	a   addr.Address
 	err error
 }
 

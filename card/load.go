@@ -18,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
@@ -38,7 +39,7 @@ type loadOptions struct {
 	maxRedirects int
 	header       http.Header
 	stdin        io.Reader
-	conn         Conn // WithConn
+	conn         addr.Conn // WithConn
 	hasConn      bool
 	ownClient    bool  // the client was built here from conn: one request per connection
 	previous     *Card // WithPrevious
@@ -153,7 +154,7 @@ func hintScheme(hostport string) string {
 	if err != nil {
 		host = hostport
 	}
-	if (Address{Host: strings.Trim(host, "[]")}).Loopback() {
+	if (addr.Address{Host: strings.Trim(host, "[]")}).Loopback() {
 		return "http"
 	}
 	return "https"
@@ -296,7 +297,7 @@ const errorPreviewBytes = 4 << 10
 func fetch(ctx context.Context, cardURL string, o *loadOptions) (c *Card, err error) {
 	ctx, span := telemetry.Start(ctx, SpanFetch, trace.SpanKindClient)
 	defer func() { endFetchSpan(span, cardURL, c, err) }()
-	origin := OriginOf(cardURL)
+	origin := addr.OriginOf(cardURL)
 	body, resp, err := get(ctx, cardURL, origin, "application/json", o)
 	if err != nil {
 		return nil, err
@@ -328,7 +329,7 @@ func reread(prev *Card, body []byte) *Card {
 		return nil
 	}
 	c := *prev
-	c.Location, c.Origin, c.ETag, c.sigs = "", Origin{}, "", nil
+	c.Location, c.Origin, c.ETag, c.sigs = "", addr.Origin{}, "", nil
 	return &c
 }
 
@@ -350,7 +351,7 @@ func FetchDocument(ctx context.Context, docURL, accept string, opts ...Option) (
 	o := newLoadOptions(opts)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	body, resp, err := get(ctx, docURL, OriginOf(docURL), accept, o)
+	body, resp, err := get(ctx, docURL, addr.OriginOf(docURL), accept, o)
 	if err != nil {
 		return Document{}, err
 	}
@@ -360,7 +361,7 @@ func FetchDocument(ctx context.Context, docURL, accept string, opts ...Option) (
 // get is the one HTTP GET of a card fetch: bounded, with the redirect and header
 // policy (the user's headers stay with origin, docURL's), answering the body of a 200
 // that is not an HTML page. The body of resp is closed.
-func get(ctx context.Context, docURL string, origin Origin, accept string, o *loadOptions) ([]byte, *http.Response, error) {
+func get(ctx context.Context, docURL string, origin addr.Origin, accept string, o *loadOptions) ([]byte, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, docURL, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -378,7 +379,7 @@ func get(ctx context.Context, docURL string, origin Origin, accept string, o *lo
 		req.Close = true
 	}
 	client := *o.client
-	named := NewCredentialPolicy(origin)
+	named := addr.NewCredentialPolicy(origin)
 	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if len(via) > o.maxRedirects {
 			return fmt.Errorf("%w after %d redirects", errTooManyRedirects, o.maxRedirects)
@@ -386,7 +387,7 @@ func get(ctx context.Context, docURL string, origin Origin, accept string, o *lo
 		if !named.AllowsURL(next.URL.String()) {
 			// Another origin (scheme, host or port): the user's headers stay behind. Go
 			// drops only Authorization and Cookie, and only for another host.
-			StripHeaders(next.Header, o.header)
+			addr.StripHeaders(next.Header, o.header)
 		}
 		return nil
 	}

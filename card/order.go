@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -22,7 +23,7 @@ func Callable(b a2a.TransportProtocol, version string) bool {
 	if version != V1 && version != V03 {
 		return false
 	}
-	_, ok := CanonicalBinding(b)
+	_, ok := addr.CanonicalBinding(b)
 	return ok
 }
 
@@ -38,7 +39,7 @@ func CallOrder(c *Card, bindings []a2a.TransportProtocol) (out []Interface, skip
 	var v1, v03 []Interface
 	var primary *Interface
 	for _, iface := range c.Interfaces {
-		if b, ok := CanonicalBinding(iface.Binding); ok {
+		if b, ok := addr.CanonicalBinding(iface.Binding); ok {
 			iface.Binding = b
 		}
 		if !Callable(iface.Binding, iface.ProtocolVersion) {
@@ -78,7 +79,7 @@ func CallOrder(c *Card, bindings []a2a.TransportProtocol) (out []Interface, skip
 	if len(bindings) > 0 {
 		rank := func(b a2a.TransportProtocol) int {
 			for i, want := range bindings {
-				if cb, _ := CanonicalBinding(want); cb == b {
+				if cb, _ := addr.CanonicalBinding(want); cb == b {
 					return i
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -35,7 +36,7 @@ func TestFetchDropsHeadersOnRedirectToAnotherOrigin(t *testing.T) {
 					t.Errorf("the named origin %s got %s on %d requests, want 1", a.URL, h, n)
 				}
 			}
-			if got, want := c.Origin, card.OriginOf(a.URL); got != want {
+			if got, want := c.Origin, addr.OriginOf(a.URL); got != want {
 				t.Errorf("Card.Origin = %v, want the named %v (not %s, where the redirect went)", got, want, c.Location)
 			}
 		})

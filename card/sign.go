@@ -17,6 +17,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/go-jose/go-jose/v4"
 )
 
@@ -183,7 +184,7 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 		o.kid = k.KeyID
 	}
 	if o.jku != "" {
-		if _, err := ParseKeyURL(o.jku); err != nil {
+		if _, err := addr.ParseKeyURL(o.jku); err != nil {
 			return nil, fmt.Errorf("jku %w; give an https:// URL", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/go-jose/go-jose/v4"
 )
 
@@ -407,13 +408,13 @@ func (o *verifyOptions) keysFor(ctx context.Context, h protectedHeader) (keys []
 
 // rewrites names the interfaces whose host is not the host the card was fetched from.
 func rewrites(c *Card) []string {
-	from := OriginOf(c.Location)
+	from := addr.OriginOf(c.Location)
 	if from.IsZero() {
 		return nil
 	}
 	var out []string
 	for _, i := range c.declared {
-		a, err := ParseAddress(i.URL, i.Binding)
+		a, err := addr.ParseAddress(i.URL, i.Binding)
 		if err == nil && a.Host != "" && a.Host != from.Host {
 			out = append(out, fmt.Sprintf("%s (%s)", i.Source, i.URL))
 		}

@@ -3,6 +3,7 @@ package card
 import (
 	"errors"
 	"fmt"
+	"github.com/a2abind/a2abind/addr"
 	"net/http"
 	"strings"
 )
@@ -36,7 +37,7 @@ func NewCardSigner(key *SigningKey, jku string, reserved ...string) (*CardSigner
 	if jku == "" {
 		return s, nil
 	}
-	u, err := ParseKeyURL(jku)
+	u, err := addr.ParseKeyURL(jku)
 	if err != nil {
 		return nil, fmt.Errorf("jku %w", err)
 	}

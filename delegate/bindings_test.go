@@ -8,20 +8,21 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
 )
 
 // TestTransportsCoverA2ATransports holds the delegate's transport table to a2a's three
-// transport protocols, the bindings card.CoreBindings lets a card declare.
+// transport protocols, the bindings addr.CoreBindings lets a card declare.
 func TestTransportsCoverA2ATransports(t *testing.T) {
 	got := slices.Sorted(maps.Keys(transports))
 	want := slices.Sorted(slices.Values([]a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC, a2a.TransportProtocolHTTPJSON}))
 	if !slices.Equal(got, want) {
 		t.Fatalf("transports registers %v, a2a defines %v", got, want)
 	}
-	if core := slices.Sorted(slices.Values(card.CoreBindings)); !slices.Equal(core, want) {
-		t.Fatalf("card.CoreBindings is %v, a2a defines %v", core, want)
+	if core := slices.Sorted(slices.Values(addr.CoreBindings)); !slices.Equal(core, want) {
+		t.Fatalf("addr.CoreBindings is %v, a2a defines %v", core, want)
 	}
 }
 

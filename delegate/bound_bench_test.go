@@ -5,6 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -27,4 +28,4 @@ func benchBound(b *testing.B, c *card.Card) {
 func BenchmarkBoundHugeCard(b *testing.B) { benchBound(b, hugeCard(b, 13500)) }
 
 // BenchmarkBoundCard32 is the baseline of BenchmarkBoundHugeCard.
-func BenchmarkBoundCard32(b *testing.B) { benchBound(b, hugeCard(b, card.DefaultMaxInterfaces)) }
+func BenchmarkBoundCard32(b *testing.B) { benchBound(b, hugeCard(b, addr.DefaultMaxInterfaces)) }

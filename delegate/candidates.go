@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -43,13 +44,13 @@ func candidates(c *card.Card, bindings []a2a.TransportProtocol, extra []card.Int
 	return out, skipped
 }
 
-// unusableURL says why an interface's URL cannot be called, or "": card.ParseAddress
+// unusableURL says why an interface's URL cannot be called, or "": addr.ParseAddress
 // (the one address model) for its binding.
 func unusableURL(iface card.Interface) string {
 	if iface.URL == "" {
 		return "no url"
 	}
-	a, err := card.ParseAddress(iface.URL, iface.Binding)
+	a, err := addr.ParseAddress(iface.URL, iface.Binding)
 	switch {
 	case err != nil:
 		return err.Error()

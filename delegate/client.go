@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/wire"
@@ -32,9 +33,9 @@ type Client struct {
 	opts       options
 	cache      *Cache
 	key        string
-	creds      card.CredentialPolicy   // where the caller's headers may go
-	named      card.Origin             // the card's origin as the user named it (card.DialModes)
-	addrs      map[string]card.Address // per interface key
+	creds      addr.CredentialPolicy   // where the caller's headers may go
+	named      addr.Origin             // the card's origin as the user named it (addr.DialModes)
+	addrs      map[string]addr.Address // per interface key
 	cands      []card.Interface
 	skipped    []Skipped
 	params     map[string]a2aclient.ServiceParams // per interface key
@@ -120,8 +121,8 @@ func closeIdle(base http.RoundTripper, o options) {
 func newClient(cd *card.Card, o options, base http.RoundTripper) (*Client, error) {
 	c := &Client{
 		card: cd, opts: o, cache: o.cache, key: agentKey(cd, o.bindings), named: card.NamedOrigin(cd),
-		creds:  o.conn.Credentials(cd),
-		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]card.Address{},
+		creds:  card.CardCredentials(cd, o.conn.CredentialHosts...),
+		params: map[string]a2aclient.ServiceParams{}, withheld: map[string]bool{}, addrs: map[string]addr.Address{},
 		transports: map[string]a2aclient.Transport{}, tlsConfig: o.tls(),
 	}
 	if c.cache == nil {
@@ -184,7 +185,7 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 			skipped = append(skipped, Skipped{Interface: iface, Reason: over})
 			continue
 		}
-		a, err := card.ParseAddress(iface.URL, iface.Binding)
+		a, err := addr.ParseAddress(iface.URL, iface.Binding)
 		if err == nil {
 			err = c.opts.conn.Dial.Check(a)
 		}
@@ -199,8 +200,8 @@ func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interf
 }
 
 // dialsTLS reports whether the client dials a over TLS by default: as its scheme
-// says, else as card.DialModes allows (TLS where either mode may be used).
-func (c *Client) dialsTLS(a card.Address) bool {
+// says, else as addr.DialModes allows (TLS where either mode may be used).
+func (c *Client) dialsTLS(a addr.Address) bool {
 	useTLS, _ := c.tlsModes(a)
 	return useTLS
 }
@@ -260,7 +261,7 @@ func (c *Client) agentName() string {
 
 // transport returns the a2a-go transport of an interface, built on first use the way
 // way.go decides, after the dial policy checked where its host name resolves (an error wrapping
-// card.ErrRefusedAddress when it resolves to a refused address).
+// addr.ErrRefusedAddress when it resolves to a refused address).
 func (c *Client) transport(ctx context.Context, iface card.Interface) (a2aclient.Transport, error) {
 	c.mu.Lock()
 	if c.closed {

@@ -3,6 +3,7 @@ package delegate
 import (
 	"testing"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 )
@@ -12,7 +13,7 @@ import (
 // the origin it is dialled with.
 func TestCredentialScope(t *testing.T) {
 	fetched := &card.Card{Location: "https://redirected.example/.well-known/agent-card.json",
-		Origin: card.OriginOf("https://agent.example/"),
+		Origin: addr.OriginOf("https://agent.example/"),
 		Interfaces: []card.Interface{
 			{URL: "https://agent.example/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Preferred: true, Source: card.Supported(0)},
 			{URL: "http://agent.example:443/a2a", Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(1)},

@@ -50,15 +50,15 @@
 // own tenant goes as given.
 //
 // Credentials (WithHeader, WithBearer) go only to interfaces on the card's own origin,
-// the scheme, host and port the caller named before any redirect (card.CredentialPolicy
+// the scheme, host and port the caller named before any redirect (addr.CredentialPolicy
 // decides), unless WithCredentialHosts allows more: a card cannot redirect a token.
 // Calls never follow an HTTP redirect: a 3xx is the attempt's outcome (not_found, the
 // detail names the Location) and nothing is sent to the Location.
 //
-// Addresses: interface URLs are read by card.ParseAddress; card.DialPolicy (WithDialPolicy)
+// Addresses: interface URLs are read by addr.ParseAddress; addr.DialPolicy (WithDialPolicy)
 // refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata addresses
 // (by name, after resolution and at connect time: outcome wire.Blocked); at most
-// card.DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
+// addr.DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
 // transport is built on an interface's first attempt.
 //
 // Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
@@ -76,9 +77,9 @@ func (c *Client) mayServePlaintext(a Attempt) bool {
 	if a.Interface.Binding != a2a.TransportProtocolGRPC || (a.Outcome != wire.TLSMismatch && a.Outcome != wire.Malformed) {
 		return false
 	}
-	addr, ok := c.addrs[a.Interface.Key()]
-	useTLS, plain := c.tlsModes(addr)
-	return ok && addr.TLS == card.TLSUnknown && useTLS && !plain
+	declared, ok := c.addrs[a.Interface.Key()]
+	useTLS, plain := c.tlsModes(declared)
+	return ok && declared.TLS == addr.TLSUnknown && useTLS && !plain
 }
 
 // plaintextServed looks iface up (probe.Locate: plaintext first, then TLS) and reports

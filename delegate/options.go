@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -15,7 +16,7 @@ import (
 type Option func(*options)
 
 type options struct {
-	conn           card.Conn // headers, TLS, dial policy, credential hosts, interface bound
+	conn           addr.Conn // headers, TLS, dial policy, credential hosts, interface bound
 	bindings       []a2a.TransportProtocol
 	cache          *Cache
 	resend         bool
@@ -23,29 +24,29 @@ type options struct {
 	httpClient     *http.Client
 	plaintextGRPC  bool
 	verifier       CardVerifier            // verify.go
-	loopback       func(card.Address) bool // tests: which addresses count as loopback (way.go)
+	loopback       func(addr.Address) bool // tests: which addresses count as loopback (way.go)
 	extra          []card.Interface        // WithInterfaces
 	tracerProvider trace.TracerProvider    // WithTracerProvider (spans.go); nil: the global one
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial
-// policy, credential hosts, interface bound: see card.Conn), for the card fetch of New
+// policy, credential hosts, interface bound: see addr.Conn), for the card fetch of New
 // and every call, replacing what earlier options set; the options below each set one
 // of its fields.
-func WithConn(c card.Conn) Option {
+func WithConn(c addr.Conn) Option {
 	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
 }
 
 // WithMaxInterfaces bounds how many of the card's usable interfaces the client
 // attempts, the first n in candidate order; the rest are Skipped. n <= 0 means
-// card.DefaultMaxInterfaces.
+// addr.DefaultMaxInterfaces.
 func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
 
-// WithDialPolicy sets which addresses the client dials (card.DialPolicy; nil is the
+// WithDialPolicy sets which addresses the client dials (addr.DialPolicy; nil is the
 // default policy). An interface the policy refuses by name is Skipped; one whose host
 // resolves to a refused address is an attempt with outcome wire.Blocked, and nothing is
 // sent there. The card fetch of New goes through it too, unless WithHTTPClient is given.
-func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
+func WithDialPolicy(p *addr.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
 
 // WithBindings restricts the candidates to the given bindings and orders them by the
 // given order (card order within one binding). Names are compared case-insensitively.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -151,7 +152,7 @@ func TestCallRedirectIsNotFollowed(t *testing.T) {
 }
 
 // Hole 4 (amplification): a ~1 MiB card declaring 13,500 gRPC interfaces (a port scan
-// of localhost) costs at most card.DefaultMaxInterfaces attempts and transports, and bounded
+// of localhost) costs at most addr.DefaultMaxInterfaces attempts and transports, and bounded
 // memory. The ports were closed when the card was made, so each attempt is refused.
 func TestHugeCardIsBounded(t *testing.T) {
 	c := hugeCard(t, 13500)
@@ -169,8 +170,8 @@ func TestHugeCardIsBounded(t *testing.T) {
 	})
 	defer client.Close()
 	t.Logf("NewFromCard + SendMessage on a %d-interface card: %d attempts, %.1f MiB allocated", len(c.Interfaces), len(tr.Attempts()), float64(alloc)/(1<<20))
-	if n := len(client.Candidates()); n != card.DefaultMaxInterfaces {
-		t.Fatalf("%d candidates, want the bound %d", n, card.DefaultMaxInterfaces)
+	if n := len(client.Candidates()); n != addr.DefaultMaxInterfaces {
+		t.Fatalf("%d candidates, want the bound %d", n, addr.DefaultMaxInterfaces)
 	}
 	if alloc > 128<<20 {
 		t.Errorf("%d MiB allocated, want under 128 MiB (it was 659 MB before the bound)", alloc>>20)
@@ -180,14 +181,14 @@ func TestHugeCardIsBounded(t *testing.T) {
 		// bound is what this test checks, not the outcome.
 		t.Logf("SendMessage succeeded after %d attempts", len(tr.Attempts()))
 	}
-	if n := len(tr.Attempts()); n > card.DefaultMaxInterfaces {
-		t.Errorf("%d attempts, want at most %d", n, card.DefaultMaxInterfaces)
+	if n := len(tr.Attempts()); n > addr.DefaultMaxInterfaces {
+		t.Errorf("%d attempts, want at most %d", n, addr.DefaultMaxInterfaces)
 	}
 	client.mu.Lock()
 	transports := len(client.transports)
 	client.mu.Unlock()
-	if transports > card.DefaultMaxInterfaces {
-		t.Errorf("%d transports kept, want at most %d", transports, card.DefaultMaxInterfaces)
+	if transports > addr.DefaultMaxInterfaces {
+		t.Errorf("%d transports kept, want at most %d", transports, addr.DefaultMaxInterfaces)
 	}
 }
 

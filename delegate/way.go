@@ -5,6 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/probe"
@@ -17,11 +18,11 @@ import (
 // (probe.Locate, a side-effect-free lookup of a random task id) before the first
 // message, and the cache remembers the answer across runs.
 
-// tlsModes says which TLS modes the client may use at a (card.DialModes, with the
+// tlsModes says which TLS modes the client may use at a (addr.DialModes, with the
 // card's origin as named and WithPlaintextGRPC; a test may say an address is not
 // loopback).
-func (c *Client) tlsModes(a card.Address) (useTLS, plain bool) {
-	useTLS, plain = card.DialModes(a, c.named, c.opts.plaintextGRPC)
+func (c *Client) tlsModes(a addr.Address) (useTLS, plain bool) {
+	useTLS, plain = addr.DialModes(a, c.named, c.opts.plaintextGRPC)
 	if useTLS && plain && c.opts.loopback != nil && !c.opts.loopback(a) {
 		return true, false
 	}
@@ -53,7 +54,7 @@ func (c *Client) order() []card.Interface {
 
 // needsLocating reports whether the card and options leave the way to call iface open:
 // v0.3 HTTP+JSON (which route set), or a bare gRPC address where either TLS mode may be used.
-func (c *Client) needsLocating(iface card.Interface, a card.Address) bool {
+func (c *Client) needsLocating(iface card.Interface, a addr.Address) bool {
 	if iface.Binding == a2a.TransportProtocolHTTPJSON {
 		return iface.ProtocolVersion == card.V03
 	}

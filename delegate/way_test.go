@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -130,7 +131,7 @@ func TestSendUsesTheWayProbeFound(t *testing.T) {
 
 // notLoopback makes every address count as another host's, as the plaintext rule sees it.
 func notLoopback() Option {
-	return func(o *options) { o.loopback = func(card.Address) bool { return false } }
+	return func(o *options) { o.loopback = func(addr.Address) bool { return false } }
 }
 
 // TestPlaintextGRPCOffLoopback: at a bare host:port that is not a loopback address the

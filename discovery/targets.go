@@ -10,7 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // Bounds on a targets file.
@@ -75,16 +75,16 @@ func CheckTargetURL(target string) error {
 
 // targetAddress is CheckTargetURL answering the address it parsed, so that a caller
 // that goes on to check it (CheckURL) does not parse it again.
-func targetAddress(target string) (card.Address, error) {
+func targetAddress(target string) (addr.Address, error) {
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
-		return card.Address{}, fmt.Errorf("%q is not an http:// or https:// URL", target)
+		return addr.Address{}, fmt.Errorf("%q is not an http:// or https:// URL", target)
 	}
-	a, err := card.ParseAddress(target, a2a.TransportProtocolJSONRPC)
+	a, err := addr.ParseAddress(target, a2a.TransportProtocolJSONRPC)
 	if err != nil {
-		return card.Address{}, err
+		return addr.Address{}, err
 	}
 	if a.UserInfo {
-		return card.Address{}, fmt.Errorf("%q carries user information (user:password@); give credentials as headers", a.Rewrite("", a.HostPort()))
+		return addr.Address{}, fmt.Errorf("%q carries user information (user:password@); give credentials as headers", a.Rewrite("", a.HostPort()))
 	}
 	return a, nil
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/redact"
 )
@@ -47,7 +48,7 @@ type Options struct {
 	Header http.Header
 	// Dial refuses what is not dialled (link-local and metadata addresses, local
 	// sockets) for catalog URLs and listed agents alike; nil is the default policy.
-	Dial *card.DialPolicy
+	Dial *addr.DialPolicy
 	// Allow, when set, is asked about every catalog URL and every listed agent URL; an
 	// error refuses it (the exporter's allowed_targets).
 	Allow func(url string) error
@@ -131,7 +132,7 @@ const (
 func Catalog(ctx context.Context, catalogURL string, opts Options) (Result, error) {
 	w := &walker{o: opts.withDefaults(), seen: map[string]bool{}, targets: map[string]bool{}}
 	if w.o.Client == nil {
-		t := card.Conn{Dial: w.o.Dial}.Transport()
+		t := addr.Conn{Dial: w.o.Dial}.Transport()
 		defer t.CloseIdleConnections()
 		w.o.Client = &http.Client{Transport: t}
 	}
@@ -164,23 +165,23 @@ func (o Options) CheckURL(u string) error {
 }
 
 // checkURL is CheckURL answering the address it parsed.
-func (o Options) checkURL(u string) (card.Address, error) {
+func (o Options) checkURL(u string) (addr.Address, error) {
 	switch {
 	case len(u) > maxURLBytes:
-		return card.Address{}, fmt.Errorf("%w: the URL is %d bytes, over %d", ErrRefused, len(u), maxURLBytes)
+		return addr.Address{}, fmt.Errorf("%w: the URL is %d bytes, over %d", ErrRefused, len(u), maxURLBytes)
 	case strings.ContainsFunc(u, unicode.IsControl) || !utf8.ValidString(u):
-		return card.Address{}, fmt.Errorf("%w: %q holds a control character or invalid UTF-8", ErrRefused, u)
+		return addr.Address{}, fmt.Errorf("%w: %q holds a control character or invalid UTF-8", ErrRefused, u)
 	}
 	a, err := targetAddress(u)
 	if err != nil {
-		return card.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
+		return addr.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	if err := o.Dial.Check(a); err != nil {
-		return card.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
+		return addr.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	if o.Allow != nil {
 		if err := o.Allow(u); err != nil {
-			return card.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
+			return addr.Address{}, fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 	}
 	return a, nil
@@ -211,7 +212,7 @@ func (w *walker) read(ctx context.Context, u string, depth int) error {
 	w.seen[u] = true
 	w.res.Documents++
 	client := *w.o.Client
-	client.Transport = sameOrigin{next: transport(w.o.Client), origin: card.OriginOf(u)}
+	client.Transport = sameOrigin{next: transport(w.o.Client), origin: addr.OriginOf(u)}
 	fopts := []card.Option{card.WithHTTPClient(&client), card.WithTimeout(w.o.Timeout), card.WithMaxBytes(w.o.MaxBytes)}
 	for k, vs := range w.o.Header {
 		for _, v := range vs {
@@ -324,11 +325,11 @@ func transport(c *http.Client) http.RoundTripper {
 // catalog by its own URL instead.
 type sameOrigin struct {
 	next   http.RoundTripper
-	origin card.Origin
+	origin addr.Origin
 }
 
 func (s sameOrigin) RoundTrip(r *http.Request) (*http.Response, error) {
-	if o := card.OriginOf(r.URL.String()); o != s.origin {
+	if o := addr.OriginOf(r.URL.String()); o != s.origin {
 		return nil, fmt.Errorf("%w: a redirect to %s leaves the catalog's origin %s; list that catalog by its own URL", ErrRefused, redact.URL(r.URL.String()), s.origin)
 	}
 	return s.next.RoundTrip(r)

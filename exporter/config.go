@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -64,11 +65,11 @@ type Config struct {
 	MaxConcurrentProbes int `yaml:"max_concurrent_probes"`
 	// AllowLinkLocal lets probes dial link-local addresses (169.254.0.0/16, fe80::/10,
 	// cloud metadata endpoints among them) and the cloud metadata IPs outside those
-	// ranges (card.MetadataRanges). Off by default: /probe makes the exporter dial whatever a request or a card
+	// ranges (addr.MetadataRanges). Off by default: /probe makes the exporter dial whatever a request or a card
 	// names. Metadata host names (metadata.google.internal, ...) stay refused.
 	AllowLinkLocal bool `yaml:"allow_link_local"`
 	// AllowAddresses lets probes dial these refused hosts, IPs or CIDRs anyway, as the
-	// CLI's --allow-address does (card.NewDialPolicy).
+	// CLI's --allow-address does (addr.NewDialPolicy).
 	AllowAddresses []string `yaml:"allow_addresses"`
 	// Modules are the probe settings a /probe request picks with ?module=NAME.
 	Modules map[string]Module `yaml:"modules"`
@@ -76,7 +77,7 @@ type Config struct {
 	Discovery Discovery `yaml:"discovery"`
 
 	allowed []*regexp.Regexp
-	dial    *card.DialPolicy
+	dial    *addr.DialPolicy
 }
 
 // Module is one set of probe settings.
@@ -98,7 +99,7 @@ type Module struct {
 	// Signatures names the keys a card's signatures are verified with
 	// (a2abind_card_signature); without keys a signed card is "unverified".
 	Signatures Signatures `yaml:"signatures"`
-	// MaxInterfaces bounds the interfaces probed per card (card.DefaultMaxInterfaces when 0).
+	// MaxInterfaces bounds the interfaces probed per card (addr.DefaultMaxInterfaces when 0).
 	MaxInterfaces int `yaml:"max_interfaces"`
 
 	roots *x509.CertPool
@@ -189,9 +190,9 @@ func (c *Config) check() error {
 	}
 	allow := slices.Clone(c.AllowAddresses)
 	if c.AllowLinkLocal {
-		allow = append(allow, card.MetadataRanges()...)
+		allow = append(allow, addr.MetadataRanges()...)
 	}
-	dial, err := card.NewDialPolicy(allow...)
+	dial, err := addr.NewDialPolicy(allow...)
 	if err != nil {
 		return fmt.Errorf("allow_addresses: %w", err)
 	}
@@ -235,7 +236,7 @@ func (m *Module) check() error {
 		return fmt.Errorf("max_interfaces %d is negative", m.MaxInterfaces)
 	}
 	if m.MaxInterfaces == 0 {
-		m.MaxInterfaces = card.DefaultMaxInterfaces
+		m.MaxInterfaces = addr.DefaultMaxInterfaces
 	}
 	for _, h := range m.CredentialHosts {
 		if h = strings.TrimSpace(h); h == "" || strings.Contains(h, "/") {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // TestParseConfig: good configs load with defaults filled in; bad ones are errors that
@@ -34,7 +34,7 @@ modules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := c.Modules[DefaultModule]; m.Timeout != DefaultTimeout || m.MaxInterfaces != card.DefaultMaxInterfaces {
+	if m := c.Modules[DefaultModule]; m.Timeout != DefaultTimeout || m.MaxInterfaces != addr.DefaultMaxInterfaces {
 		t.Errorf("default module = %+v, want the defaults", m)
 	}
 	m := c.Modules["secure"]
@@ -74,7 +74,7 @@ modules:
 }
 
 // TestDialPolicy: the addresses the exporter never dials, and those it does, with and
-// without allow_link_local and allow_addresses (card.DialPolicy decides).
+// without allow_link_local and allow_addresses (addr.DialPolicy decides).
 func TestDialPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		addr      string

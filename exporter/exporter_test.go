@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/exporter"
 	"github.com/a2abind/a2abind/lab"
@@ -416,8 +417,8 @@ func TestProbe_HostileCard(t *testing.T) {
 	t.Cleanup(cards.Close)
 	_, _, f := scrape(t, start(t, nil), probePath(cards.URL))
 	mustValue(t, f, "a2abind_card_interfaces", nil, 1001)
-	if n := len(f["a2abind_interface_up"].GetMetric()); n != card.DefaultMaxInterfaces {
-		t.Errorf("%d interface series, want %d (max_interfaces)", n, card.DefaultMaxInterfaces)
+	if n := len(f["a2abind_interface_up"].GetMetric()); n != addr.DefaultMaxInterfaces {
+		t.Errorf("%d interface series, want %d (max_interfaces)", n, addr.DefaultMaxInterfaces)
 	}
 	for _, m := range f["a2abind_interface_up"].GetMetric() {
 		for _, l := range m.GetLabel() {

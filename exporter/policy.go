@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
 )
@@ -12,7 +13,7 @@ import (
 // Target policy: /probe makes the exporter dial whatever a request (and then the card it
 // fetches) names, so a scrape must not turn it into a way into the cloud metadata
 // service or another host's link-local network, nor into a reader of local files. The
-// addresses are refused by card.DialPolicy (the one dial policy of probe and send), at
+// addresses are refused by addr.DialPolicy (the one dial policy of probe and send), at
 // connect time for the card fetch, its redirects and every interface alike.
 
 // maxTargetBytes bounds a /probe target (it is kept in the recent-probes ring).
@@ -60,11 +61,11 @@ func (c *Config) matchesAllowed(forms ...string) bool {
 // and without the path, the default port left out or written), so a host pattern
 // such as 'https://[a-z0-9-]+\.agents\.example\.com(/.*)?' covers a gRPC host:port.
 // An interface whose URL does not parse is left to the probe, which reports it.
-func (c *Config) checkInterface(origin card.Origin, iface card.Interface) error {
+func (c *Config) checkInterface(origin addr.Origin, iface card.Interface) error {
 	if len(c.allowed) == 0 {
 		return nil
 	}
-	a, err := card.ParseAddress(iface.URL, iface.Binding)
+	a, err := addr.ParseAddress(iface.URL, iface.Binding)
 	if err != nil || a.Local() {
 		return nil // unreachable or blocked by the probe itself, nothing dialled
 	}
@@ -73,14 +74,14 @@ func (c *Config) checkInterface(origin card.Origin, iface card.Interface) error 
 	}
 	forms := []string{iface.URL}
 	for _, tls := range []bool{true, false} {
-		if a.TLS == card.TLSYes && !tls || a.TLS == card.TLSNo && tls {
+		if a.TLS == addr.TLSYes && !tls || a.TLS == addr.TLSNo && tls {
 			continue
 		}
 		scheme := "http"
 		if tls {
 			scheme = "https"
 		}
-		short := card.Address{Scheme: scheme, Host: a.Host, Port: a.Port}.Authority() // default port left out
+		short := addr.Address{Scheme: scheme, Host: a.Host, Port: a.Port}.Authority() // default port left out
 		for _, hp := range []string{short, a.HostPort()} {
 			forms = append(forms, scheme+"://"+hp, scheme+"://"+hp+a.Path)
 		}
@@ -98,7 +99,7 @@ func (m Module) checkCredentialTarget(target string) error {
 	if len(m.Headers) == 0 || len(m.CredentialHosts) == 0 {
 		return nil
 	}
-	if card.NewCredentialPolicy(card.Origin{}, m.CredentialHosts...).AllowsURL(target) {
+	if addr.NewCredentialPolicy(addr.Origin{}, m.CredentialHosts...).AllowsURL(target) {
 		return nil
 	}
 	return fmt.Errorf("%w: %q is not on the module's credential_hosts, and its headers go nowhere else", errNotAllowed, target)
@@ -109,13 +110,13 @@ func (m Module) checkCredentialTarget(target string) error {
 // nothing is sent there.
 type scopedTransport struct {
 	next   http.RoundTripper
-	origin card.Origin
+	origin addr.Origin
 	cfg    *Config
 }
 
 func (s scopedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	u := r.URL.String()
-	if o := card.OriginOf(u); o != s.origin && !s.cfg.matchesAllowed(u) {
+	if o := addr.OriginOf(u); o != s.origin && !s.cfg.matchesAllowed(u) {
 		return nil, fmt.Errorf("%w: a redirect to %s leaves the target's origin and matches none of allowed_targets", errNotAllowed, u)
 	}
 	return s.next.RoundTrip(r)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -103,11 +104,11 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 // the fetched document is byte for byte the same (x.last). Each step is logged on plog,
 // for the debug output.
 func (x *Exporter) probe(ctx context.Context, target, name string, mod Module, header http.Header, plog *slog.Logger) probed {
-	conn := card.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
+	conn := addr.Conn{Header: header, RootCAs: mod.roots, Insecure: mod.TLS.InsecureSkipVerify,
 		Dial: x.cfg.dial, MaxInterfaces: mod.MaxInterfaces, CredentialHosts: mod.CredentialHosts}
 	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(mod.Timeout)}
 	certs := &certRecorder{next: scopedTransport{next: x.engine.HTTPClient(opts...).Transport,
-		origin: card.OriginOf(target), cfg: x.cfg}}
+		origin: addr.OriginOf(target), cfg: x.cfg}}
 
 	var p probed
 	ctx, span := probe.StartTarget(ctx, target)

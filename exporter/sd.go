@@ -20,6 +20,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
 	"github.com/a2abind/a2abind/probe"
@@ -241,7 +242,7 @@ func (x *Exporter) refreshCatalog(ctx context.Context, u string) {
 		return
 	}
 	s.read = time.Now()
-	client := x.engine.HTTPClient(probe.WithConn(card.Conn{Dial: x.cfg.dial}))
+	client := x.engine.HTTPClient(probe.WithConn(addr.Conn{Dial: x.cfg.dial}))
 	res, err := discovery.Catalog(ctx, u, x.cfg.discoveryOptions(client))
 	if err != nil {
 		x.sd.failed(u, s, err, x.log)

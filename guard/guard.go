@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -62,7 +63,7 @@ func New(upstream string, opts ...Option) (*Guard, error) {
 
 func newGuard(upstream string, o options) (*Guard, error) {
 	upstream = strings.TrimSpace(upstream)
-	u, err := card.ParseAddress(upstream, a2a.TransportProtocolJSONRPC)
+	u, err := addr.ParseAddress(upstream, a2a.TransportProtocolJSONRPC)
 	if err != nil || u.Local() || u.UserInfo {
 		return nil, fmt.Errorf("guard: upstream %q must be the agent's http:// or https:// base URL (or its card URL)", upstream)
 	}
@@ -129,12 +130,12 @@ func newGuard(upstream string, o options) (*Guard, error) {
 }
 
 // sameSocket reports whether the upstream URL names the listener itself.
-func sameSocket(addr net.Addr, up card.Address) bool {
-	ta, ok := addr.(*net.TCPAddr)
+func sameSocket(la net.Addr, up addr.Address) bool {
+	ta, ok := la.(*net.TCPAddr)
 	if !ok {
 		return false
 	}
-	lis := card.Address{Host: ta.IP.String(), Port: strconv.Itoa(ta.Port)}
+	lis := addr.Address{Host: ta.IP.String(), Port: strconv.Itoa(ta.Port)}
 	return up.SameSocket(lis) || lis.Wildcard() && lis.Port == up.Port && up.Loopback()
 }
 

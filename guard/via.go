@@ -7,7 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // ErrMapping is wrapped by every error about a --probe-via mapping that cannot be used.
@@ -28,11 +28,11 @@ type Mapping struct {
 	// Local is where the probes go instead.
 	Local string
 
-	pub, loc card.Address
+	pub, loc addr.Address
 }
 
 // ParseMapping reads "PUBLIC=LOCAL", e.g. "https://agent.example.com=http://127.0.0.1:8080"
-// or "agent.example.com:443=127.0.0.1:9090". Both sides are read by card.ParseAddress,
+// or "agent.example.com:443=127.0.0.1:9090". Both sides are read by addr.ParseAddress,
 // the one address model. Errors wrap ErrMapping.
 func ParseMapping(s string) (Mapping, error) {
 	public, local, ok := strings.Cut(s, "=")
@@ -57,7 +57,7 @@ func ParseMapping(s string) (Mapping, error) {
 func (m Mapping) String() string { return m.Public + "=" + m.Local }
 
 // sideString renders a mapping side: scheme://host:port for an origin, else host:port.
-func sideString(a card.Address) string {
+func sideString(a addr.Address) string {
 	if a.Scheme == "" {
 		return a.HostPort()
 	}
@@ -66,23 +66,23 @@ func sideString(a card.Address) string {
 
 // parseSide reads a mapping side: an http(s) origin (no user, path, query or fragment)
 // or a bare host:port.
-func parseSide(s string) (card.Address, error) {
+func parseSide(s string) (addr.Address, error) {
 	if s == "" {
-		return card.Address{}, errors.New("empty address")
+		return addr.Address{}, errors.New("empty address")
 	}
 	if !strings.Contains(s, "://") {
-		a, err := card.ParseAddress(s, a2a.TransportProtocolGRPC)
+		a, err := addr.ParseAddress(s, a2a.TransportProtocolGRPC)
 		if err != nil || a.Scheme != "" {
-			return card.Address{}, fmt.Errorf("%q is neither an origin (scheme://host[:port]) nor host:port", s)
+			return addr.Address{}, fmt.Errorf("%q is neither an origin (scheme://host[:port]) nor host:port", s)
 		}
 		return a, nil
 	}
-	a, err := card.ParseAddress(s, a2a.TransportProtocolJSONRPC)
+	a, err := addr.ParseAddress(s, a2a.TransportProtocolJSONRPC)
 	if err != nil {
-		return card.Address{}, err
+		return addr.Address{}, err
 	}
 	if a.Local() || a.UserInfo || a.Path != "" || a.Query != "" || strings.Contains(s, "#") {
-		return card.Address{}, fmt.Errorf("%q is not an origin (scheme://host[:port], no user, path, query or fragment)", s)
+		return addr.Address{}, fmt.Errorf("%q is not an origin (scheme://host[:port], no user, path, query or fragment)", s)
 	}
 	return a, nil
 }
@@ -91,9 +91,9 @@ func parseSide(s string) (card.Address, error) {
 // mappings before host:port ones. ok is false when none does (or the URL is not one a
 // mapping can name); the URL is then probed as declared.
 func mapURL(raw string, ms []Mapping) (string, bool) {
-	a, err := card.ParseAddress(raw, a2a.TransportProtocolGRPC)
+	a, err := addr.ParseAddress(raw, a2a.TransportProtocolGRPC)
 	if err != nil || a.Scheme != "" {
-		a, err = card.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+		a, err = addr.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
 	}
 	if err != nil || a.Local() || (a.Scheme != "" && a.Scheme != "http" && a.Scheme != "https") {
 		return "", false
@@ -113,7 +113,7 @@ func mapURL(raw string, ms []Mapping) (string, bool) {
 
 // apply rewrites a through m: a bare host:port only through a host:port mapping, a URL
 // through an origin mapping of its scheme or a host:port mapping.
-func (m Mapping) apply(a card.Address) (string, bool) {
+func (m Mapping) apply(a addr.Address) (string, bool) {
 	if !a.SameSocket(m.pub) || (a.Scheme == "" && m.pub.Scheme != "") || (m.pub.Scheme != "" && a.Scheme != m.pub.Scheme) {
 		return "", false
 	}

@@ -13,7 +13,7 @@ import (
 
 // TestGRPCTargetPredictionMatchesA2AGo: a card declares one GRPC interface at a lab
 // agent's gRPC socket, spelled in each target form (scheme case included). probe's
-// a2a-go-grpc prediction (card.GoGRPCTarget, the one scheme rule) must agree with the
+// a2a-go-grpc prediction (addr.GoGRPCTarget, the one scheme rule) must agree with the
 // real a2a-go client (a2agoclient, the module's release) built from that card: a message reaches the
 // handler (DNS:///, passthrough:///, bare host:port) or it fails before any call
 // (grpc://, http://, https://). Issue 18 item 4: "DNS:///host:443" is accepted by

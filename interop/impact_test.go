@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -201,7 +202,7 @@ func TestClientImpactMatchesRealClients(t *testing.T) {
 			}
 			wantURL, wantBinding := "", ""
 			if pred.Interface != nil {
-				b, _ := card.CanonicalBinding(pred.Interface.Binding)
+				b, _ := addr.CanonicalBinding(pred.Interface.Binding)
 				wantURL, wantBinding = pred.Interface.URL, string(b)
 			}
 			if real.url != wantURL || (real.binding != "" && real.binding != wantBinding) {

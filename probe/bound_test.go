@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/probe"
@@ -37,11 +38,11 @@ func TestCardProbesAtMostTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second))
-	if len(results) != card.DefaultMaxInterfaces {
-		t.Errorf("Card() = %d results, want the bound %d", len(results), card.DefaultMaxInterfaces)
+	if len(results) != addr.DefaultMaxInterfaces {
+		t.Errorf("Card() = %d results, want the bound %d", len(results), addr.DefaultMaxInterfaces)
 	}
-	if n := probe.Skipped(c); n != len(c.Interfaces)-card.DefaultMaxInterfaces {
-		t.Errorf("Skipped() = %d, want %d", n, len(c.Interfaces)-card.DefaultMaxInterfaces)
+	if n := probe.Skipped(c); n != len(c.Interfaces)-addr.DefaultMaxInterfaces {
+		t.Errorf("Skipped() = %d, want %d", n, len(c.Interfaces)-addr.DefaultMaxInterfaces)
 	}
 	if got := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithMaxInterfaces(40)); len(got) != 40 {
 		t.Errorf("WithMaxInterfaces(40): %d results", len(got))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -170,7 +171,7 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 	first := map[int]bool{}
 	seen := map[a2a.TransportProtocol]bool{}
 	for i, iface := range ifaces {
-		if b, ok := card.CanonicalBinding(iface.Binding); ok && !seen[b] {
+		if b, ok := addr.CanonicalBinding(iface.Binding); ok && !seen[b] {
 			seen[b], first[i] = true, true
 		}
 	}
@@ -197,9 +198,9 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 	// Keep, per binding, the calls on its first served interface; ask it now when that
 	// is not the one asked above.
 	var asked []int
-	for _, b := range card.CoreBindings {
+	for _, b := range addr.CoreBindings {
 		at := slices.IndexFunc(results, func(r Result) bool {
-			cb, _ := card.CanonicalBinding(r.Interface.Binding)
+			cb, _ := addr.CanonicalBinding(r.Interface.Binding)
 			return cb == b && r.Outcome.Reached()
 		})
 		if at < 0 {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -47,7 +48,7 @@ type capabilityKey struct {
 	via     string
 	claims  card.Capabilities
 	secured bool
-	origin  card.Origin
+	origin  addr.Origin
 	conn    connKey
 	creds   [sha256.Size]byte
 	hosts   string

@@ -11,6 +11,7 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	grpcgo "google.golang.org/grpc"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -85,7 +86,7 @@ func endlessGRPC(t *testing.T) string {
 }
 
 // TestCapabilityCallsPerCardBounded: a card of 10,000 interfaces on one healthy agent
-// costs the lookups of the interface bound (card.DefaultMaxInterfaces) and one call
+// costs the lookups of the interface bound (addr.DefaultMaxInterfaces) and one call
 // per capability per binding: 3 bindings, 9 calls, whatever the card declares.
 func TestCapabilityCallsPerCardBounded(t *testing.T) {
 	a := labtest.Start(t, lab.Healthy()...)
@@ -107,8 +108,8 @@ func TestCapabilityCallsPerCardBounded(t *testing.T) {
 	e := probe.NewEngine()
 	defer e.Close()
 	ch := e.Check(context.Background(), c, probe.WithTimeout(5*time.Second))
-	if len(ch.Results) != card.DefaultMaxInterfaces {
-		t.Fatalf("%d results, want %d", len(ch.Results), card.DefaultMaxInterfaces)
+	if len(ch.Results) != addr.DefaultMaxInterfaces {
+		t.Fatalf("%d results, want %d", len(ch.Results), addr.DefaultMaxInterfaces)
 	}
 	calls := 0
 	for _, cr := range ch.Capabilities {
@@ -121,7 +122,7 @@ func TestCapabilityCallsPerCardBounded(t *testing.T) {
 	t.Logf("%d requests for %d results and %d calls", lookups, len(ch.Results), calls)
 	// Every lookup of a served interface is one request (gRPC answers in plaintext at
 	// once); each capability call one more (HTTP+JSON: one route for 1.0).
-	if max := int64(card.DefaultMaxInterfaces + 9); lookups > max {
+	if max := int64(addr.DefaultMaxInterfaces + 9); lookups > max {
 		t.Errorf("%d requests, want at most %d", lookups, max)
 	}
 }

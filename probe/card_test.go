@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -57,7 +58,7 @@ func TestCard_SideEffectFree(t *testing.T) {
 	// Add every wrong combination too: each binding declared at each other binding's URL.
 	urls := []string{a.URL(lab.PathJSONRPC), a.GRPCAddr, a.URL(lab.PathREST), a.URL(lab.PathJSONRPCV03), a.URL(lab.PathRESTV03)}
 	for _, u := range urls {
-		for _, b := range card.CoreBindings {
+		for _, b := range addr.CoreBindings {
 			c.Interfaces = append(c.Interfaces, iface(u, b, card.V1), iface(u, b, card.V03))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"golang.org/x/mod/semver"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/restv03"
 	"github.com/a2abind/a2abind/wire"
@@ -199,7 +200,7 @@ func (v *cardView) outcomeFor(i card.Interface, version string) (wire.Outcome, s
 			return other.Outcome, other.Detail
 		}
 	}
-	b, _ := card.CanonicalBinding(i.Binding)
+	b, _ := addr.CanonicalBinding(i.Binding)
 	if r.ActualVersion == version && r.ActualBinding == b {
 		return wire.Served, fmt.Sprintf("%s %s is served there", b, version)
 	}
@@ -263,7 +264,7 @@ func pickGo(v *cardView, list []card.Interface, factories map[a2a.TransportProto
 	o, detail := v.outcomeFor(chosen, "")
 	note := "selects " + chosen.String() + " (first of " + strconv.Itoa(len(cands)) + " compatible, newest version first, then card order)"
 	if chosen.Binding == a2a.TransportProtocolGRPC {
-		if card.GoGRPCTarget(chosen.URL) != nil {
+		if addr.GoGRPCTarget(chosen.URL) != nil {
 			return choice{iface: &chosen, outcome: wire.Unreachable,
 				note: note + "; grpc.NewClient cannot dial a URL with a scheme (\"too many colons\")"}
 		}
@@ -425,13 +426,13 @@ func delegateSpeaks(r Result) bool {
 }
 
 // delegateMay reports whether the delegate, with its default options, may call a served
-// interface the way it answered (card.DialModes: TLS or plaintext).
+// interface the way it answered (addr.DialModes: TLS or plaintext).
 func (v *cardView) delegateMay(r Result) bool {
-	a, err := card.ParseAddress(r.Interface.URL, r.Interface.Binding)
+	a, err := addr.ParseAddress(r.Interface.URL, r.Interface.Binding)
 	if err != nil {
 		return true
 	}
-	useTLS, plain := card.DialModes(a, card.NamedOrigin(v.c), false)
+	useTLS, plain := addr.DialModes(a, card.NamedOrigin(v.c), false)
 	return r.Way.TLS && useTLS || !r.Way.TLS && plain
 }
 
@@ -445,7 +446,7 @@ func Predict(c *card.Card) []ClientImpact {
 	}
 	results := make([]Result, len(c.Interfaces))
 	for n, i := range c.Interfaces {
-		b, _ := card.CanonicalBinding(i.Binding)
+		b, _ := addr.CanonicalBinding(i.Binding)
 		r := Result{Interface: i, Outcome: wire.Served, Lookup: wire.Served, ActualBinding: b,
 			ActualVersion: card.NormalizeVersion(i.ProtocolVersion), Way: Way{TLS: strings.HasPrefix(i.URL, "https://")}}
 		if b == a2a.TransportProtocolHTTPJSON && r.ActualVersion == card.V03 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -100,7 +101,7 @@ func TestProbeScopesCredentialsAndRefusesAddresses(t *testing.T) {
 // Without them the test above could not tell a withheld header from a lost one.
 func TestProbeScopeControls(t *testing.T) {
 	s := newScopeCard(t)
-	allow, err := card.NewDialPolicy("0.0.0.0")
+	allow, err := addr.NewDialPolicy("0.0.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}

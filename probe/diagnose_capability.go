@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -27,13 +28,13 @@ func capabilityImpact(clients []ClientImpact, caps []CapabilityResult) {
 		if ci.Interface == nil {
 			continue
 		}
-		b, _ := card.CanonicalBinding(ci.Interface.Binding)
+		b, _ := addr.CanonicalBinding(ci.Interface.Binding)
 		for _, cr := range caps {
 			if !cr.Declared() {
 				continue
 			}
 			for _, call := range cr.Calls {
-				if cb, _ := card.CanonicalBinding(call.Interface.Binding); cb == b && call.Outcome == CapabilityNotServed {
+				if cb, _ := addr.CanonicalBinding(call.Interface.Binding); cb == b && call.Outcome == CapabilityNotServed {
 					ci.CapabilitiesFailing = append(ci.CapabilitiesFailing, cr.Name)
 					break
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -41,10 +42,10 @@ func (m tlsMode) String() string {
 	return "auto"
 }
 
-// endpoint is a declared interface URL taken apart by card.ParseAddress, with the
+// endpoint is a declared interface URL taken apart by addr.ParseAddress, with the
 // parts the binding probers use.
 type endpoint struct {
-	addr     card.Address
+	addr     addr.Address
 	raw      string
 	scheme   string // as written, lower case; "" for a bare host:port
 	hostport string // always with a port
@@ -53,16 +54,16 @@ type endpoint struct {
 	bases    *httpBases // the HTTP URLs built and parsed (requrl.go)
 }
 
-// parseEndpoint reads a declared interface URL for its binding (card.ParseAddress: the
+// parseEndpoint reads a declared interface URL for its binding (addr.ParseAddress: the
 // one address model) and refuses what the probe does not dial: no port to dial, or an
 // address the dial policy refuses by name.
 func parseEndpoint(raw string, b a2a.TransportProtocol) (endpoint, error) {
-	a, err := card.ParseAddress(raw, b)
+	a, err := addr.ParseAddress(raw, b)
 	if err != nil {
 		return endpoint{}, err
 	}
 	if !a.Local() && a.HostPort() == "" {
-		return endpoint{}, &card.AddressError{URL: raw, Problem: fmt.Sprintf("has scheme %q, which names no port a2abind can probe", a.Scheme)}
+		return endpoint{}, &addr.AddressError{URL: raw, Problem: fmt.Sprintf("has scheme %q, which names no port a2abind can probe", a.Scheme)}
 	}
 	return endpoint{addr: a, raw: raw, scheme: a.Scheme, hostport: a.HostPort(), path: a.Path, query: a.Query, bases: new(httpBases)}, nil
 }
@@ -98,17 +99,17 @@ type endpoints struct {
 	max int
 }
 
-// address is card.ParseAddress of raw for binding b, from the memo when the URL was
+// address is addr.ParseAddress of raw for binding b, from the memo when the URL was
 // read before (card.CardCredentialsWith reads the card's preferred interface with it).
-func (c *endpoints) address(raw string, b a2a.TransportProtocol) (card.Address, error) {
-	cb, _ := card.CanonicalBinding(b)
+func (c *endpoints) address(raw string, b a2a.TransportProtocol) (addr.Address, error) {
+	cb, _ := addr.CanonicalBinding(b)
 	c.mu.Lock()
 	p, ok := c.m[endpointKey{raw, cb}]
 	c.mu.Unlock()
 	if ok && p.err == nil {
 		return p.ep.addr, nil
 	}
-	return card.ParseAddress(raw, b)
+	return addr.ParseAddress(raw, b)
 }
 
 // read returns readEndpoint's answer for each interface's URL and binding (canonical
@@ -118,7 +119,7 @@ func (c *endpoints) read(ifaces []card.Interface) []*parsedEndpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for n, i := range ifaces {
-		b, _ := card.CanonicalBinding(i.Binding)
+		b, _ := addr.CanonicalBinding(i.Binding)
 		k := endpointKey{i.URL, b}
 		p, ok := c.m[k]
 		if !ok {
@@ -135,7 +136,7 @@ func (c *endpoints) read(ifaces []card.Interface) []*parsedEndpoint {
 }
 
 // explicitTLS reports whether the URL says TLS or plaintext (https, grpcs, http, grpc).
-func (e endpoint) explicitTLS() bool { return e.addr.TLS != card.TLSUnknown }
+func (e endpoint) explicitTLS() bool { return e.addr.TLS != addr.TLSUnknown }
 
 // secure reports whether mode means TLS for this endpoint. For tlsAuto on a bare
 // address it reports false (plaintext first).
@@ -146,7 +147,7 @@ func (e endpoint) secure(mode tlsMode) bool {
 	case tlsOff:
 		return false
 	}
-	return e.addr.TLS == card.TLSYes
+	return e.addr.TLS == addr.TLSYes
 }
 
 // httpURL is the URL the HTTP bindings use: the declared one, or http(s)://host:port
@@ -216,7 +217,7 @@ const connWriteBuffer, connReadBuffer = 1 << 10, 2 << 10
 // that speaks first (an h2c gRPC server sends its SETTINGS frame on accept) then has
 // its bytes read as the answer to the probe's request, instead of net/http logging
 // "Unsolicited response received on idle HTTP channel" on the process's stderr.
-func (e *Engine) dialWriteFirst(ctx context.Context, network, addr string, policy *card.DialPolicy) (net.Conn, error) {
+func (e *Engine) dialWriteFirst(ctx context.Context, network, addr string, policy *addr.DialPolicy) (net.Conn, error) {
 	c, err := e.dial(ctx, network, addr, policy)
 	if err != nil {
 		return nil, err

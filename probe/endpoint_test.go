@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -24,7 +25,7 @@ func TestEndpointsRemember(t *testing.T) {
 	}
 	for range 2 { // the second round is answered from memory
 		for n, got := range c.read(ifaces) {
-			b, _ := card.CanonicalBinding(ifaces[n].Binding)
+			b, _ := addr.CanonicalBinding(ifaces[n].Binding)
 			want := readEndpoint(ifaces[n].URL, b)
 			if !reflect.DeepEqual(*got, want) {
 				t.Errorf("read(%s %s) = %+v, want %+v", ifaces[n].Binding, ifaces[n].URL, got, want)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -55,7 +56,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	clients map[connKey]*http.Client
-	visited map[card.Origin]struct{} // HTTP origins probed before (lanes)
+	visited map[addr.Origin]struct{} // HTTP origins probed before (lanes)
 	closed  bool
 }
 
@@ -112,7 +113,7 @@ func NewEngine(opts ...EngineOption) *Engine {
 		o.maxIdle = DefaultMaxIdle
 	}
 	e := &Engine{cfg: o, gate: newGate(o.maxInFlight, o.maxPerHost), clients: map[connKey]*http.Client{},
-		visited: map[card.Origin]struct{}{}}
+		visited: map[addr.Origin]struct{}{}}
 	e.grpc = newGRPCPool(e, o.idle, o.maxIdle)
 	e.work = newWorkers(o.idle)
 	e.urls = endpoints{m: map[endpointKey]*parsedEndpoint{}, max: o.maxIdle}
@@ -153,7 +154,7 @@ type Stats struct {
 func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e.reqs.Load()} }
 
 // Card probes the interfaces of c, in parallel, and returns the results in card order,
-// reusing the Engine's connections: the first card.DefaultMaxInterfaces (WithMaxInterfaces)
+// reusing the Engine's connections: the first addr.DefaultMaxInterfaces (WithMaxInterfaces)
 // only, so a result list may be shorter than c.Interfaces (Skipped says how many were
 // left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
 // of WithHeader go only to the card's origin and the WithCredentialHosts hosts.
@@ -265,9 +266,9 @@ func (e *Engine) card(ctx context.Context, c *card.Card, opts []Option, hook lan
 // that do not parse always get a lane of their own.
 func (e *Engine) lanes(ifaces []card.Interface, eps []*parsedEndpoint) []lane {
 	out := make([]lane, 0, len(ifaces))
-	byOrigin := map[card.Origin]int{}
+	byOrigin := map[addr.Origin]int{}
 	for n, iface := range ifaces {
-		b, _ := card.CanonicalBinding(iface.Binding)
+		b, _ := addr.CanonicalBinding(iface.Binding)
 		if b == a2a.TransportProtocolJSONRPC || b == a2a.TransportProtocolHTTPJSON {
 			if eps[n].err == nil {
 				origin := eps[n].ep.addr.Origin(false) // the scheme decides; card, the one address model
@@ -297,7 +298,7 @@ type lane struct {
 // firstVisit reports whether origin is new to the Engine, and remembers it. The memory
 // is bounded by WithMaxIdle (the connections it could hold warm): when full it starts
 // over.
-func (e *Engine) firstVisit(origin card.Origin) bool {
+func (e *Engine) firstVisit(origin addr.Origin) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.visited[origin]; ok {
@@ -345,7 +346,7 @@ func (e *Engine) HTTPClient(opts ...Option) *http.Client {
 type connKey struct {
 	insecure bool
 	roots    *x509.CertPool
-	dial     *card.DialPolicy
+	dial     *addr.DialPolicy
 }
 
 func (o *options) connKey() connKey {
@@ -376,7 +377,7 @@ func (e *Engine) client(o *options) *http.Client {
 // dial opens one TCP connection under the dial policy's Control (a name that resolves
 // to a refused address, 169.254.169.254 say, is refused at connect time) and the
 // Engine's own dial control, and counts it.
-func (e *Engine) dial(ctx context.Context, network, addr string, policy *card.DialPolicy) (net.Conn, error) {
+func (e *Engine) dial(ctx context.Context, network, addr string, policy *addr.DialPolicy) (net.Conn, error) {
 	d := policy.Dialer()
 	if ctl := e.cfg.control; ctl != nil {
 		d.Control = func(network, address string, c syscall.RawConn) error {

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -118,9 +118,9 @@ func (p *grpcPool) dial(key grpcKey, o *options, refused *refusal) (*grpc.Client
 	if key.tls {
 		creds = credentials.NewTLS(o.tlsConfig("")) // grpc-go takes the server name from the address
 	}
-	return grpc.NewClient("passthrough:///"+key.addr, append(wire.GRPCDialOptions(func(ctx context.Context, addr string) (net.Conn, error) {
-		c, err := p.e.dial(ctx, "tcp", addr, o.conn.Dial)
-		if errors.Is(err, card.ErrRefusedAddress) {
+	return grpc.NewClient("passthrough:///"+key.addr, append(wire.GRPCDialOptions(func(ctx context.Context, hostport string) (net.Conn, error) {
+		c, err := p.e.dial(ctx, "tcp", hostport, o.conn.Dial)
+		if errors.Is(err, addr.ErrRefusedAddress) {
 			refused.set(err)
 		}
 		return c, err

@@ -1,7 +1,7 @@
 package probe
 
 // The options of Interface, Card and the Engine: the connection configuration
-// (card.Conn) and the probe's own budget.
+// (addr.Conn) and the probe's own budget.
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -17,10 +18,10 @@ import (
 type Option func(*options)
 
 type options struct {
-	conn     card.Conn // headers, TLS, dial policy, credential hosts, interface bound
+	conn     addr.Conn // headers, TLS, dial policy, credential hosts, interface bound
 	timeout  time.Duration
 	siblings []string                            // other URLs the card declares: a binding found there is noted, not attributed
-	creds    *card.CredentialPolicy              // nil until run: Card sets the card's, Interface the address's
+	creds    *addr.CredentialPolicy              // nil until run: Card sets the card's, Interface the address's
 	engine   *Engine                             // whose connections and caps the requests use
 	via      func(card.Interface) (string, bool) // WithProbeVia: where each interface is probed
 
@@ -35,27 +36,27 @@ type options struct {
 }
 
 // WithConn sets the connection configuration (headers, TLS roots, insecure, dial
-// policy, credential hosts, interface bound: see card.Conn), replacing what earlier
+// policy, credential hosts, interface bound: see addr.Conn), replacing what earlier
 // options set; the options below each set one of its fields.
-func WithConn(c card.Conn) Option {
+func WithConn(c addr.Conn) Option {
 	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
 }
 
 // WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
-// card order); n <= 0 means card.DefaultMaxInterfaces (a card is input from
+// card order); n <= 0 means addr.DefaultMaxInterfaces (a card is input from
 // the network: 13,500 declared interfaces must not become 13,500 probes).
 func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
 
-// WithDialPolicy sets which addresses the probe dials (see card.DialPolicy). The
+// WithDialPolicy sets which addresses the probe dials (see addr.DialPolicy). The
 // default refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata
 // addresses; an interface there is reported Blocked and nothing is sent.
-func WithDialPolicy(p *card.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
+func WithDialPolicy(p *addr.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
 
 // WithCredentialPolicy scopes the headers of WithHeader: they go only to the
 // interfaces p allows. Card uses, by default, card.CardCredentials: the card's origin and
-// the hosts of WithCredentialHosts; Interface, by default, card.AddressCredentials of
+// the hosts of WithCredentialHosts; Interface, by default, addr.AddressCredentials of
 // the address it is given (so a TLS address's headers never go out in plaintext).
-func WithCredentialPolicy(p card.CredentialPolicy) Option {
+func WithCredentialPolicy(p addr.CredentialPolicy) Option {
 	return func(o *options) { o.creds = &p }
 }
 
@@ -69,9 +70,9 @@ func WithCredentialHosts(hosts ...string) Option {
 // of the connection settings, the interface address read with parse) unless
 // WithCredentialPolicy gave one: Card's default. Without headers to send there is no
 // policy to apply, and none is read.
-func (o *options) cardCredentials(c *card.Card, parse func(string, a2a.TransportProtocol) (card.Address, error)) {
+func (o *options) cardCredentials(c *card.Card, parse func(string, a2a.TransportProtocol) (addr.Address, error)) {
 	if o.creds == nil && len(o.conn.Header) > 0 {
-		p := o.conn.CredentialsWith(c, parse)
+		p := card.CardCredentialsWith(c, parse, o.conn.CredentialHosts...)
 		o.creds = &p
 	}
 }
@@ -79,9 +80,9 @@ func (o *options) cardCredentials(c *card.Card, parse func(string, a2a.Transport
 // addressCredentials gives o the credential policy of the one address a (its origin)
 // unless it has one: the default of a probe of an interface outside Card. As for
 // cardCredentials, none is read without headers to send.
-func (o *options) addressCredentials(a card.Address) {
+func (o *options) addressCredentials(a addr.Address) {
 	if o.creds == nil && len(o.conn.Header) > 0 {
-		p := card.AddressCredentials(a, o.conn.CredentialHosts...)
+		p := addr.AddressCredentials(a, o.conn.CredentialHosts...)
 		o.creds = &p
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -118,7 +119,7 @@ type run struct {
 }
 
 func newRun(iface card.Interface, o *options) *run {
-	b, ok := card.CanonicalBinding(iface.Binding)
+	b, ok := addr.CanonicalBinding(iface.Binding)
 	return &run{iface: iface, binding: b, custom: !ok, o: o, taskID: randomTaskID()}
 }
 
@@ -286,7 +287,7 @@ func (r *run) search(ctx context.Context, eps []endpoint, mode tlsMode, skipBind
 		version string
 	}
 	var jobs []job
-	for _, b := range card.CoreBindings {
+	for _, b := range addr.CoreBindings {
 		for _, v := range []string{card.V1, card.V03} {
 			for i, e := range eps {
 				if b == skipBinding && v == skipVersion && i == 0 {

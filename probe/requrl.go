@@ -5,10 +5,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
-// httpBases holds an endpoint's HTTP URL over plaintext and over TLS (card.Address.
+// httpBases holds an endpoint's HTTP URL over plaintext and over TLS (addr.Address.
 // HTTPURL) and its parse, each made on first use and then shared: a long-lived Engine
 // builds and parses an interface URL once, not once per request.
 type httpBases [2]atomic.Pointer[httpBase]
@@ -34,13 +34,13 @@ func (e endpoint) base(useTLS bool) *httpBase {
 	return e.bases[n].Load()
 }
 
-func newHTTPBase(a card.Address, useTLS bool) *httpBase {
+func newHTTPBase(a addr.Address, useTLS bool) *httpBase {
 	u, err := a.URL(useTLS)
 	return &httpBase{s: a.HTTPURL(useTLS), u: u, err: err}
 }
 
 // requestURL is the request URL of target, from the endpoint's parsed HTTP URL when
-// target is that URL followed by a plain path suffix (card.ExtendPath: the lookups'
+// target is that URL followed by a plain path suffix (addr.ExtendPath: the lookups'
 // routes and random task ids), or nil, when net/http reads target itself.
 func (e endpoint) requestURL(target string) *url.URL {
 	b := e.base(strings.HasPrefix(target, "https://")) // HTTPURL writes the scheme so
@@ -48,5 +48,5 @@ func (e endpoint) requestURL(target string) *url.URL {
 	if !ok || b.err != nil {
 		return nil
 	}
-	return card.ExtendPath(b.u, suffix)
+	return addr.ExtendPath(b.u, suffix)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -74,7 +75,7 @@ func contradicted(fix string, b a2a.TransportProtocol, results []Result) (Result
 		if r.Interface.Binding != b || r.Outcome.Reached() {
 			continue
 		}
-		a, err := card.ParseAddress(r.Interface.URL, r.Interface.Binding)
+		a, err := addr.ParseAddress(r.Interface.URL, r.Interface.Binding)
 		if err != nil {
 			continue
 		}
@@ -126,7 +127,7 @@ func servedFix(b a2a.TransportProtocol, results []Result, bad Result) string {
 
 // declaredAt reports whether the card declares binding b at the address of url.
 func declaredAt(c *card.Card, b a2a.TransportProtocol, url string, urlBinding a2a.TransportProtocol) bool {
-	at, err := card.ParseAddress(url, urlBinding)
+	at, err := addr.ParseAddress(url, urlBinding)
 	if err != nil {
 		return false
 	}
@@ -134,7 +135,7 @@ func declaredAt(c *card.Card, b a2a.TransportProtocol, url string, urlBinding a2
 		if i.Binding != b {
 			continue
 		}
-		if a, err := card.ParseAddress(i.URL, i.Binding); err == nil && a.Key() == at.Key() {
+		if a, err := addr.ParseAddress(i.URL, i.Binding); err == nil && a.Key() == at.Key() {
 			return true
 		}
 	}

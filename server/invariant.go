@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -46,7 +47,7 @@ func (e *BindingError) Error() string {
 		b.WriteString("; nothing of this server is served there")
 	}
 	if len(e.Elsewhere) > 0 {
-		canonical, _ := card.CanonicalBinding(e.Interface.Binding)
+		canonical, _ := addr.CanonicalBinding(e.Interface.Binding)
 		fmt.Fprintf(&b, "; %s %s is served at %s", canonical, e.Interface.ProtocolVersion, strings.Join(e.Elsewhere, ", "))
 	}
 	if e.Interface.Preferred {
@@ -65,19 +66,19 @@ func (e *configError) Error() string { return "server: " + e.msg }
 
 func errorf(format string, args ...any) error { return &configError{fmt.Sprintf(format, args...)} }
 
-// declAddr is a declared interface URL as card.ParseDeclared reads it, with its path
+// declAddr is a declared interface URL as addr.ParseDeclared reads it, with its path
 // cleaned for comparison.
 type declAddr struct {
-	card.Address
+	addr.Address
 	path string // cleaned, "/" for none; "" for a gRPC address
 }
 
-// parseDeclared reads a declared URL with card.ParseDeclared (the one address model).
+// parseDeclared reads a declared URL with addr.ParseDeclared (the one address model).
 // A URL that is not an address of its binding (a bare host:port declared for JSON-RPC)
 // still names a socket: d has it, for the message, and err says why the interface is
 // refused.
 func parseDeclared(raw string, b a2a.TransportProtocol) (d declAddr, err error) {
-	a, err := card.ParseDeclared(raw, b)
+	a, err := addr.ParseDeclared(raw, b)
 	if a.Local() {
 		return declAddr{}, fmt.Errorf("%q names a local %s: socket; this server listens on TCP", raw, a.Scheme)
 	}
@@ -142,7 +143,7 @@ func (srv *Server) verify(c *card.Card) ([]served, error) {
 // check decides one declared interface.
 func (srv *Server) check(iface card.Interface) (served, error) {
 	be := &BindingError{Interface: iface, Declared: iface.String()}
-	canonical, core := card.CanonicalBinding(iface.Binding)
+	canonical, core := addr.CanonicalBinding(iface.Binding)
 	d, addrErr := parseDeclared(iface.URL, iface.Binding)
 	if d.Host != "" {
 		for _, s := range srv.served {
@@ -177,7 +178,7 @@ func (srv *Server) check(iface card.Interface) (served, error) {
 	case canonical == "GRPC" && !d.bare() && !srv.grpcAt(d):
 		return fail("gRPC is not served at that address")
 	case canonical == "GRPC" && !d.GoGRPCAccepts():
-		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; %v", card.GoGRPCTarget(iface.URL)))
+		return fail(fmt.Sprintf("a gRPC address must be a bare host:port; %v", addr.GoGRPCTarget(iface.URL)))
 	case canonical != "GRPC" && d.bare():
 		return fail(fmt.Sprintf("%s needs an absolute http(s):// URL, not a bare host:port", canonical))
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -150,12 +150,12 @@ func (srv *Server) selfCheck(ctx context.Context) (err error) {
 	}()
 	// The self-check proves the bindings over TLS on the local socket (Insecure): whether
 	// the certificate is trusted under the public name is the deployment's concern.
-	conn := card.Conn{Header: srv.o.selfCheckHeader, Insecure: srv.tlsCfg != nil}
+	conn := addr.Conn{Header: srv.o.selfCheckHeader, Insecure: srv.tlsCfg != nil}
 	opts := []probe.Option{probe.WithConn(conn), probe.WithTimeout(min(srv.o.selfCheck, 5*time.Second)), probe.WithProbeVia(srv.localOf)}
 	if len(srv.o.selfCheckHeader) > 0 {
 		// Every interface of the check card is one of this server's own listeners: the
 		// credential goes to each of them (the HTTP and the gRPC port are two origins).
-		opts = append(opts, probe.WithCredentialPolicy(card.NewCredentialPolicy(card.Origin{}, srv.checkHosts()...)))
+		opts = append(opts, probe.WithCredentialPolicy(addr.NewCredentialPolicy(addr.Origin{}, srv.checkHosts()...)))
 	}
 	backoff := 20 * time.Millisecond
 	var prev []probe.Result
@@ -457,7 +457,7 @@ func (srv *Server) Done() <-chan struct{} { return srv.done }
 func (srv *Server) checkHosts() []string {
 	var out []string
 	for _, i := range srv.local {
-		if a, err := card.ParseAddress(i.URL, i.Binding); err == nil && a.HostPort() != "" {
+		if a, err := addr.ParseAddress(i.URL, i.Binding); err == nil && a.HostPort() != "" {
 			out = append(out, a.HostPort())
 		}
 	}

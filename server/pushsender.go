@@ -13,18 +13,18 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/log"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // pushSender delivers push notifications as a2a-go's push.HTTPPushSender does (a POST of
 // the event as a StreamResponse with the config's token and credentials), with the
-// webhook judged by a card.DialPolicy: by its URL and again at connect time, whatever
+// webhook judged by a addr.DialPolicy: by its URL and again at connect time, whatever
 // its name resolves to. a2a-go's own guard judges IPv4-mapped forms only, so NAT64,
 // 6to4 and the other IPv6 forms of loopback and private addresses, and metadata
 // services outside link-local, passed it. A redirect is not followed: the webhook's
 // answer is its own, and its credentials go nowhere else.
 type pushSender struct {
-	policy *card.DialPolicy
+	policy *addr.DialPolicy
 	client *http.Client
 }
 
@@ -32,9 +32,9 @@ type pushSender struct {
 // policy (nil: the default policy; serve passes policy.PublicOnly() unless
 // --push-private), each delivery bounded by timeout. A failed delivery is logged and
 // does not fail the task, as with a2a-go's sender.
-func NewPushSender(policy *card.DialPolicy, timeout time.Duration) push.Sender {
+func NewPushSender(policy *addr.DialPolicy, timeout time.Duration) push.Sender {
 	return &pushSender{policy: policy, client: &http.Client{
-		Transport:     card.Conn{Dial: policy}.Transport(),
+		Transport:     addr.Conn{Dial: policy}.Transport(),
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -42,8 +42,8 @@ func NewPushSender(policy *card.DialPolicy, timeout time.Duration) push.Sender {
 
 // checkWebhook refuses a webhook URL that is not an absolute http(s) URL or that policy
 // refuses by the URL alone (an IP literal, a metadata name, user:password@).
-func checkWebhook(policy *card.DialPolicy, url string) error {
-	a, err := card.ParseAddress(url, a2a.TransportProtocolJSONRPC)
+func checkWebhook(policy *addr.DialPolicy, url string) error {
+	a, err := addr.ParseAddress(url, a2a.TransportProtocolJSONRPC)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // TestPushSenderDialsThroughThePolicy (issue 43): the push sender judges a webhook by
@@ -34,10 +34,10 @@ func TestPushSenderDialsThroughThePolicy(t *testing.T) {
 	defer hook.Close()
 	_, port, _ := net.SplitHostPort(hook.Listener.Addr().String())
 	event := a2a.NewStatusUpdateEvent(&a2a.Task{ID: "t", ContextID: "c"}, a2a.TaskStateWorking, nil)
-	public := NewPushSender((*card.DialPolicy)(nil).PublicOnly(), 5*time.Second).(*pushSender)
+	public := NewPushSender((*addr.DialPolicy)(nil).PublicOnly(), 5*time.Second).(*pushSender)
 	for _, host := range []string{"[::ffff:127.0.0.1]", "[64:ff9b::7f00:1]", "localhost", "127.0.0.1"} {
 		err := public.send(t.Context(), &a2a.PushConfig{URL: "http://" + host + ":" + port + "/hook"}, event)
-		if !errors.Is(err, card.ErrRefusedAddress) {
+		if !errors.Is(err, addr.ErrRefusedAddress) {
 			t.Errorf("public-only push to %s: %v, want a refusal", host, err)
 		}
 	}

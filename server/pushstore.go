@@ -9,7 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // Bounds of NewPushConfigStore.
@@ -27,7 +27,7 @@ const (
 // beyond DefaultPushMaxConfigs in all is refused with InvalidParams naming the bound; so
 // is a webhook the dial policy refuses.
 type boundedPushStore struct {
-	policy   *card.DialPolicy
+	policy   *addr.DialPolicy
 	maxTotal int        // DefaultPushMaxConfigs; smaller in the package's tests
 	mu       sync.Mutex // serializes the count with the store's own operations
 	inner    *push.InMemoryPushConfigStore
@@ -40,7 +40,7 @@ type boundedPushStore struct {
 // config beyond DefaultPushMaxConfigs are refused with A2A InvalidParams naming the bound,
 // and so is a webhook URL policy refuses by the URL alone (nil: the default policy; pass
 // the NewPushSender's). Pass it with a push.Sender to WithPushNotifications.
-func NewPushConfigStore(policy *card.DialPolicy) push.ConfigStore {
+func NewPushConfigStore(policy *addr.DialPolicy) push.ConfigStore {
 	return &boundedPushStore{policy: policy, maxTotal: DefaultPushMaxConfigs, inner: push.NewInMemoryStore()}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -90,15 +91,15 @@ func (e endpoint) hostPort() string { return net.JoinHostPort(e.host, e.port) }
 // baseURL is the advertised base URL of an HTTP endpoint.
 func (e endpoint) baseURL() string { return e.scheme + "://" + e.hostPort() + e.basePath }
 
-// matchesHost reports whether a declared host names this endpoint (card.Address.SameHost).
-func (e endpoint) matchesHost(declared card.Address) bool {
-	return e.anyHost || declared.SameHost(card.Address{Host: e.host})
+// matchesHost reports whether a declared host names this endpoint (addr.Address.SameHost).
+func (e endpoint) matchesHost(declared addr.Address) bool {
+	return e.anyHost || declared.SameHost(addr.Address{Host: e.host})
 }
 
 // listenEndpoint describes a listener reachable at its own address. A listener bound to
 // all interfaces is advertised as loopback (log says so; set a public address).
-func listenEndpoint(addr net.Addr, scheme string) endpoint {
-	a, _ := card.ParseAddress(addr.String(), a2a.TransportProtocolGRPC)
+func listenEndpoint(la net.Addr, scheme string) endpoint {
+	a, _ := addr.ParseAddress(la.String(), a2a.TransportProtocolGRPC)
 	e := endpoint{scheme: scheme, host: a.Host, port: a.Port}
 	if a.Wildcard() {
 		e.anyHost = true
@@ -109,9 +110,9 @@ func listenEndpoint(addr net.Addr, scheme string) endpoint {
 }
 
 // publicHTTPEndpoint describes the HTTP listener behind a public base URL, read by
-// card.ParseAddress like every interface URL.
+// addr.ParseAddress like every interface URL.
 func publicHTTPEndpoint(raw string, local string) (endpoint, error) {
-	a, err := card.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+	a, err := addr.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
 	if err != nil || a.Local() {
 		return endpoint{}, errorf("public URL %q must be an absolute http:// or https:// URL", raw)
 	}
@@ -123,9 +124,9 @@ func publicHTTPEndpoint(raw string, local string) (endpoint, error) {
 
 // publicGRPCEndpoint describes the gRPC listener behind a public host:port.
 func publicGRPCEndpoint(hostport string, local string) (endpoint, error) {
-	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	a, err := addr.ParseAddress(hostport, a2a.TransportProtocolGRPC)
 	if err == nil && !a.GoGRPCAccepts() {
-		return endpoint{}, errorf("public gRPC address %q must be a bare host:port (%v)", hostport, card.GoGRPCTarget(hostport))
+		return endpoint{}, errorf("public gRPC address %q must be a bare host:port (%v)", hostport, addr.GoGRPCTarget(hostport))
 	}
 	if err != nil || a.Scheme != "" {
 		return endpoint{}, errorf("public gRPC address %q must be host:port", hostport)

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -249,7 +250,7 @@ func (srv *Server) listen() (httpAddr, grpcAddr net.Addr, err error) {
 // mountedAddr is the address of one of the caller's listeners (WithMounted): an IP
 // host:port, as net.Listener.Addr().String() gives it.
 func mountedAddr(what, hostport string) (net.Addr, error) {
-	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	a, err := addr.ParseAddress(hostport, a2a.TransportProtocolGRPC)
 	ip, isIP := a.IP()
 	if err != nil || a.Scheme != "" || !isIP {
 		return nil, errorf("WithMounted: the %s address %q must be the IP host:port the listener is bound to (listener.Addr().String())", what, hostport)

@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -370,7 +371,7 @@ func ClassifyError(err error, sent bool) (Outcome, string) {
 		alertErr tls.AlertError
 	)
 	switch {
-	case errors.Is(err, card.ErrRefusedAddress):
+	case errors.Is(err, addr.ErrRefusedAddress):
 		return Blocked, detail // the dial policy refused it: nothing was sent
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		if sent {

@@ -39,7 +39,7 @@ const (
 	Ambiguous Outcome = "ambiguous"
 	// Blocked: a2abind did not dial the address: the dial policy refuses it (unix:,
 	// file:, userinfo, link-local, unspecified, cloud metadata, by name or once resolved;
-	// see card.DialPolicy). Nothing was sent, so delegate tries the next interface.
+	// see addr.DialPolicy). Nothing was sent, so delegate tries the next interface.
 	Blocked Outcome = "blocked"
 )
 

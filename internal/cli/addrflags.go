@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
-// connFlags are the connection flags (card.Conn): headers, TLS roots, insecure,
+// connFlags are the connection flags (addr.Conn): headers, TLS roots, insecure,
 // credential hosts, dial policy and the interface bound. probe and send register the
 // whole group, lint only its headers; every -H and --cacert is parsed here, by conn.
 type connFlags struct {
@@ -55,38 +55,38 @@ func (c *connFlags) register(fl *pflag.FlagSet, headerUsage string) {
 	fl.StringArrayVar(&c.CredentialHosts, "credential-host", nil, "also send --header values to interfaces on this host or host:port (repeatable)")
 	c.registerTLS(fl)
 	fl.StringArrayVar(&c.Allow, "allow-address", nil, "dial this refused host, IP or CIDR anyway, e.g. 169.254.10.1 or 0.0.0.0 (repeatable; see above)")
-	fl.IntVar(&c.MaxInterfaces, "max-interfaces", card.DefaultMaxInterfaces, "use at most this many of a card's interfaces")
+	fl.IntVar(&c.MaxInterfaces, "max-interfaces", addr.DefaultMaxInterfaces, "use at most this many of a card's interfaces")
 }
 
 // conn is the connection configuration the flags ask for; its errors are usage errors
 // naming the flag. g, unless nil, then hides the header values and the secrets of urls
 // (the targets) in every output of the command (globals.hide).
-func (c *connFlags) conn(g *globals, urls ...string) (card.Conn, error) {
-	var out card.Conn
+func (c *connFlags) conn(g *globals, urls ...string) (addr.Conn, error) {
+	var out addr.Conn
 	for _, h := range c.Headers {
 		k, v, ok := strings.Cut(h, ":")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			return card.Conn{}, fmt.Errorf("--header %q: want \"Name: value\"", h)
+			return addr.Conn{}, fmt.Errorf("--header %q: want \"Name: value\"", h)
 		}
 		out.AddHeader(k, v)
 	}
 	if c.CAFile != "" {
 		pem, err := os.ReadFile(c.CAFile)
 		if err != nil {
-			return card.Conn{}, fmt.Errorf("--cacert: %w", err)
+			return addr.Conn{}, fmt.Errorf("--cacert: %w", err)
 		}
 		out.RootCAs = x509.NewCertPool()
 		if !out.RootCAs.AppendCertsFromPEM(pem) {
-			return card.Conn{}, fmt.Errorf("--cacert %s: no PEM certificate in it", c.CAFile)
+			return addr.Conn{}, fmt.Errorf("--cacert %s: no PEM certificate in it", c.CAFile)
 		}
 	}
 	if c.MaxInterfaces < 0 {
-		return card.Conn{}, fmt.Errorf("--max-interfaces %d: want 1 or more (0 is the default, %d)", c.MaxInterfaces, card.DefaultMaxInterfaces)
+		return addr.Conn{}, fmt.Errorf("--max-interfaces %d: want 1 or more (0 is the default, %d)", c.MaxInterfaces, addr.DefaultMaxInterfaces)
 	}
-	p, err := card.NewDialPolicy(c.Allow...)
+	p, err := addr.NewDialPolicy(c.Allow...)
 	if err != nil {
-		return card.Conn{}, fmt.Errorf("--allow-address: %w", err)
+		return addr.Conn{}, fmt.Errorf("--allow-address: %w", err)
 	}
 	out.Insecure, out.Dial, out.MaxInterfaces = c.Insecure, p.Hinted("--allow-address"), c.MaxInterfaces
 	out.CredentialHosts = append([]string(nil), c.CredentialHosts...)

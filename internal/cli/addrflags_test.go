@@ -84,7 +84,7 @@ func TestAddressFlagsUsage(t *testing.T) {
 }
 
 // TestConnFlagsParseOnce: the connection flag group turns the flags of every command
-// that has it into one card.Conn, with no agent involved: headers, CA file, insecure,
+// that has it into one addr.Conn, with no agent involved: headers, CA file, insecure,
 // credential hosts, allowed addresses and the interface bound; bad values are errors
 // naming the flag.
 func TestConnFlagsParseOnce(t *testing.T) {

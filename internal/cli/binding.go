@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 )
 
@@ -19,7 +20,7 @@ func parseBinding(name string) (a2a.TransportProtocol, error) {
 	if strings.EqualFold(strings.TrimSpace(name), "rest") {
 		return a2a.TransportProtocolHTTPJSON, nil
 	}
-	b, ok := card.CanonicalBinding(a2a.TransportProtocol(strings.TrimSpace(name)))
+	b, ok := addr.CanonicalBinding(a2a.TransportProtocol(strings.TrimSpace(name)))
 	if !ok {
 		return "", fmt.Errorf("binding %q: want %s", name, bindingNames)
 	}
@@ -46,7 +47,7 @@ func parseUse(v string) (card.Interface, error) {
 	if version != card.V1 && version != card.V03 {
 		return card.Interface{}, fmt.Errorf("--use %q: version %q: want %s or %s", v, version, card.V1, card.V03)
 	}
-	if _, err := card.ParseAddress(url, b); err != nil {
+	if _, err := addr.ParseAddress(url, b); err != nil {
 		return card.Interface{}, fmt.Errorf("--use %q: %w", v, err)
 	}
 	return card.Interface{URL: url, Binding: b, ProtocolVersion: version}, nil // no Source: undeclared

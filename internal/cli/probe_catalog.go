@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
 	"github.com/a2abind/a2abind/probe"
@@ -47,7 +48,7 @@ func listCatalog(ctx context.Context, f *probeOptions, e *probe.Engine, probeOpt
 	}
 	o := discovery.Options{Client: e.HTTPClient(probeOpts...), Header: conn.Header, Dial: conn.Dial}
 	if len(conn.Header) > 0 {
-		creds := card.NewCredentialPolicy(card.OriginOf(f.Catalog), conn.CredentialHosts...)
+		creds := addr.NewCredentialPolicy(addr.OriginOf(f.Catalog), conn.CredentialHosts...)
 		o.Allow = func(u string) error {
 			if creds.AllowsURL(u) {
 				return nil

@@ -141,7 +141,7 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	return nil
 }
 
-// connection turns the connection flags into card and probe options (one card.Conn).
+// connection turns the connection flags into card and probe options (one addr.Conn).
 func (opts *probeOptions) connection() ([]card.Option, []probe.Option, error) {
 	conn, err := opts.Conn.conn(opts.g, opts.Target, opts.Catalog)
 	if err != nil {

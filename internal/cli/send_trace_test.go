@@ -7,7 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/internal/telemetry/otlptest"
 )
@@ -145,7 +145,7 @@ func only(t *testing.T, spans []otlptest.Span, match func(otlptest.Span) bool) o
 // portOf is the port of a host:port, as card reads it.
 func portOf(t *testing.T, hostport string) string {
 	t.Helper()
-	a, err := card.ParseAddress(hostport, a2a.TransportProtocolGRPC)
+	a, err := addr.ParseAddress(hostport, a2a.TransportProtocolGRPC)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/echo"
 	"github.com/a2abind/a2abind/internal/telemetry"
@@ -193,7 +194,7 @@ func serveRun(parent context.Context, g *globals, f *serveOptions) error {
 		return fail(ExitUsage, errors.New("--push-private goes with --push"))
 	}
 	if f.push {
-		var policy *card.DialPolicy // the default: metadata, link-local, ... refused
+		var policy *addr.DialPolicy // the default: metadata, link-local, ... refused
 		if !f.pushPrivate {
 			policy = policy.PublicOnly()
 		}

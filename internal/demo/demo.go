@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/lab"
@@ -236,7 +237,7 @@ var sdkOptions = []a2aclient.FactoryOption{
 func sendWithSDK(ctx context.Context, i card.Interface) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	binding, _ := card.CanonicalBinding(i.Binding)
+	binding, _ := addr.CanonicalBinding(i.Binding)
 	url := i.URL
 	if binding == a2a.TransportProtocolGRPC {
 		url = strings.TrimPrefix(strings.TrimPrefix(url, "http://"), "https://")

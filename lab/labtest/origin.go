@@ -10,7 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // Seen is one request an Origin received.
@@ -73,11 +73,11 @@ func (o *Origin) Carrying(key string) int {
 // front a real A2A agent at another address).
 func Proxy(tb testing.TB, baseURL string) http.Handler {
 	tb.Helper()
-	a, err := card.ParseAddress(baseURL, a2a.TransportProtocolJSONRPC)
+	a, err := addr.ParseAddress(baseURL, a2a.TransportProtocolJSONRPC)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	u, err := a.URL(a.TLS == card.TLSYes)
+	u, err := a.URL(a.TLS == addr.TLSYes)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package card_test
+package addr_test
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
-// TestGoGRPCTargetAgreesWithGRPCGo: card.GoGRPCTarget's verdict on a target is what
+// TestGoGRPCTargetAgreesWithGRPCGo: addr.GoGRPCTarget's verdict on a target is what
 // grpc-go itself does with it. A real gRPC server listens on loopback; each target
 // names it in one spelling, and a health check through grpc.NewClient either reaches it
 // (accepted) or fails before any connection (rejected). Scheme case does not matter to
@@ -57,7 +57,7 @@ func TestGoGRPCTargetAgreesWithGRPCGo(t *testing.T) {
 		{" " + hp, false}, // host " 127.0.0.1"
 		{hp + " ", false}, // port "N "
 	} {
-		got := card.GoGRPCTarget(tt.target)
+		got := addr.GoGRPCTarget(tt.target)
 		if (got == nil) != tt.accept {
 			t.Errorf("GoGRPCTarget(%q) = %v, want accepted %v", tt.target, got, tt.accept)
 		}
@@ -91,9 +91,9 @@ func FuzzGoGRPCTarget(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_ = card.GoGRPCTarget(s)
-		a, perr := card.ParseAddress(s, a2a.TransportProtocolGRPC)
-		err := card.GoGRPCTarget(strings.TrimSpace(s)) // the address model trims; grpc-go does not
+		_ = addr.GoGRPCTarget(s)
+		a, perr := addr.ParseAddress(s, a2a.TransportProtocolGRPC)
+		err := addr.GoGRPCTarget(strings.TrimSpace(s)) // the address model trims; grpc-go does not
 		if perr != nil || a.Local() {
 			return
 		}

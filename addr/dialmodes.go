@@ -1,4 +1,4 @@
-package card
+package addr
 
 // DialModes says which TLS modes a2abind's delegate may use to reach a: what its scheme
 // says (https and grpcs TLS, http and grpc plaintext); for a bare host:port (the gRPC
@@ -19,13 +19,4 @@ func DialModes(a Address, named Origin, plaintextAsked bool) (useTLS, plain bool
 		return true, true
 	}
 	return true, false
-}
-
-// NamedOrigin is the origin of a card as the user named it: its Origin, else the
-// origin of where it was read from (zero for a file or standard input).
-func NamedOrigin(c *Card) Origin {
-	if !c.Origin.IsZero() {
-		return c.Origin
-	}
-	return OriginOf(c.Location)
 }

@@ -1,25 +1,25 @@
-package card_test
+package addr_test
 
 import (
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 // Every form of a gRPC address has one meaning: host, port (defaults filled in) and
 // what it says about TLS.
 func ExampleParseAddress() {
 	for _, raw := range []string{"agent.example.com:443", "grpcs://agent.example.com", "grpc://agent", "dns:///10.0.0.5:50051"} {
-		a, err := card.ParseAddress(raw, a2a.TransportProtocolGRPC)
+		a, err := addr.ParseAddress(raw, a2a.TransportProtocolGRPC)
 		if err != nil {
 			fmt.Println(err)
 			continue
 		}
 		fmt.Printf("%-26s -> %s (%s)\n", raw, a.HostPort(), a.TLS)
 	}
-	_, err := card.ParseAddress("agent.example.com", a2a.TransportProtocolGRPC)
+	_, err := addr.ParseAddress("agent.example.com", a2a.TransportProtocolGRPC)
 	fmt.Println(err)
 	// Output:
 	// agent.example.com:443      -> agent.example.com:443 (unknown)
@@ -31,10 +31,10 @@ func ExampleParseAddress() {
 
 // Credentials go to the origin the user named, scheme included, and to allowed hosts.
 func ExampleCredentialPolicy() {
-	p := card.NewCredentialPolicy(card.OriginOf("https://agent.example.com"), "trusted.example.com")
+	p := addr.NewCredentialPolicy(addr.OriginOf("https://agent.example.com"), "trusted.example.com")
 	for _, raw := range []string{"https://agent.example.com/a2a", "http://agent.example.com:443/a2a", "https://trusted.example.com:8443/a2a", "https://other.example.com/a2a"} {
-		a, _ := card.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
-		fmt.Println(raw, p.Allows(a, a.TLS == card.TLSYes))
+		a, _ := addr.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+		fmt.Println(raw, p.Allows(a, a.TLS == addr.TLSYes))
 	}
 	// Output:
 	// https://agent.example.com/a2a true
@@ -45,9 +45,9 @@ func ExampleCredentialPolicy() {
 
 // The dial policy refuses what a card should not make a2abind dial.
 func ExampleDialPolicy_Check() {
-	var p *card.DialPolicy // the default policy
+	var p *addr.DialPolicy // the default policy
 	for _, raw := range []string{"http://127.0.0.1:8080/a2a", "http://169.254.169.254/latest/meta-data/"} {
-		a, _ := card.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
+		a, _ := addr.ParseAddress(raw, a2a.TransportProtocolJSONRPC)
 		fmt.Println(raw, p.Check(a) == nil)
 	}
 	// Output:

@@ -1,16 +1,16 @@
-package card_test
+package addr_test
 
 import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
-func mustAddr(t *testing.T, raw string, b a2a.TransportProtocol) card.Address {
+func mustAddr(t *testing.T, raw string, b a2a.TransportProtocol) addr.Address {
 	t.Helper()
-	a, err := card.ParseAddress(raw, b)
+	a, err := addr.ParseAddress(raw, b)
 	if err != nil {
 		t.Fatalf("ParseAddress(%q): %v", raw, err)
 	}
@@ -61,7 +61,7 @@ func TestAddressHostPredicates(t *testing.T) {
 			t.Errorf("SameHost(%s, %s) = %v, want %v", tt.a, tt.b, a.SameHost(b), tt.same)
 		}
 	}
-	if (card.Address{}).SameHost(card.Address{}) {
+	if (addr.Address{}).SameHost(addr.Address{}) {
 		t.Error("two addresses without a host are the same host")
 	}
 }
@@ -94,15 +94,15 @@ func TestAddressRewrite(t *testing.T) {
 // yields that socket and the binding's error; one naming nothing yields neither.
 func TestParseDeclared(t *testing.T) {
 	t.Parallel()
-	a, err := card.ParseDeclared("agent:8080", a2a.TransportProtocolJSONRPC)
+	a, err := addr.ParseDeclared("agent:8080", a2a.TransportProtocolJSONRPC)
 	if err == nil || a.HostPort() != "agent:8080" {
 		t.Errorf("ParseDeclared(agent:8080, JSONRPC) = %q, %v; want the socket and an error", a.HostPort(), err)
 	}
-	a, err = card.ParseDeclared("https://agent/x", a2a.TransportProtocolJSONRPC)
+	a, err = addr.ParseDeclared("https://agent/x", a2a.TransportProtocolJSONRPC)
 	if err != nil || a.Path != "/x" {
 		t.Errorf("ParseDeclared(https://agent/x) = %+v, %v", a, err)
 	}
-	a, err = card.ParseDeclared("not a url", a2a.TransportProtocolJSONRPC)
+	a, err = addr.ParseDeclared("not a url", a2a.TransportProtocolJSONRPC)
 	if err == nil || a.Host != "" {
 		t.Errorf("ParseDeclared(not a url) = %+v, %v; want no socket and an error", a, err)
 	}
@@ -120,7 +120,7 @@ func TestParseKeyURL(t *testing.T) {
 		"keys.example.com:443":                           false,
 		"":                                               false,
 	} {
-		if _, err := card.ParseKeyURL(raw); (err == nil) != ok {
+		if _, err := addr.ParseKeyURL(raw); (err == nil) != ok {
 			t.Errorf("ParseKeyURL(%q) error %v, want ok %v", raw, err, ok)
 		}
 	}

@@ -1,11 +1,9 @@
-package card
+package addr
 
 import (
 	"net"
 	"net/http"
 	"strings"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // CredentialPolicy decides whether the headers a user gave (-H, WithHeader) may go to
@@ -67,47 +65,6 @@ func tlsOf(secure bool) TLS {
 		return TLSYes
 	}
 	return TLSNo
-}
-
-// CardCredentials is the credential policy for the interfaces of c: the origin the user
-// named when the card was fetched (before any redirect), else, for a card file, the
-// address of its preferred (or first) interface (AddressCredentials); plus the allowed
-// hosts.
-func CardCredentials(c *Card, allowHosts ...string) CredentialPolicy {
-	return CardCredentialsWith(c, ParseAddress, allowHosts...)
-}
-
-// CardCredentialsWith is CardCredentials reading the interface address with parse:
-// ParseAddress itself, or a caller's memo of it (the probe's, which has read every
-// interface of the card already).
-func CardCredentialsWith(c *Card, parse func(raw string, b a2a.TransportProtocol) (Address, error), allowHosts ...string) CredentialPolicy {
-	if c == nil {
-		return NewCredentialPolicy(Origin{}, allowHosts...)
-	}
-	if !c.Origin.IsZero() {
-		return NewCredentialPolicy(c.Origin, allowHosts...)
-	}
-	if o := OriginOf(c.Location); !o.IsZero() {
-		return NewCredentialPolicy(o, allowHosts...)
-	}
-	pick := -1
-	for n, i := range c.Interfaces {
-		if i.Preferred {
-			pick = n
-			break
-		}
-	}
-	if pick < 0 && len(c.Interfaces) > 0 {
-		pick = 0
-	}
-	if pick < 0 {
-		return NewCredentialPolicy(Origin{}, allowHosts...)
-	}
-	a, err := parse(c.Interfaces[pick].URL, c.Interfaces[pick].Binding)
-	if err != nil {
-		return NewCredentialPolicy(Origin{}, allowHosts...)
-	}
-	return AddressCredentials(a, allowHosts...)
 }
 
 // AddressCredentials scopes credentials to the origin of an address the user named

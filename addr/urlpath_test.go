@@ -1,4 +1,4 @@
-package card
+package addr
 
 import (
 	"net/url"

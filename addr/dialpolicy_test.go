@@ -1,4 +1,4 @@
-package card_test
+package addr_test
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 func TestDialPolicyCheck(t *testing.T) {
-	allow, err := card.NewDialPolicy("169.254.10.0/24", "metadata.google.internal", "[fe80::1]")
+	allow, err := addr.NewDialPolicy("169.254.10.0/24", "metadata.google.internal", "[fe80::1]")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +47,17 @@ func TestDialPolicyCheck(t *testing.T) {
 		{"https://user:pw@agent.example.com/a2a", "JSONRPC", true, true},
 	}
 	for _, tt := range tests {
-		a, err := card.ParseAddress(tt.raw, a2a.TransportProtocol(tt.binding))
+		a, err := addr.ParseAddress(tt.raw, a2a.TransportProtocol(tt.binding))
 		if err != nil {
 			t.Fatalf("ParseAddress(%q): %v", tt.raw, err)
 		}
-		err = (*card.DialPolicy)(nil).Check(a)
-		if (err != nil) != tt.refused || (err != nil && !errors.Is(err, card.ErrRefusedAddress)) {
+		err = (*addr.DialPolicy)(nil).Check(a)
+		if (err != nil) != tt.refused || (err != nil && !errors.Is(err, addr.ErrRefusedAddress)) {
 			t.Errorf("default policy: Check(%q) = %v, refused want %v", tt.raw, err, tt.refused)
 		}
 		// CheckDial asks Check, then what the names resolve to (only localhost, from the
 		// hosts file, gets that far here).
-		if err := (*card.DialPolicy)(nil).CheckDial(context.Background(), a); (err != nil) != tt.refused {
+		if err := (*addr.DialPolicy)(nil).CheckDial(context.Background(), a); (err != nil) != tt.refused {
 			t.Errorf("default policy: CheckDial(%q) = %v, refused want %v", tt.raw, err, tt.refused)
 		}
 		if err := allow.Check(a); (err != nil) != tt.allowed {
@@ -68,7 +68,7 @@ func TestDialPolicyCheck(t *testing.T) {
 
 func TestNewDialPolicyRejectsBadEntries(t *testing.T) {
 	for _, e := range []string{"http://h/", "h:80", "a b", "10.0.0.0/99"} {
-		if _, err := card.NewDialPolicy(e); err == nil {
+		if _, err := addr.NewDialPolicy(e); err == nil {
 			t.Errorf("NewDialPolicy(%q) accepted it", e)
 		}
 	}
@@ -90,8 +90,8 @@ func TestDialPolicyControlAtConnectTime(t *testing.T) {
 		}
 	}()
 	_, port, _ := net.SplitHostPort(lis.Addr().String())
-	var p *card.DialPolicy
-	if c, err := p.Dialer().DialContext(t.Context(), "tcp", net.JoinHostPort("0.0.0.0", port)); err == nil || !errors.Is(err, card.ErrRefusedAddress) {
+	var p *addr.DialPolicy
+	if c, err := p.Dialer().DialContext(t.Context(), "tcp", net.JoinHostPort("0.0.0.0", port)); err == nil || !errors.Is(err, addr.ErrRefusedAddress) {
 		if c != nil {
 			c.Close()
 		}
@@ -109,7 +109,7 @@ func TestDialPolicyControlAtConnectTime(t *testing.T) {
 }
 
 func TestCredentialPolicy(t *testing.T) {
-	p := card.NewCredentialPolicy(card.OriginOf("https://agent.example/.well-known/agent-card.json"), "trusted.example", "other.example:8443")
+	p := addr.NewCredentialPolicy(addr.OriginOf("https://agent.example/.well-known/agent-card.json"), "trusted.example", "other.example:8443")
 	tests := []struct {
 		raw     string
 		grpc    bool
@@ -137,7 +137,7 @@ func TestCredentialPolicy(t *testing.T) {
 		if tt.grpc {
 			b = grpcB
 		}
-		a, err := card.ParseAddress(tt.raw, b)
+		a, err := addr.ParseAddress(tt.raw, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestCredentialPolicy(t *testing.T) {
 			t.Errorf("Allows(%s, tls %v) = %v, want %v", tt.raw, tt.useTLS, got, tt.allowed)
 		}
 	}
-	if (card.CredentialPolicy{}).AllowsURL("https://agent.example/") {
+	if (addr.CredentialPolicy{}).AllowsURL("https://agent.example/") {
 		t.Error("the zero policy allows a URL")
 	}
 }
@@ -219,19 +219,19 @@ func TestDialPolicyEmbeddedIPv4(t *testing.T) {
 		{"2001:0:808:808:8000:0:f5ff:fffe", "carrying 10.0.0.1", "Teredo", false},
 		{"2001:0:808:808:8000:0:f7f7:f7f7", ok, ok, false},
 	}
-	var dflt *card.DialPolicy
+	var dflt *addr.DialPolicy
 	public := dflt.PublicOnly()
-	nat64, err := card.NewDialPolicy("64:ff9b::/96")
+	nat64, err := addr.NewDialPolicy("64:ff9b::/96")
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := func(p *card.DialPolicy, name, raw, want string) {
+	check := func(p *addr.DialPolicy, name, raw, want string) {
 		t.Helper()
 		err := p.CheckIP(netip.MustParseAddr(raw))
 		switch {
 		case want == ok && err != nil:
 			t.Errorf("%s policy: CheckIP(%s) = %v, want it allowed", name, raw, err)
-		case want != ok && (!errors.Is(err, card.ErrRefusedAddress) || !strings.Contains(err.Error(), want)):
+		case want != ok && (!errors.Is(err, addr.ErrRefusedAddress) || !strings.Contains(err.Error(), want)):
 			t.Errorf("%s policy: CheckIP(%s) = %v, want a refusal saying %q", name, raw, err, want)
 		}
 	}
@@ -242,7 +242,7 @@ func TestDialPolicyEmbeddedIPv4(t *testing.T) {
 			check(nat64, "NAT64-allowing", tt.ip, ok)
 		}
 		// The literal in a URL is judged the same way.
-		a, err := card.ParseAddress("http://"+net.JoinHostPort(tt.ip, "80")+"/", "JSONRPC")
+		a, err := addr.ParseAddress("http://"+net.JoinHostPort(tt.ip, "80")+"/", "JSONRPC")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,17 +273,17 @@ func TestDialPolicyEmbeddedAtConnectTime(t *testing.T) {
 		}
 	}()
 	_, port, _ := net.SplitHostPort(lis.Addr().String())
-	public := (*card.DialPolicy)(nil).PublicOnly()
+	public := (*addr.DialPolicy)(nil).PublicOnly()
 	for _, host := range []string{"::ffff:127.0.0.1", "localhost"} {
 		c, err := public.Dialer().DialContext(t.Context(), "tcp", net.JoinHostPort(host, port))
 		if err == nil {
 			c.Close()
 		}
-		if !errors.Is(err, card.ErrRefusedAddress) {
+		if !errors.Is(err, addr.ErrRefusedAddress) {
 			t.Errorf("public-only dial of %s: %v, want a refusal", host, err)
 		}
 	}
-	c, err := (*card.DialPolicy)(nil).Dialer().DialContext(t.Context(), "tcp", net.JoinHostPort("::ffff:127.0.0.1", port))
+	c, err := (*addr.DialPolicy)(nil).Dialer().DialContext(t.Context(), "tcp", net.JoinHostPort("::ffff:127.0.0.1", port))
 	if err != nil {
 		t.Fatalf("default dial of [::ffff:127.0.0.1]: %v (this kernel does not reach loopback that way)", err)
 	}

@@ -1,12 +1,10 @@
-package card
+package addr
 
 import (
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"
 	"time"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // Conn is the one connection configuration: what the user says about reaching an
@@ -62,18 +60,6 @@ func (c Conn) TLSConfig(serverName string, alpn ...string) *tls.Config {
 	}
 }
 
-// Credentials is the credential policy for the interfaces of cd: the card's origin
-// (CardCredentials) and CredentialHosts.
-func (c Conn) Credentials(cd *Card) CredentialPolicy {
-	return c.CredentialsWith(cd, ParseAddress)
-}
-
-// CredentialsWith is Credentials reading the card's interface address with parse
-// (CardCredentialsWith).
-func (c Conn) CredentialsWith(cd *Card, parse func(raw string, b a2a.TransportProtocol) (Address, error)) CredentialPolicy {
-	return CardCredentialsWith(cd, parse, c.CredentialHosts...)
-}
-
 // Transport is a new HTTP transport for the settings: TLS as TLSConfig says, every
 // connection dialled through the dial policy's connect-time check (Dial.Dialer). The
 // caller closes its idle connections.
@@ -84,15 +70,4 @@ func (c Conn) Transport() *http.Transport {
 	d.Timeout, d.KeepAlive = 30*time.Second, 30*time.Second
 	t.DialContext = d.DialContext
 	return t
-}
-
-// WithConn fetches cards with the connection settings c: its headers on the fetch (as
-// WithHeader), and, unless WithHTTPClient gives a client, a transport of its TLS
-// settings and dial policy (closed when the fetch is done). It replaces the settings
-// of an earlier WithConn; WithHeader after it adds headers.
-func WithConn(c Conn) Option {
-	return func(o *loadOptions) {
-		o.conn, o.hasConn = c, true
-		o.header = c.Header.Clone()
-	}
 }

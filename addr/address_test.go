@@ -1,4 +1,4 @@
-package card_test
+package addr_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/addr"
 )
 
 const (
@@ -25,19 +25,19 @@ const (
 var addressCases = []struct {
 	raw     string
 	binding a2a.TransportProtocol
-	want    card.Address // Raw is filled in by the test
+	want    addr.Address // Raw is filled in by the test
 	key     string
 	origin  string // Origin(true) (TLS when the address does not say)
 	wantErr string // a fragment of the error
 }{
 	// gRPC, A2A v1.0.1: hostname:port.
-	{raw: "agent.example.com:443", binding: grpcB, want: card.Address{Host: "agent.example.com", Port: "443", GRPC: true},
+	{raw: "agent.example.com:443", binding: grpcB, want: addr.Address{Host: "agent.example.com", Port: "443", GRPC: true},
 		key: "agent.example.com:443", origin: "https://agent.example.com:443"},
-	{raw: "127.0.0.1:9443", binding: "grpc", want: card.Address{Host: "127.0.0.1", Port: "9443", GRPC: true},
+	{raw: "127.0.0.1:9443", binding: "grpc", want: addr.Address{Host: "127.0.0.1", Port: "9443", GRPC: true},
 		key: "127.0.0.1:9443", origin: "https://127.0.0.1:9443"},
-	{raw: "[::1]:50051", binding: grpcB, want: card.Address{Host: "::1", Port: "50051", GRPC: true},
+	{raw: "[::1]:50051", binding: grpcB, want: addr.Address{Host: "::1", Port: "50051", GRPC: true},
 		key: "[::1]:50051", origin: "https://[::1]:50051"},
-	{raw: "Agent.Example:443/", binding: grpcB, want: card.Address{Host: "agent.example", Port: "443", GRPC: true},
+	{raw: "Agent.Example:443/", binding: grpcB, want: addr.Address{Host: "agent.example", Port: "443", GRPC: true},
 		key: "agent.example:443", origin: "https://agent.example:443"},
 	{raw: "agent.example.com", binding: grpcB, wantErr: "names no port"},
 	{raw: "agent:0", binding: grpcB, wantErr: "not a number from 1 to 65535"},
@@ -48,39 +48,39 @@ var addressCases = []struct {
 	{raw: "grpcs://[::1%25lo]:443", binding: grpcB, wantErr: "IPv6 zone"},
 	// gRPC with a scheme: grpc:// and http:// plaintext, grpcs:// and https:// TLS; the
 	// scheme's default port when none is written (grpc://agent is agent:80).
-	{raw: "grpc://agent", binding: grpcB, want: card.Address{Scheme: "grpc", Host: "agent", Port: "80", TLS: card.TLSNo, GRPC: true},
+	{raw: "grpc://agent", binding: grpcB, want: addr.Address{Scheme: "grpc", Host: "agent", Port: "80", TLS: addr.TLSNo, GRPC: true},
 		key: "agent:80", origin: "http://agent:80"},
-	{raw: "grpcs://agent.example.com:8443", binding: grpcB, want: card.Address{Scheme: "grpcs", Host: "agent.example.com", Port: "8443", TLS: card.TLSYes, GRPC: true},
+	{raw: "grpcs://agent.example.com:8443", binding: grpcB, want: addr.Address{Scheme: "grpcs", Host: "agent.example.com", Port: "8443", TLS: addr.TLSYes, GRPC: true},
 		key: "agent.example.com:8443", origin: "https://agent.example.com:8443"},
-	{raw: "grpcs://agent", binding: grpcB, want: card.Address{Scheme: "grpcs", Host: "agent", Port: "443", TLS: card.TLSYes, GRPC: true},
+	{raw: "grpcs://agent", binding: grpcB, want: addr.Address{Scheme: "grpcs", Host: "agent", Port: "443", TLS: addr.TLSYes, GRPC: true},
 		key: "agent:443", origin: "https://agent:443"},
-	{raw: "http://127.0.0.1:9443", binding: grpcB, want: card.Address{Scheme: "http", Host: "127.0.0.1", Port: "9443", TLS: card.TLSNo, GRPC: true},
+	{raw: "http://127.0.0.1:9443", binding: grpcB, want: addr.Address{Scheme: "http", Host: "127.0.0.1", Port: "9443", TLS: addr.TLSNo, GRPC: true},
 		key: "127.0.0.1:9443", origin: "http://127.0.0.1:9443"},
-	{raw: "https://agent.internal:9443/a2a", binding: grpcB, want: card.Address{Scheme: "https", Host: "agent.internal", Port: "9443", TLS: card.TLSYes, GRPC: true},
+	{raw: "https://agent.internal:9443/a2a", binding: grpcB, want: addr.Address{Scheme: "https", Host: "agent.internal", Port: "9443", TLS: addr.TLSYes, GRPC: true},
 		key: "agent.internal:9443", origin: "https://agent.internal:9443"},
-	{raw: "HTTPS://agent.internal", binding: grpcB, want: card.Address{Scheme: "https", Host: "agent.internal", Port: "443", TLS: card.TLSYes, GRPC: true},
+	{raw: "HTTPS://agent.internal", binding: grpcB, want: addr.Address{Scheme: "https", Host: "agent.internal", Port: "443", TLS: addr.TLSYes, GRPC: true},
 		key: "agent.internal:443", origin: "https://agent.internal:443"},
 	// grpc-go resolver targets: the endpoint after the empty authority.
-	{raw: "dns:///agent.example.com:443", binding: grpcB, want: card.Address{Scheme: "dns", Host: "agent.example.com", Port: "443", GRPC: true},
+	{raw: "dns:///agent.example.com:443", binding: grpcB, want: addr.Address{Scheme: "dns", Host: "agent.example.com", Port: "443", GRPC: true},
 		key: "agent.example.com:443", origin: "https://agent.example.com:443"},
-	{raw: "passthrough:///10.0.0.5:50051", binding: grpcB, want: card.Address{Scheme: "passthrough", Host: "10.0.0.5", Port: "50051", GRPC: true},
+	{raw: "passthrough:///10.0.0.5:50051", binding: grpcB, want: addr.Address{Scheme: "passthrough", Host: "10.0.0.5", Port: "50051", GRPC: true},
 		key: "10.0.0.5:50051", origin: "https://10.0.0.5:50051"},
 	{raw: "dns://8.8.8.8/agent:443", binding: grpcB, wantErr: `scheme "dns"`},
 	{raw: "xds:///svc", binding: grpcB, wantErr: `scheme "xds"`},
 	// Local sockets and files parse, so the dial policy can refuse them by name.
-	{raw: "unix:///var/run/agent.sock", binding: grpcB, want: card.Address{Scheme: "unix", Path: "var/run/agent.sock", GRPC: true},
+	{raw: "unix:///var/run/agent.sock", binding: grpcB, want: addr.Address{Scheme: "unix", Path: "var/run/agent.sock", GRPC: true},
 		key: "unix:var/run/agent.sock"},
-	{raw: "file:///etc/passwd", binding: rpcB, want: card.Address{Scheme: "file", Path: "etc/passwd"}, key: "file:etc/passwd"},
+	{raw: "file:///etc/passwd", binding: rpcB, want: addr.Address{Scheme: "file", Path: "etc/passwd"}, key: "file:etc/passwd"},
 	// HTTP bindings: an absolute http(s) URL, nothing else.
 	{raw: "https://agent.example.com/a2a/jsonrpc/", binding: rpcB,
-		want: card.Address{Scheme: "https", Host: "agent.example.com", Port: "443", Path: "/a2a/jsonrpc", TLS: card.TLSYes},
+		want: addr.Address{Scheme: "https", Host: "agent.example.com", Port: "443", Path: "/a2a/jsonrpc", TLS: addr.TLSYes},
 		key:  "agent.example.com:443/a2a/jsonrpc", origin: "https://agent.example.com:443"},
 	{raw: "http://127.0.0.1:8080/a2a/rest?x=1", binding: restB,
-		want: card.Address{Scheme: "http", Host: "127.0.0.1", Port: "8080", Path: "/a2a/rest", Query: "x=1", TLS: card.TLSNo},
+		want: addr.Address{Scheme: "http", Host: "127.0.0.1", Port: "8080", Path: "/a2a/rest", Query: "x=1", TLS: addr.TLSNo},
 		key:  "127.0.0.1:8080/a2a/rest", origin: "http://127.0.0.1:8080"},
-	{raw: "  http://h  ", binding: rpcB, want: card.Address{Scheme: "http", Host: "h", Port: "80", TLS: card.TLSNo},
+	{raw: "  http://h  ", binding: rpcB, want: addr.Address{Scheme: "http", Host: "h", Port: "80", TLS: addr.TLSNo},
 		key: "h:80", origin: "http://h:80"},
-	{raw: "https://user:pw@h/a2a", binding: rpcB, want: card.Address{Scheme: "https", Host: "h", Port: "443", Path: "/a2a", TLS: card.TLSYes, UserInfo: true},
+	{raw: "https://user:pw@h/a2a", binding: rpcB, want: addr.Address{Scheme: "https", Host: "h", Port: "443", Path: "/a2a", TLS: addr.TLSYes, UserInfo: true},
 		key: "h:443/a2a", origin: "https://h:443"},
 	{raw: "127.0.0.1:8080", binding: rpcB, wantErr: "not an absolute http(s) URL"},
 	{raw: "grpc://h:1/a2a", binding: rpcB, wantErr: "not an http(s) URL"},
@@ -92,17 +92,17 @@ var addressCases = []struct {
 	{raw: "", binding: rpcB, wantErr: "empty"},
 	// Custom bindings: http(s) as above, or any absolute URL with a host.
 	{raw: "wss://agent.example.com/ws", binding: "https://example.com/bindings/ws",
-		want: card.Address{Scheme: "wss", Host: "agent.example.com", Path: "/ws"}, key: "/ws"},
-	{raw: "https://h/x", binding: "urn:custom", want: card.Address{Scheme: "https", Host: "h", Port: "443", Path: "/x", TLS: card.TLSYes},
+		want: addr.Address{Scheme: "wss", Host: "agent.example.com", Path: "/ws"}, key: "/ws"},
+	{raw: "https://h/x", binding: "urn:custom", want: addr.Address{Scheme: "https", Host: "h", Port: "443", Path: "/x", TLS: addr.TLSYes},
 		key: "h:443/x", origin: "https://h:443"},
 }
 
 func TestParseAddress(t *testing.T) {
 	for _, tt := range addressCases {
 		t.Run(string(tt.binding)+" "+tt.raw, func(t *testing.T) {
-			got, err := card.ParseAddress(tt.raw, tt.binding)
+			got, err := addr.ParseAddress(tt.raw, tt.binding)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, card.ErrAddress) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, addr.ErrAddress) {
 					t.Fatalf("ParseAddress(%q, %s) = %+v, %v; want an ErrAddress containing %q", tt.raw, tt.binding, got, err, tt.wantErr)
 				}
 				return
@@ -128,19 +128,19 @@ func TestParseAddress(t *testing.T) {
 // A bare gRPC host:port takes the origin of the connection a2abind opens: the https
 // origin over TLS, the http one in plaintext. An address with a scheme ignores it.
 func TestOriginOfBareGRPC(t *testing.T) {
-	bare, _ := card.ParseAddress("h:443", grpcB)
-	if got := bare.Origin(true); got != card.OriginOf("https://h") {
+	bare, _ := addr.ParseAddress("h:443", grpcB)
+	if got := bare.Origin(true); got != addr.OriginOf("https://h") {
 		t.Errorf("h:443 over TLS: %v, want the origin of https://h", got)
 	}
-	if got := bare.Origin(false); got == card.OriginOf("https://h") || got != card.OriginOf("http://h:443") {
+	if got := bare.Origin(false); got == addr.OriginOf("https://h") || got != addr.OriginOf("http://h:443") {
 		t.Errorf("h:443 in plaintext: %v, want http://h:443", got)
 	}
-	plain, _ := card.ParseAddress("http://h:443/", rpcB)
-	if plain.Origin(true) == card.OriginOf("https://h:443") {
+	plain, _ := addr.ParseAddress("http://h:443/", rpcB)
+	if plain.Origin(true) == addr.OriginOf("https://h:443") {
 		t.Error("http://h:443 has the origin of https://h:443: the scheme must count")
 	}
-	grpcs, _ := card.ParseAddress("grpcs://h", grpcB)
-	if grpcs.Origin(false) != card.OriginOf("https://h:443") {
+	grpcs, _ := addr.ParseAddress("grpcs://h", grpcB)
+	if grpcs.Origin(false) != addr.OriginOf("https://h:443") {
 		t.Error("grpcs://h and https://h are not one origin")
 	}
 }
@@ -152,9 +152,9 @@ func FuzzParseAddress(f *testing.F) {
 		f.Add(tt.raw, string(tt.binding))
 	}
 	f.Fuzz(func(t *testing.T, raw, binding string) {
-		a, err := card.ParseAddress(raw, a2a.TransportProtocol(binding))
+		a, err := addr.ParseAddress(raw, a2a.TransportProtocol(binding))
 		if err != nil {
-			if !errors.Is(err, card.ErrAddress) {
+			if !errors.Is(err, addr.ErrAddress) {
 				t.Fatalf("ParseAddress(%q, %q) error %v is not an ErrAddress", raw, binding, err)
 			}
 			return
