@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 const (
@@ -333,7 +334,7 @@ func TestCorpus(t *testing.T) {
 			if diff := cmp.Diff(tc.interfaces, c.Interfaces); diff != "" {
 				t.Errorf("Interfaces (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.findings, codes(card.Lint(c))); diff != "" {
+			if diff := cmp.Diff(tc.findings, codes(lint.Lint(c))); diff != "" {
 				t.Errorf("Lint() (-want +got):\n%s", diff)
 			}
 		})
@@ -354,7 +355,7 @@ func TestCorpusCoversEveryRule(t *testing.T) {
 			seen[x.Code] = true
 		}
 	}
-	for _, r := range card.Rules() {
+	for _, r := range lint.Rules() {
 		if !seen[r.Code] {
 			t.Errorf("rule %q is triggered by no card in testdata/cards", r.Code)
 		}
@@ -385,7 +386,7 @@ func TestSeedFindingsSayWhoFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got *card.Finding
-			for _, x := range card.Lint(c) {
+			for _, x := range lint.Lint(c) {
 				if x.Code == tc.code && x.Interface == tc.iface {
 					got = &x
 					break
@@ -409,7 +410,7 @@ func TestSeedFindingsSayWhoFails(t *testing.T) {
 // TestLintHandBuiltCard covers cards that did not come from a document (as a server
 // deriving its card, or a test, builds them): interface rules apply, document rules do not.
 func TestLintHandBuiltCard(t *testing.T) {
-	if got := card.Lint(nil); got != nil {
+	if got := lint.Lint(nil); got != nil {
 		t.Errorf("Lint(nil) = %v, want nil", got)
 	}
 	c := &card.Card{Shape: card.ShapeV1, Interfaces: []card.Interface{
@@ -425,10 +426,10 @@ func TestLintHandBuiltCard(t *testing.T) {
 		{"protocol-version-missing", "supportedInterfaces[3]"},
 		{"url-shared-bindings", ""},
 	}
-	if diff := cmp.Diff(want, codes(card.Lint(c))); diff != "" {
+	if diff := cmp.Diff(want, codes(lint.Lint(c))); diff != "" {
 		t.Errorf("Lint(hand-built) (-want +got):\n%s", diff)
 	}
-	if got := card.Lint(&card.Card{Shape: card.ShapeNone}); !cmp.Equal(codes(got), []f{{"no-interfaces", ""}}) {
+	if got := lint.Lint(&card.Card{Shape: card.ShapeNone}); !cmp.Equal(codes(got), []f{{"no-interfaces", ""}}) {
 		t.Errorf("Lint(empty hand-built) = %v, want no-interfaces only", codes(got))
 	}
 }

@@ -120,7 +120,7 @@ func (v *Verification) Dialable(c *Card) (*Card, error) {
 	}
 	var keep []Interface
 	for _, i := range c.Interfaces {
-		if slices.ContainsFunc(v.Signatures, func(s SignatureCheck) bool { return s.covers(i.Source) }) {
+		if slices.ContainsFunc(v.Signatures, func(s SignatureCheck) bool { return s.Covers(i.Source) }) {
 			keep = append(keep, i)
 		}
 	}
@@ -132,9 +132,9 @@ func (v *Verification) Dialable(c *Card) (*Card, error) {
 	return &d, nil
 }
 
-// covers reports whether a partial signature vouches for the interface declared at src:
+// Covers reports whether a partial signature vouches for the interface declared at src:
 // none of its members, and no security member, is uncovered.
-func (s SignatureCheck) covers(src Source) bool {
+func (s SignatureCheck) Covers(src Source) bool {
 	if s.Status != StatusPartial {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 var sourcePattern = regexp.MustCompile(`^(supportedInterfaces\[\d+\]|additionalInterfaces\[\d+\]|url\+preferredTransport)$`)
@@ -34,7 +35,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"url": "GRPC", "preferredTransport": "grpc", "additionalInterfaces": [{"url": "[::]:1", "transport": "GRPC"}]}`))
 
 	rulesByCode := map[string]card.Severity{}
-	for _, r := range card.Rules() {
+	for _, r := range lint.Rules() {
 		rulesByCode[r.Code] = r.Severity
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -51,11 +52,11 @@ func FuzzParse(f *testing.F) {
 		checkInvariants(t, c)
 		// A document a2abind reads is one encoding/json, and so a2a-go, reads, unless
 		// lint says a2a-go refuses it.
-		refused := slices.ContainsFunc(card.Lint(c), func(x card.Finding) bool { return x.Code == card.CodeDocumentRefused })
+		refused := slices.ContainsFunc(lint.Lint(c), func(x card.Finding) bool { return x.Code == card.CodeDocumentRefused })
 		if refused == json.Valid(data) {
 			t.Fatalf("lint reports document-refused: %v; encoding/json reads the document: %v", refused, json.Valid(data))
 		}
-		for _, x := range card.Lint(c) {
+		for _, x := range lint.Lint(c) {
 			sev, ok := rulesByCode[x.Code]
 			if !ok || sev != x.Severity || x.Message == "" || x.Fix == "" {
 				t.Fatalf("Lint() finding %+v is not a documented rule with a message and fix", x)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // TestNullIsReadAsEmpty: null in a list or object field is read as the empty value and
@@ -37,7 +38,7 @@ func TestNullIsReadAsEmpty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, codes(card.Lint(c))); diff != "" {
+			if diff := cmp.Diff(tt.want, codes(lint.Lint(c))); diff != "" {
 				t.Errorf("Lint() (-want +got):\n%s", diff)
 			}
 		})

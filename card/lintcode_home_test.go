@@ -7,18 +7,18 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // TestLintCodesHaveOneHome fails when non-test code asks for a lint finding by a code
 // written out (f.Code == "preferred-transport-missing", or a case of a switch on a
-// Code) instead of by its card.Code... constant, so that a code and its readers cannot
+// Code) instead of by its lint.Code... (the reader's: card.Code...) constant, so that a code and its readers cannot
 // drift apart. Other vocabularies that happen to share a word (the exporter's
 // signature status "unsigned") are not findings' codes and are left alone.
 func TestLintCodesHaveOneHome(t *testing.T) {
 	t.Parallel()
 	codes := map[string]bool{}
-	for _, r := range card.Rules() {
+	for _, r := range lint.Rules() {
 		codes[r.Code] = true
 	}
 	isCode := func(e ast.Expr) bool {
@@ -37,7 +37,7 @@ func TestLintCodesHaveOneHome(t *testing.T) {
 				return
 			}
 			if s, err := strconv.Unquote(lit.Value); err == nil && codes[s] {
-				t.Errorf("%s: the lint code %q written out: compare with its card.Code... constant", fset.Position(lit.Pos()), s)
+				t.Errorf("%s: the lint code %q written out: compare with its lint.Code... or card.Code... constant", fset.Position(lit.Pos()), s)
 			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {

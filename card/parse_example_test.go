@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // ExampleParse reads the card a2a-go v2.3.1's `a2a serve --echo` publishes: its null
@@ -18,7 +19,7 @@ func ExampleParse() {
 		return
 	}
 	fmt.Println(c.Shape, c.Interfaces[0])
-	for _, f := range card.Lint(c) {
+	for _, f := range lint.Lint(c) {
 		fmt.Println(f.Severity, f.Code)
 	}
 

@@ -33,11 +33,3 @@ func (c *Card) Refused() *ReadError {
 	}
 	return &ReadError{Code: CodeDocumentRefused, form: formBOM}
 }
-
-// documentRefused reports the card's Refused error.
-func (l *linter) documentRefused() []hit {
-	if e := l.c.Refused(); e != nil {
-		return []hit{{message: e.Error(), fix: e.form.fix}}
-	}
-	return nil
-}

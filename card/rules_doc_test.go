@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // docRule is one "## code" section of docs/lint-rules.md.
@@ -60,11 +61,11 @@ func TestRulesDocMatchesCode(t *testing.T) {
 	for _, r := range readRulesDoc(t) {
 		inDoc = append(inDoc, r.Code+" "+r.Severity)
 	}
-	for _, r := range card.Rules() {
+	for _, r := range lint.Rules() {
 		inCode = append(inCode, r.Code+" "+string(r.Severity))
 	}
 	if diff := cmp.Diff(inCode, inDoc); diff != "" {
-		t.Errorf("docs/lint-rules.md sections (code severity) differ from card.Rules() (-code +doc):\n%s", diff)
+		t.Errorf("docs/lint-rules.md sections (code severity) differ from lint.Rules() (-code +doc):\n%s", diff)
 	}
 }
 
@@ -90,12 +91,12 @@ func TestRulesDocExamplesTrigger(t *testing.T) {
 			if _, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys)); err != nil {
 				t.Fatal(err)
 			}
-			for _, x := range card.Lint(c) {
+			for _, x := range lint.Lint(c) {
 				if x.Code == r.Code {
 					return
 				}
 			}
-			t.Errorf("Lint(example) = %v, want a %s finding", codes(card.Lint(c)), r.Code)
+			t.Errorf("Lint(example) = %v, want a %s finding", codes(lint.Lint(c)), r.Code)
 		})
 	}
 }
@@ -105,7 +106,7 @@ func TestRulesDocExamplesTrigger(t *testing.T) {
 func TestRulesAreWellFormed(t *testing.T) {
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	seen := map[string]bool{}
-	for _, r := range card.Rules() {
+	for _, r := range lint.Rules() {
 		if !kebab.MatchString(r.Code) || seen[r.Code] {
 			t.Errorf("code %q is not kebab-case or is repeated", r.Code)
 		}

@@ -287,7 +287,7 @@ func jsCovers(doc []byte) bool {
 	}
 	s := SignatureCheck{Status: StatusPartial, Uncovered: unc}
 	for i := range list {
-		if !s.covers(Supported(i)) {
+		if !s.Covers(Supported(i)) {
 			return false
 		}
 	}

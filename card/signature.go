@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/go-jose/go-jose/v4"
 )
 
@@ -172,6 +173,20 @@ func VerifySignatures(ctx context.Context, c *Card, opts ...VerifyOption) (*Veri
 // Verification returns what VerifySignatures found, nil if it was not called.
 func (c *Card) Verification() *Verification { return c.sigs }
 
+// Current returns what VerifySignatures found for c or, when it was not called, the
+// check without keys (no I/O: every signature unverified). ok is false when nothing is
+// to be said: a card not verified that carries no signature, or one built by hand.
+func Current(c *Card) (v *Verification, ok bool) {
+	if c.sigs != nil {
+		return c.sigs, true
+	}
+	if c.rawDocument() == nil {
+		return nil, false
+	}
+	v = verify(context.Background(), c, &verifyOptions{now: time.Now}) // no keys, no jku
+	return v, v.Signed()
+}
+
 // rawSignature is one entry of `signatures` as written.
 type rawSignature struct {
 	Protected string          `json:"protected"`
@@ -249,7 +264,7 @@ func coverage(doc []byte, r *SignatureCheck) {
 	}
 	r.Status, r.Uncovered = StatusPartial, unc
 	r.Reason = fmt.Sprintf("it verifies over the %s canonical form, which does not cover %s: anyone can change %s without breaking the signature, so it vouches only for the interfaces whose members it covers (--require-signature dials only those)",
-		r.Form, joinAnd(unc), pluralWord(len(unc), "it", "them"))
+		r.Form, wording.JoinAnd(unc), wording.Plural(len(unc), "it", "them"))
 }
 
 // protectedHeader is what a2abind reads of a protected header.
@@ -302,7 +317,7 @@ func parseProtected(s rawSignature) (protectedHeader, string) {
 		return h, "the protected header has no alg"
 	case strings.EqualFold(alg, "none"):
 		return h, `alg "none" is an unsigned JWS; a2abind never accepts it`
-	case !isAccepted(alg):
+	case !Accepted(alg):
 		return h, fmt.Sprintf("alg %q is not accepted (a2abind verifies %s)", alg, strings.Join(algNames(), ", "))
 	case h.Kid == "":
 		return h, "the protected header has no kid (A2A 1.0 §8.4.2 requires alg, typ and kid)"
@@ -314,7 +329,8 @@ func parseProtected(s rawSignature) (protectedHeader, string) {
 	return h, ""
 }
 
-func isAccepted(alg string) bool {
+// Accepted reports whether a2abind verifies signatures of the algorithm alg.
+func Accepted(alg string) bool {
 	for _, a := range signatureAlgorithms {
 		if string(a) == alg {
 			return true

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // corpusKeys is the JWKS of the signed corpus (testdata/keys/README.md).
@@ -71,7 +72,7 @@ func TestSignedCorpus(t *testing.T) {
 					t.Fatalf("signatures = %+v, want one %s (%q)", v.Signatures, tc.status, tc.form)
 				}
 			}
-			got := signatureFindings(card.Lint(c))
+			got := signatureFindings(lint.Lint(c))
 			if diff := cmp.Diff(tc.findings, codes(got)); diff != "" {
 				t.Fatalf("signature findings (-want +got):\n%s", diff)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/gowebpki/jcs"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 func seedCards(f *testing.F) {
@@ -101,6 +102,6 @@ func FuzzVerifySignatures(f *testing.F) {
 				t.Fatalf("form %q with status %s", s.Form, s.Status)
 			}
 		}
-		_ = card.Lint(c)
+		_ = lint.Lint(c)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // TestVerifyHostileCards: whatever a card's signatures hold, checking them stays bounded
@@ -62,7 +63,7 @@ func TestVerifyHostileCards(t *testing.T) {
 					t.Errorf("reason %q, want %q", s.Reason, tc.reason)
 				}
 			}
-			for _, f := range card.Lint(c) {
+			for _, f := range lint.Lint(c) {
 				if strings.ContainsAny(f.Message, "\x1b\x00") {
 					t.Errorf("finding carries a raw control character: %q", f.Message)
 				}

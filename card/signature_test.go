@@ -23,6 +23,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // healthyCard is a v1.0 card on which every canonical form agrees.
@@ -113,7 +114,7 @@ func onlyCheck(t *testing.T, v *card.Verification) card.SignatureCheck {
 
 func lintCodes(c *card.Card) map[string]card.Finding {
 	out := map[string]card.Finding{}
-	for _, f := range card.Lint(c) {
+	for _, f := range lint.Lint(c) {
 		out[f.Code] = f
 	}
 	return out
@@ -132,7 +133,7 @@ func TestSignVerifyEveryAlgorithm(t *testing.T) {
 			}
 			f, ok := lintCodes(c)["signature-valid"]
 			if !ok || !strings.Contains(f.Message, k.KeyID) || !strings.Contains(f.Message, alg) {
-				t.Errorf("lint = %v, want signature-valid naming kid and alg", card.Lint(c))
+				t.Errorf("lint = %v, want signature-valid naming kid and alg", lint.Lint(c))
 			}
 			// The protected header is what §8.4.2 asks for.
 			var sigs struct{ Signatures []struct{ Protected string } }
@@ -156,8 +157,8 @@ func TestVerifyTamperedCard(t *testing.T) {
 	if got := onlyCheck(t, v); got.Status != card.StatusInvalid || !strings.Contains(got.Reason, "does not verify") {
 		t.Fatalf("check = %+v, want invalid", got)
 	}
-	if _, ok := lintCodes(c)["signature-invalid"]; !ok || !card.HasErrors(card.Lint(c)) {
-		t.Errorf("lint = %v, want a signature-invalid error", card.Lint(c))
+	if _, ok := lintCodes(c)["signature-invalid"]; !ok || !card.HasErrors(lint.Lint(c)) {
+		t.Errorf("lint = %v, want a signature-invalid error", lint.Lint(c))
 	}
 }
 
@@ -190,7 +191,7 @@ func TestVerifyGatewayRewrite(t *testing.T) {
 	// The unmodified card at the same place verifies and gets no hint.
 	good, _ := verify(t, signed, card.WithKeySet(keySet(t, k)))
 	if _, bad := lintCodes(good)["signature-invalid"]; bad {
-		t.Errorf("untouched card: %v", card.Lint(good))
+		t.Errorf("untouched card: %v", lint.Lint(good))
 	}
 }
 
@@ -321,24 +322,24 @@ func TestLintUnsignedAndRequire(t *testing.T) {
 	}
 	f, ok := lintCodes(c)["unsigned"]
 	if !ok || f.Severity != card.SeverityInfo {
-		t.Fatalf("lint = %v, want unsigned info", card.Lint(c))
+		t.Fatalf("lint = %v, want unsigned info", lint.Lint(c))
 	}
-	if !card.HasErrors(card.RequireSignature(c, card.Lint(c))) {
+	if !card.HasErrors(lint.RequireSignature(c, lint.Lint(c))) {
 		t.Error("RequireSignature left an unsigned card without error")
 	}
 	// A signed card with no key: unverified warning, an error when a signature is required.
 	signed, _ := verify(t, sign(t, healthyCard, newKey(t, "EdDSA")))
-	if _, ok := lintCodes(signed)["signature-unverified"]; !ok || card.HasErrors(card.Lint(signed)) {
-		t.Fatalf("lint = %v, want signature-unverified warning only", card.Lint(signed))
+	if _, ok := lintCodes(signed)["signature-unverified"]; !ok || card.HasErrors(lint.Lint(signed)) {
+		t.Fatalf("lint = %v, want signature-unverified warning only", lint.Lint(signed))
 	}
-	if !card.HasErrors(card.RequireSignature(signed, card.Lint(signed))) {
+	if !card.HasErrors(lint.RequireSignature(signed, lint.Lint(signed))) {
 		t.Error("RequireSignature left an unverified card without error")
 	}
 	// A verified card passes RequireSignature.
 	k := newKey(t, "ES256")
 	ok2, _ := verify(t, sign(t, healthyCard, k), card.WithKeySet(keySet(t, k)))
-	if card.HasErrors(card.RequireSignature(ok2, card.Lint(ok2))) {
-		t.Errorf("RequireSignature failed a verified card: %v", card.Lint(ok2))
+	if card.HasErrors(lint.RequireSignature(ok2, lint.Lint(ok2))) {
+		t.Errorf("RequireSignature failed a verified card: %v", lint.Lint(ok2))
 	}
 }
 
@@ -381,7 +382,7 @@ func TestVerifyVariants(t *testing.T) {
 			}
 			f, ok := lintCodes(c)["signature-variant"]
 			if !ok || !strings.Contains(f.Message, tc.also) {
-				t.Errorf("lint = %v, want signature-variant naming %s", card.Lint(c), tc.also)
+				t.Errorf("lint = %v, want signature-variant naming %s", lint.Lint(c), tc.also)
 			}
 			// The same signature over the spec form fails: the spec form alone says invalid.
 			if err := detachedVerify(doc, spec, k); err == nil {

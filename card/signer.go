@@ -3,9 +3,10 @@ package card
 import (
 	"errors"
 	"fmt"
-	"github.com/a2abind/a2abind/addr"
 	"net/http"
 	"strings"
+
+	"github.com/a2abind/a2abind/addr"
 )
 
 // CardSigner is how an endpoint signs the card it publishes and serves the key's JWKS:

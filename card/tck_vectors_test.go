@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // tckVector is one case of testdata/signing/tck-shaped-vectors.json: a card shaped like
@@ -105,7 +106,7 @@ func TestTCKShapedVectors(t *testing.T) {
 				if s := v.Signatures[0]; s.Status != card.StatusValid || s.Form != tc.Form {
 					t.Errorf("%s: signatures[0] = %+v, want valid over %s", name, s, tc.Form)
 				}
-				for _, f := range signatureFindings(card.Lint(c)) {
+				for _, f := range signatureFindings(lint.Lint(c)) {
 					if f.Code != "signature-valid" || strings.Contains(f.Message, "verifiers that follow") {
 						t.Errorf("%s: finding %s: %s", name, f.Code, f.Message)
 					}

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -200,7 +201,7 @@ func a2abindSays(t *testing.T, body []byte, results []probe.Result) ([readers]*b
 		return says, verdict
 	}
 	verdict := "reads"
-	for _, f := range card.Lint(c) {
+	for _, f := range lint.Lint(c) {
 		if f.Code == card.CodeDocumentRefused {
 			says[readerProto] = &yes
 			verdict += ": " + f.Code

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // TestTCKShapedVectorsSignedA2AJS runs a2a-js 1.3.0's verifyAgentCardSignature on each
@@ -83,7 +84,7 @@ func TestTCKShapedVectorsSignedA2AJS(t *testing.T) {
 		}
 		v, _ := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys))
 		var msgs []string
-		for _, x := range card.Lint(c) {
+		for _, x := range lint.Lint(c) {
 			msgs = append(msgs, x.Message)
 		}
 		says := strings.Contains(strings.Join(msgs, "\n"), "a2a-js 1.3.0 rejects this card")

@@ -12,6 +12,7 @@ import (
 	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/restv03"
+	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -107,7 +108,7 @@ type cardView struct {
 	primary  *card.Interface  // v0.3 url + preferredTransport
 	noPref   bool             // the v0.3 preferredTransport is absent or empty
 	extra    []card.Interface // v0.3 additionalInterfaces
-	lint     []card.Finding   // the card's lint findings (card.Lint), read once per diagnosis
+	lint     []card.Finding   // the card's lint findings (lint.Lint), read once per diagnosis
 	all      []Result
 	results  map[card.InterfaceID]*Result   // into all
 	byTarget map[card.InterfaceID][]*Result // target(): url + canonical binding -> results; built by sameTarget
@@ -129,8 +130,8 @@ func newCardView(c *card.Card, results []Result) *cardView {
 			v.extra = append(v.extra, i)
 		}
 	}
-	v.lint = card.Lint(c)
-	v.noPref = slices.ContainsFunc(v.lint, func(f card.Finding) bool { return f.Code == card.CodePreferredTransportMissing })
+	v.lint = lint.Lint(c)
+	v.noPref = slices.ContainsFunc(v.lint, func(f card.Finding) bool { return f.Code == lint.CodePreferredTransportMissing })
 	return v
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -247,7 +248,7 @@ func cardTitle(target string, c *card.Card) string {
 }
 
 func printRules(g *globals) error {
-	rules := card.Rules()
+	rules := lint.Rules()
 	if g.json() {
 		type jsonRule struct {
 			Code     string        `json:"code"`

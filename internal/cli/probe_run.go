@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -123,7 +124,7 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	}
 	rep := chk.Report(c)
 	if opts.Sig.require {
-		rep.Findings = card.RequireSignature(c, rep.Findings)
+		rep.Findings = lint.RequireSignature(c, rep.Findings)
 	}
 	switch {
 	case g.json():

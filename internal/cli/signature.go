@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // signatureFlags are the card-signature flags lint, probe and send share.
@@ -62,11 +63,11 @@ func (f *signatureFlags) check(ctx context.Context, c *card.Card) error {
 	return err
 }
 
-// findings is card.Lint with --require-signature applied.
+// findings is lint.Lint with --require-signature applied.
 func (f *signatureFlags) findings(c *card.Card) []card.Finding {
-	findings := card.Lint(c)
+	findings := lint.Lint(c)
 	if f.require {
-		findings = card.RequireSignature(c, findings)
+		findings = lint.RequireSignature(c, findings)
 	}
 	return findings
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
 	"github.com/a2abind/a2abind/internal/redact"
+	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
@@ -188,7 +189,7 @@ func summarise(r probe.TargetResult, sig signatureFlags) targetRow {
 	}
 	rep := probe.Diagnose(r.Card, r.Results, r.Capabilities...)
 	if sig.require {
-		rep.Findings = card.RequireSignature(r.Card, rep.Findings)
+		rep.Findings = lint.RequireSignature(r.Card, rep.Findings)
 	}
 	served := 0
 	for _, res := range r.Results {

@@ -1,4 +1,4 @@
-package card_test
+package lint_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lint"
 )
 
 // Lint reads gRPC addresses through the address model: A2A v1.0.1's hostname:port is
@@ -38,7 +39,7 @@ func TestLintGRPCForms(t *testing.T) {
 			}
 			var codes []string
 			fix := ""
-			for _, f := range card.Lint(c) {
+			for _, f := range lint.Lint(c) {
 				if f.Code == "grpc-url-scheme" || f.Code == "url-not-absolute" {
 					codes = append(codes, f.Code)
 					fix = f.Fix
@@ -74,7 +75,7 @@ func TestLintConflictWithPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := slices.ContainsFunc(card.Lint(c), func(f card.Finding) bool { return f.Code == card.CodeURLConflictingBindings })
+		got := slices.ContainsFunc(lint.Lint(c), func(f card.Finding) bool { return f.Code == lint.CodeURLConflictingBindings })
 		if got != tt.want {
 			t.Errorf("url %s, GRPC %s: url-conflicting-bindings %v, want %v", tt.url, tt.grpc, got, tt.want)
 		}
@@ -90,8 +91,8 @@ func TestLintGRPCSchemeFixNamesTheGRPCPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range card.Lint(c) {
-		if f.Code != card.CodeGRPCURLScheme {
+	for _, f := range lint.Lint(c) {
+		if f.Code != lint.CodeGRPCURLScheme {
 			continue
 		}
 		if strings.Contains(f.Fix, "agent.internal:8443") || !strings.Contains(f.Fix, `"agent.internal:9443"`) {

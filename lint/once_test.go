@@ -1,7 +1,8 @@
-package card
+package lint
 
 import (
 	"context"
+	"github.com/a2abind/a2abind/card"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,34 +17,34 @@ func TestLintRunsOncePerCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Parse(doc)
+	c, err := card.Parse(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := Lint(c)
-	memo := c.lintMemo.findings
+	c.LintMemo(c.Verification(), func() any {
+		t.Fatal("Lint did not keep its result on the card")
+		return nil
+	})
 	second := Lint(c)
 	if !slices.Equal(first, second) || len(first) == 0 {
 		t.Fatalf("Lint differs between calls: %v / %v", first, second)
-	}
-	if &c.lintMemo.findings[0] != &memo[0] {
-		t.Fatal("the second Lint ran the rules again")
 	}
 	second[0].Code = "changed"
 	if Lint(c)[0].Code == "changed" {
 		t.Fatal("Lint handed out its memo instead of a copy")
 	}
-	hasCode := func(fs []Finding, code string) bool {
-		return slices.ContainsFunc(fs, func(f Finding) bool { return f.Code == code })
+	hasCode := func(fs []card.Finding, code string) bool {
+		return slices.ContainsFunc(fs, func(f card.Finding) bool { return f.Code == code })
 	}
 	if !hasCode(first, CodeSignatureUnverified) {
 		t.Fatalf("before verification: %v, want signature-unverified", first)
 	}
-	keys, err := LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
+	keys, err := card.LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerifySignatures(context.Background(), c, WithKeySet(keys)); err != nil {
+	if _, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys)); err != nil {
 		t.Fatal(err)
 	}
 	if after := Lint(c); !hasCode(after, CodeSignatureValid) || hasCode(after, CodeSignatureUnverified) {

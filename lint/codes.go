@@ -1,7 +1,9 @@
-package card
+package lint
 
-// Lint codes: the stable kebab-case identifiers findings carry in Finding.Code. They
-// are a contract: add codes, never rename them. docs/lint-rules.md documents each.
+// Lint codes: the stable kebab-case identifiers findings carry in card.Finding.Code. They
+// are a contract: add codes, never rename them. docs/lint-rules.md documents each. The
+// codes of what the reader itself reports (card.CodeFieldNameCase, card.CodeMemberDuplicate,
+// card.CodeDocumentRefused) live with the reader, in package card.
 const (
 	// CodeNoInterfaces: the card declares no interface at all.
 	CodeNoInterfaces = "no-interfaces"
@@ -31,15 +33,6 @@ const (
 	CodeURLPlainHTTP = "url-plain-http"
 	// CodeURLWildcardHost: an interface names a wildcard listen address.
 	CodeURLWildcardHost = "url-wildcard-host"
-	// CodeFieldNameCase: a member name differs from a field's only in case.
-	CodeFieldNameCase = "field-name-case"
-	// CodeMemberDuplicate: a member name appears twice in one JSON object (the
-	// reader refuses the document; lint reports the ReadError as this finding).
-	CodeMemberDuplicate = "member-duplicate"
-	// CodeDocumentRefused: a2a-go's card resolver refuses the document's bytes, which
-	// a2a-js reads (a leading UTF-8 byte order mark; two of them, or nesting deeper than
-	// 10000 levels, which a2abind refuses too, reporting the ReadError as this finding).
-	CodeDocumentRefused = "document-refused"
 	// CodeBindingMissing: an interface declares no binding.
 	CodeBindingMissing = "binding-missing"
 	// CodeBindingCase: a core binding name is spelt in the wrong case.

@@ -1,39 +1,40 @@
-package card
+package lint
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/wording"
 )
 
 // signatureRules are the lint rules about `signatures` (A2A 1.0 §8.4). They read the
 // result of VerifySignatures; on a card that was not verified, a signed card's signatures
 // are reported unverified (no key was given) and nothing is said of an unsigned one.
 var signatureRules = []rule{
-	{Rule{CodeSignatureInvalid, SeverityError,
+	{Rule{CodeSignatureInvalid, card.SeverityError,
 		"a signature does not verify over the card in any canonical form, or breaks a rule no key can mend (alg none, no kid, an expired key)",
 		"publish the card exactly as it was signed, or re-sign it as published (a2abind sign CARD --key FILE)"},
 		(*linter).signatureInvalid},
-	{Rule{CodeSignaturePartial, SeverityWarning,
+	{Rule{CodeSignaturePartial, card.SeverityWarning,
 		"a signature verifies, but its canonical form leaves out a member a2abind uses to decide where or how to connect (the v0.3 url, preferredTransport, additionalInterfaces, protocolVersion; an interface's url, binding, version or tenant; security schemes or requirements): it vouches only for the interfaces it covers (a union card signed over a v1.0 form: the supportedInterfaces v1.0 clients read, not the v0.3 url), and --require-signature dials only those",
 		"re-sign the card with a2abind sign, which adds a signature covering those members, or publish a v1.0-only card"},
 		(*linter).signaturePartial},
-	{Rule{CodeSignatureUnverified, SeverityWarning,
+	{Rule{CodeSignatureUnverified, card.SeverityWarning,
 		"a signature could not be checked: no trusted key with its kid (no --jwks given, or its jku is not on an allowed https origin)",
 		"pass the signer's public keys with --jwks FILE, or allow its jku origin with --jku-origin https://HOST"},
 		(*linter).signatureUnverified},
-	{Rule{CodeSignatureVariant, SeverityWarning,
+	{Rule{CodeSignatureVariant, card.SeverityWarning,
 		"a signature verifies only over one SDK's canonical form (which strips the empty values the A2A 1.0 §8.4.1 form and the TCK's vectors keep, or escapes text), and the card carries no signature over a §8.4.1 form",
 		"remove the empty values (\"\", [], {}) the SDK strips and the specification keeps, then re-sign, so that every canonical form agrees, or re-sign with a2abind sign"},
 		(*linter).signatureVariant},
-	{Rule{CodeSignatureValid, SeverityInfo,
+	{Rule{CodeSignatureValid, card.SeverityInfo,
 		"a signature verifies over a reading of A2A 1.0 §8.4.1 (the card as its v1.0 proto message, or as written, as the A2A TCK's vectors sign it) with a trusted key (kid and alg named)",
 		"nothing to change"},
 		(*linter).signatureValid},
-	{Rule{CodeUnsigned, SeverityInfo,
+	{Rule{CodeUnsigned, card.SeverityInfo,
 		"the card carries no signature; an error with --require-signature",
 		"sign the card: a2abind sign CARD --key FILE (or serve --sign-key FILE)"},
 		(*linter).unsigned},
@@ -42,23 +43,16 @@ var signatureRules = []rule{
 // verification returns the card's signature results, computing the key-less ones for a
 // card that was not verified. ok is false when nothing is to be said (unverified card
 // without signatures, or a hand-built card).
-func (l *linter) verification() (*Verification, bool) {
-	if l.c.sigs != nil {
-		return l.c.sigs, true
-	}
-	if l.c.rawDocument() == nil {
-		return nil, false
-	}
-	v := verify(context.Background(), l.c, &verifyOptions{now: time.Now}) // no keys, no jku: no I/O
-	return v, v.Signed()
+func (l *linter) verification() (*card.Verification, bool) {
+	return card.Current(l.c)
 }
 
-func (l *linter) signatureHits(status SignatureStatus, msg func(*Verification, SignatureCheck) hit) []hit {
+func (l *linter) signatureHits(status card.SignatureStatus, msg func(*card.Verification, card.SignatureCheck) hit) []hit {
 	v, ok := l.verification()
 	if !ok {
 		return nil
 	}
-	if (status == StatusPartial || status == StatusVariant) && slices.ContainsFunc(v.Signatures, func(s SignatureCheck) bool { return s.Status == StatusValid }) {
+	if (status == card.StatusPartial || status == card.StatusVariant) && slices.ContainsFunc(v.Signatures, func(s card.SignatureCheck) bool { return s.Status == card.StatusValid }) {
 		return nil // a signature covers the whole card over a §8.4.1 form: the others only add readers
 	}
 	var out []hit
@@ -70,13 +64,13 @@ func (l *linter) signatureHits(status SignatureStatus, msg func(*Verification, S
 	return out
 }
 
-func (s SignatureCheck) name() string {
+func sigName(s card.SignatureCheck) string {
 	parts := []string{}
 	if s.KeyID != "" {
 		parts = append(parts, fmt.Sprintf("kid %q", s.KeyID))
 	}
 	switch {
-	case isAccepted(s.Algorithm):
+	case card.Accepted(s.Algorithm):
 		parts = append(parts, s.Algorithm)
 	case s.Algorithm != "":
 		parts = append(parts, fmt.Sprintf("alg %q", s.Algorithm)) // from the network: quoted
@@ -88,27 +82,20 @@ func (s SignatureCheck) name() string {
 }
 
 // unprotectedNote names the fields a matched signature does not cover.
-func (s SignatureCheck) unprotectedNote() string {
+func unprotectedNote(s card.SignatureCheck) string {
 	if len(s.Unprotected) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("; %s %s outside the v1.0 schema, so the signature does not cover %s: clients that read %s trust them unprotected",
-		joinAnd(s.Unprotected), pluralWord(len(s.Unprotected), "is", "are"), pluralWord(len(s.Unprotected), "it", "them"), pluralWord(len(s.Unprotected), "it", "them"))
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		wording.JoinAnd(s.Unprotected), wording.Plural(len(s.Unprotected), "is", "are"), wording.Plural(len(s.Unprotected), "it", "them"), wording.Plural(len(s.Unprotected), "it", "them"))
 }
 
 func (l *linter) signatureInvalid() []hit {
-	return l.signatureHits(StatusInvalid, func(v *Verification, s SignatureCheck) hit {
-		h := hit{message: fmt.Sprintf("%s is invalid: %s", s.name(), s.Reason)}
+	return l.signatureHits(card.StatusInvalid, func(v *card.Verification, s card.SignatureCheck) hit {
+		h := hit{message: fmt.Sprintf("%s is invalid: %s", sigName(s), s.Reason)}
 		if rw := v.Rewrites; len(rw) > 0 && strings.Contains(s.Reason, "does not verify") {
 			h.message += fmt.Sprintf("; %s %s on a host other than the card's origin: a gateway may have rewritten the card after it was signed",
-				joinAnd(rw), pluralWord(len(rw), "is", "are"))
+				wording.JoinAnd(rw), wording.Plural(len(rw), "is", "are"))
 			h.fix = "have the gateway publish the card as signed, or re-sign what it rewrites (a2abind sign, guard --normalize --sign-key)"
 		}
 		return h
@@ -116,60 +103,60 @@ func (l *linter) signatureInvalid() []hit {
 }
 
 func (l *linter) signaturePartial() []hit {
-	return l.signatureHits(StatusPartial, func(v *Verification, s SignatureCheck) hit {
+	return l.signatureHits(card.StatusPartial, func(v *card.Verification, s card.SignatureCheck) hit {
 		var covered []string
 		for _, i := range l.c.Interfaces {
-			if s.covers(i.Source) {
+			if s.Covers(i.Source) {
 				covered = append(covered, i.Source.String())
 			}
 		}
 		what := "no interface"
 		if len(covered) > 0 {
-			what = joinAnd(covered) + " (v1.0 clients read supportedInterfaces and ignore the v0.3 members when it is there)"
+			what = wording.JoinAnd(covered) + " (v1.0 clients read supportedInterfaces and ignore the v0.3 members when it is there)"
 		}
 		return hit{message: fmt.Sprintf("%s with the key from %s is partial: %s. It covers %s%s",
-			s.name(), s.KeySource, s.Reason, what, l.jsNote(v))}
+			sigName(s), s.KeySource, s.Reason, what, l.jsNote(v))}
 	})
 }
 
 func (l *linter) signatureUnverified() []hit {
-	return l.signatureHits(StatusUnverified, func(v *Verification, s SignatureCheck) hit {
-		return hit{message: fmt.Sprintf("%s is unverified: %s", s.name(), s.Reason)}
+	return l.signatureHits(card.StatusUnverified, func(v *card.Verification, s card.SignatureCheck) hit {
+		return hit{message: fmt.Sprintf("%s is unverified: %s", sigName(s), s.Reason)}
 	})
 }
 
 func (l *linter) signatureVariant() []hit {
-	return l.signatureHits(StatusVariant, func(v *Verification, s SignatureCheck) hit {
+	return l.signatureHits(card.StatusVariant, func(v *card.Verification, s card.SignatureCheck) hit {
 		return hit{message: fmt.Sprintf("%s verifies with the key from %s only over the canonical form of %s, not over a form of A2A 1.0 §8.4.1 (the card as its v1.0 proto message, or as written), which keep the values it strips%s",
-			s.name(), s.KeySource, s.Form.SDK(), s.unprotectedNote())}
+			sigName(s), s.KeySource, s.Form.SDK(), unprotectedNote(s))}
 	})
 }
 
 func (l *linter) signatureValid() []hit {
-	return l.signatureHits(StatusValid, func(v *Verification, s SignatureCheck) hit {
+	return l.signatureHits(card.StatusValid, func(v *card.Verification, s card.SignatureCheck) hit {
 		form := "the A2A 1.0 §8.4.1 canonical form (the card as its v1.0 proto message)"
-		if s.Form == FormNoPresence {
+		if s.Form == card.FormNoPresence {
 			form = "the card as written (RFC 8785, signatures left out), the reading of A2A 1.0 §8.4.1 the A2A TCK's signing vectors use,"
 		}
 		return hit{message: fmt.Sprintf("%s verifies over %s with the key from %s%s%s",
-			s.name(), form, s.KeySource, s.unprotectedNote(), l.jsNote(v))}
+			sigName(s), form, s.KeySource, unprotectedNote(s), l.jsNote(v))}
 	})
 }
 
 // jsNote says that a2a-js 1.3.0 rejects the card when none of its verified signatures
 // was made over the bytes a2a-js verifies (its form, which interop/signature_test.go
 // checks against the SDK byte for byte, with the SDK rejecting such a card).
-func (l *linter) jsNote(v *Verification) string {
-	doc := l.c.rawDocument()
-	js, err := Canonicalize(doc, FormJS)
+func (l *linter) jsNote(v *card.Verification) string {
+	doc := l.c.Document()
+	js, err := card.Canonicalize(doc, card.FormJS)
 	if err != nil {
 		return ""
 	}
 	for _, s := range v.Signatures {
-		if s.Form == FormJS {
+		if s.Form == card.FormJS {
 			return ""
 		}
-		if p, err := Canonicalize(doc, s.Form); s.Form != "" && err == nil && bytes.Equal(p, js) {
+		if p, err := card.Canonicalize(doc, s.Form); s.Form != "" && err == nil && bytes.Equal(p, js) {
 			return ""
 		}
 	}
@@ -177,7 +164,7 @@ func (l *linter) jsNote(v *Verification) string {
 }
 
 func (l *linter) unsigned() []hit {
-	if l.c.sigs == nil || l.c.sigs.Signed() {
+	if v := l.c.Verification(); v == nil || v.Signed() {
 		return nil
 	}
 	return []hit{{message: "the card carries no signature: clients cannot tell it from a forged or rewritten one"}}
@@ -186,20 +173,20 @@ func (l *linter) unsigned() []hit {
 // RequireSignature turns unsigned, signature-unverified and signature-partial findings
 // into errors when no signature of the card vouches for an interface
 // (Verification.Dialable; lint and probe --require-signature).
-func RequireSignature(c *Card, findings []Finding) []Finding {
+func RequireSignature(c *card.Card, findings []card.Finding) []card.Finding {
 	if c != nil {
-		if _, err := c.sigs.Dialable(c); err == nil {
+		if _, err := c.Verification().Dialable(c); err == nil {
 			return findings
 		}
 	}
-	out := make([]Finding, len(findings))
+	out := make([]card.Finding, len(findings))
 	for i, f := range findings {
 		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified || f.Code == CodeSignaturePartial {
-			f.Severity = SeverityError
+			f.Severity = card.SeverityError
 			f.Message += " (--require-signature: a card must carry a signature that verifies and covers an interface)"
 		}
 		out[i] = f
 	}
-	slices.SortStableFunc(out, func(a, b Finding) int { return a.Severity.rank() - b.Severity.rank() })
+	slices.SortStableFunc(out, func(a, b card.Finding) int { return rank(a.Severity) - rank(b.Severity) })
 	return out
 }

@@ -1,11 +1,11 @@
-package card
+package lint
 
 import (
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -13,7 +13,7 @@ import (
 
 func (l *linter) duplicates() []hit {
 	var out []hit
-	for _, list := range []SourceList{ListSupported, ListAdditional} {
+	for _, list := range []card.SourceList{card.ListSupported, card.ListAdditional} {
 		seen := map[string]string{}
 		for _, i := range l.declared {
 			if i.Source.List != list {
@@ -48,7 +48,7 @@ func (l *linter) duplicates() []hit {
 //
 // Each URL and binding is keyed once per lint run: the rules compare the same
 // interfaces' keys again and again.
-func (l *linter) addressKey(i Interface) (string, bool) {
+func (l *linter) addressKey(i card.Interface) (string, bool) {
 	in := addressIn{i.URL, i.Binding}
 	k, done := l.keys[in]
 	if !done {
@@ -62,7 +62,7 @@ func (l *linter) addressKey(i Interface) (string, bool) {
 }
 
 // keyOf is addressKey unmemoised.
-func (l *linter) keyOf(i Interface) keyed {
+func (l *linter) keyOf(i card.Interface) keyed {
 	if isGRPC(i.Binding) {
 		if a, err := l.parseAddress(i.URL, a2a.TransportProtocolJSONRPC); err == nil && a.Host != "" {
 			return keyed{a.Key(), true}
@@ -131,11 +131,11 @@ func bindingName(b a2a.TransportProtocol) string {
 	return string(b)
 }
 
-func bindingField(i Interface) string {
+func bindingField(i card.Interface) string {
 	switch {
-	case i.Source == SourcePrimary:
+	case i.Source == card.SourcePrimary:
 		return "preferredTransport"
-	case i.Source.List == ListAdditional:
+	case i.Source.List == card.ListAdditional:
 		return i.Source.String() + ".transport"
 	default:
 		return i.Source.String() + ".protocolBinding"
@@ -149,17 +149,18 @@ func displayURL(u string) string {
 	return u
 }
 
-func joinAnd(parts []string) string {
-	if len(parts) <= 1 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
 // suggestVersion guesses the Major.Minor a malformed version meant ("v1.0" -> "1.0").
 func suggestVersion(raw string) string {
-	if v := NormalizeVersion(raw); versionPattern.MatchString(v) {
+	if v := card.NormalizeVersion(raw); versionPattern.MatchString(v) {
 		return v
 	}
-	return V1
+	return card.V1
+}
+
+// val is the text of a member as written, "" when absent.
+func val(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -1,7 +1,8 @@
-package card
+package lint
 
 import (
 	"fmt"
+	"github.com/a2abind/a2abind/card"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,14 +15,14 @@ func (l *linter) noInterfaces() []hit {
 		return nil
 	}
 	msg := "the card declares no interface: no supportedInterfaces entry and no v0.3 url, so no client can reach the agent"
-	if l.c.Shape == ShapeV1 {
+	if l.c.Shape == card.ShapeV1 {
 		msg = "supportedInterfaces is empty, so no client can reach the agent (A2A 1.0 requires at least one entry)"
 	}
 	return []hit{{message: msg}}
 }
 
 func (l *linter) requiredFields() []hit {
-	if l.hand() {
+	if l.hand {
 		return nil
 	}
 	d := l.doc
@@ -66,7 +67,7 @@ func (l *linter) requiredFields() []hit {
 			list(f.name, f.n, f.n > 0 || presentList(d, f.name))
 		}
 	}
-	if l.c.Shape == ShapeV03 {
+	if l.c.Shape == card.ShapeV03 {
 		if d.URL == nil {
 			missing("url", "absent (a v0.3 card names its primary endpoint in url)")
 		}
@@ -86,17 +87,17 @@ func (l *linter) requiredFields() []hit {
 func (l *linter) missingImpact(field, what string) string {
 	const unaffected = "a2a-go (v2.3.1, v2.4.0) and a2a-js (0.3.14, 1.3.0) clients use the agent without it"
 	switch {
-	case l.c.Shape == ShapeV03 && field == "url":
+	case l.c.Shape == card.ShapeV03 && field == "url":
 		return "v0.3 clients that dial url (the v03-preferred-transport profile) find no address, " +
 			"while a2a-go's v0.3 reader uses additionalInterfaces"
-	case l.c.Shape == ShapeV03 && what == "absent" && (field == "capabilities" || field == "defaultInputModes" || field == "defaultOutputModes" || field == "skills"):
+	case l.c.Shape == card.ShapeV03 && what == "absent" && (field == "capabilities" || field == "defaultInputModes" || field == "defaultOutputModes" || field == "skills"):
 		return unaffected + ", but a2a-js 1.3.0 with legacyCompat refuses the v0.3 card (\"agentCard." + field + " is required\")"
 	}
 	return unaffected + " (a spec-only deviation)"
 }
 
 // presentList reports whether a REQUIRED list field of the document is present (even empty).
-func presentList(d *document, field string) bool {
+func presentList(d *card.Written, field string) bool {
 	switch field {
 	case "defaultInputModes":
 		return d.DefaultInputModes != nil
@@ -131,7 +132,7 @@ func (l *linter) nullFields() []hit {
 }
 
 func (l *linter) supportedMissing() []hit {
-	if l.c.Shape != ShapeV03 {
+	if l.c.Shape != card.ShapeV03 {
 		return nil
 	}
 	return []hit{{message: "the card has only the v0.3 fields (url, preferredTransport, additionalInterfaces) and no supportedInterfaces: " +
@@ -144,9 +145,9 @@ func (l *linter) supportedMissing() []hit {
 func (l *linter) preferredURLMismatch() []hit {
 	var out []hit
 	// v1.0: the first supportedInterfaces entry is the preferred one.
-	var v1 []Interface
+	var v1 []card.Interface
 	for _, i := range l.declared {
-		if i.Source.List == ListSupported {
+		if i.Source.List == card.ListSupported {
 			v1 = append(v1, i)
 		}
 	}
@@ -158,16 +159,16 @@ func (l *linter) preferredURLMismatch() []hit {
 	// v0.3: url + preferredTransport against additionalInterfaces. Only a written
 	// preferredTransport is a hint; the JSONRPC default is preferred-transport-missing's concern.
 	d := l.doc
-	if l.hand() || d.URL == nil || str(d.PreferredTransport) == "" {
+	if l.hand || d.URL == nil || val(d.PreferredTransport) == "" {
 		return out
 	}
-	var primary Interface
-	var others []Interface
+	var primary card.Interface
+	var others []card.Interface
 	for _, i := range l.declared {
 		switch {
-		case i.Source == SourcePrimary:
+		case i.Source == card.SourcePrimary:
 			primary = i
-		case i.Source.List == ListAdditional:
+		case i.Source.List == card.ListAdditional:
 			others = append(others, i)
 		}
 	}
@@ -179,13 +180,13 @@ func (l *linter) preferredURLMismatch() []hit {
 
 // mismatch reports the seed pattern: others declare the preferred interface's binding
 // only at other addresses, and (for the message) another binding at its address.
-func (l *linter) mismatch(pref Interface, others []Interface, what string) (hit, bool) {
+func (l *linter) mismatch(pref card.Interface, others []card.Interface, what string) (hit, bool) {
 	prefKey, ok := l.addressKey(pref)
 	b := canonical(pref.Binding)
 	if !ok || b == "" {
 		return hit{}, false
 	}
-	var elsewhere, atURL []Interface
+	var elsewhere, atURL []card.Interface
 	for _, o := range others {
 		k, ok := l.addressKey(o)
 		if !ok {
@@ -202,15 +203,15 @@ func (l *linter) mismatch(pref Interface, others []Interface, what string) (hit,
 	}
 	// A v1.0 card may declare one binding at several addresses; it is the seed pattern
 	// only when the preferred address is also claimed for another binding.
-	if len(elsewhere) == 0 || (pref.Source != SourcePrimary && len(atURL) == 0) {
+	if len(elsewhere) == 0 || (pref.Source != card.SourcePrimary && len(atURL) == 0) {
 		return hit{}, false
 	}
 	field := "preferredTransport " + strconv.Quote(string(pref.Binding))
-	if pref.Source != SourcePrimary {
+	if pref.Source != card.SourcePrimary {
 		field = fmt.Sprintf("%s, the preferred entry, declares %s", pref.Source, b)
 	}
 	var msg string
-	if pref.Source == SourcePrimary {
+	if pref.Source == card.SourcePrimary {
 		msg = fmt.Sprintf("%s names the binding %s declares at %s, but url is %s", field,
 			elsewhere[0].Source, elsewhere[0].URL, pref.URL)
 		if len(atURL) > 0 {
@@ -223,7 +224,7 @@ func (l *linter) mismatch(pref Interface, others []Interface, what string) (hit,
 	msg += fmt.Sprintf("; clients that honour %s dial %s at %s, the wrong socket", what, b, pref.URL)
 	fix := fmt.Sprintf("declare %s at the address where it is served (%s)", b, elsewhere[0].URL)
 	if len(atURL) > 0 {
-		if pref.Source == SourcePrimary {
+		if pref.Source == card.SourcePrimary {
 			fix = fmt.Sprintf("set preferredTransport to %q (the binding declared at url), or set url to the %s address %s",
 				string(canonical(atURL[0].Binding)), b, elsewhere[0].URL)
 		} else {
@@ -236,13 +237,21 @@ func (l *linter) mismatch(pref Interface, others []Interface, what string) (hit,
 
 func (l *linter) preferredMissing() []hit {
 	d := l.doc
-	if l.hand() || d.URL == nil || str(d.PreferredTransport) != "" {
+	if l.hand || d.URL == nil || val(d.PreferredTransport) != "" {
 		return nil
 	}
 	what := "absent"
 	if d.PreferredTransport != nil {
 		what = "empty"
 	}
-	return []hit{{iface: SourcePrimary.String(), message: fmt.Sprintf("preferredTransport is %s: v0.3 readers assume JSONRPC at url %s, "+
+	return []hit{{iface: card.SourcePrimary.String(), message: fmt.Sprintf("preferredTransport is %s: v0.3 readers assume JSONRPC at url %s, "+
 		"but A2A 0.3 §5.6.1 requires the field and a2a-go drops a primary interface whose preferredTransport is empty", what, *d.URL)}}
+}
+
+// documentRefused reports the card's Refused error.
+func (l *linter) documentRefused() []hit {
+	if e := l.c.Refused(); e != nil {
+		return []hit{{message: e.Error(), fix: e.Finding().Fix}}
+	}
+	return nil
 }

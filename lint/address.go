@@ -1,4 +1,4 @@
-package card
+package lint
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -13,9 +15,9 @@ import (
 
 // v03Conflicts groups the v0.3 declarations (primary and additionalInterfaces) by address.
 func (l *linter) v03Conflicts() []hit {
-	var v03 []Interface
+	var v03 []card.Interface
 	for _, i := range l.declared {
-		if i.Source == SourcePrimary || i.Source.List == ListAdditional {
+		if i.Source == card.SourcePrimary || i.Source.List == card.ListAdditional {
 			v03 = append(v03, i)
 		}
 	}
@@ -27,9 +29,9 @@ func (l *linter) v03Conflicts() []hit {
 
 // v1Shared groups the supportedInterfaces entries by address.
 func (l *linter) v1Shared() []hit {
-	var v1 []Interface
+	var v1 []card.Interface
 	for _, i := range l.declared {
-		if i.Source.List == ListSupported {
+		if i.Source.List == card.ListSupported {
 			v1 = append(v1, i)
 		}
 	}
@@ -38,11 +40,11 @@ func (l *linter) v1Shared() []hit {
 	})
 }
 
-func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) string) []hit {
+func (l *linter) conflicts(ifaces []card.Interface, msg func(addr, list string) string) []hit {
 	type group struct {
 		addr     string
 		bindings []a2a.TransportProtocol
-		sources  []Source // where each binding is first declared
+		sources  []card.Source // where each binding is first declared
 	}
 	var order []string
 	groups := map[string]*group{}
@@ -73,7 +75,7 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 		for n, b := range g.bindings {
 			where[n] = fmt.Sprintf("%s (%s)", b, g.sources[n])
 		}
-		m := msg(g.addr, joinAnd(where))
+		m := msg(g.addr, wording.JoinAnd(where))
 		// The seed pattern: a binding claimed at the shared address is also declared
 		// at an address of its own, so the claim at the shared one is likely the mistake.
 		for _, i := range ifaces {
@@ -92,18 +94,18 @@ func (l *linter) conflicts(ifaces []Interface, msg func(addr, list string) strin
 // unionMismatch compares the two halves of a union card: the v0.3 fields (read by v0.3
 // clients) and the supportedInterfaces entries with protocolVersion 0.3 (read by v1.0 clients).
 func (l *linter) unionMismatch() []hit {
-	if l.c.Shape != ShapeUnion || l.hand() {
+	if l.c.Shape != card.ShapeUnion || l.hand {
 		return nil
 	}
-	if v := NormalizeVersion(str(l.doc.ProtocolVersion)); v != "" && v != V03 {
+	if v := card.NormalizeVersion(val(l.doc.ProtocolVersion)); v != "" && v != card.V03 {
 		return nil // the v0.3 fields claim another version; the version rules speak to that
 	}
 	type entry struct {
 		key    string
-		iface  Interface
+		iface  card.Interface
 		listed bool
 	}
-	index := func(keep func(Interface) bool) []*entry {
+	index := func(keep func(card.Interface) bool) []*entry {
 		var out []*entry
 		for _, i := range l.declared {
 			if !keep(i) {
@@ -117,11 +119,11 @@ func (l *linter) unionMismatch() []hit {
 		}
 		return out
 	}
-	v03 := index(func(i Interface) bool {
-		return i.Source == SourcePrimary || i.Source.List == ListAdditional
+	v03 := index(func(i card.Interface) bool {
+		return i.Source == card.SourcePrimary || i.Source.List == card.ListAdditional
 	})
-	v1 := index(func(i Interface) bool {
-		return i.Source.List == ListSupported && i.ProtocolVersion == V03
+	v1 := index(func(i card.Interface) bool {
+		return i.Source.List == card.ListSupported && i.ProtocolVersion == card.V03
 	})
 	for _, a := range v03 {
 		for _, b := range v1 {
@@ -185,16 +187,16 @@ func (l *linter) grpcScheme() []hit {
 
 // grpcElsewhere is, for a GRPC entry whose URL another binding also declares, another
 // GRPC entry at a URL of its own and its address: where gRPC really is, most likely.
-func (l *linter) grpcElsewhere(i Interface) (Interface, addr.Address, bool) {
-	if !slices.ContainsFunc(l.declared, func(o Interface) bool { return !isGRPC(o.Binding) && o.URL == i.URL }) {
-		return Interface{}, addr.Address{}, false
+func (l *linter) grpcElsewhere(i card.Interface) (card.Interface, addr.Address, bool) {
+	if !slices.ContainsFunc(l.declared, func(o card.Interface) bool { return !isGRPC(o.Binding) && o.URL == i.URL }) {
+		return card.Interface{}, addr.Address{}, false
 	}
 	for _, o := range l.declared {
 		if a, err := l.parseAddress(o.URL, o.Binding); err == nil && isGRPC(o.Binding) && o.URL != i.URL {
 			return o, a, true
 		}
 	}
-	return Interface{}, addr.Address{}, false
+	return card.Interface{}, addr.Address{}, false
 }
 
 func (l *linter) urlAbsolute() []hit {

@@ -1,4 +1,4 @@
-package card
+package lint
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -13,7 +14,7 @@ import (
 
 func (l *linter) fieldCase() []hit {
 	var out []hit
-	for _, e := range l.doc.strays {
+	for _, e := range l.c.ReadIssues() {
 		f := e.Finding()
 		iface := ""
 		if end := strings.IndexByte(e.Path, ']'); end > 0 && strings.HasSuffix(e.Path[:strings.IndexByte(e.Path, '[')], "Interfaces") {
@@ -29,7 +30,7 @@ func (l *linter) bindingMissing() []hit {
 	for _, i := range l.declared {
 		if i.Binding == "" {
 			field := "protocolBinding"
-			if i.Source.List == ListAdditional {
+			if i.Source.List == card.ListAdditional {
 				field = "transport"
 			}
 			out = append(out, hit{iface: i.Source.String(), message: fmt.Sprintf("%s at %s has no %s", i.Source, displayURL(i.URL), field)})
@@ -104,21 +105,17 @@ type versionField struct {
 
 func (l *linter) versionFields() []versionField {
 	var out []versionField
-	if l.hand() {
+	if l.hand {
 		for _, i := range l.declared {
 			v := i.ProtocolVersion
 			out = append(out, versionField{where: i.Source.String(), raw: &v, v1: true})
 		}
 		return out
 	}
-	for i, ri := range l.doc.supported() {
-		var raw *string
-		if ri != nil {
-			raw = ri.ProtocolVersion
-		}
-		out = append(out, versionField{where: Supported(i).String(), raw: raw, v1: true})
+	for i, raw := range l.doc.SupportedVersions {
+		out = append(out, versionField{where: card.Supported(i).String(), raw: raw, v1: true})
 	}
-	if l.doc.hasV03() && l.doc.ProtocolVersion != nil {
+	if l.doc.V03 && l.doc.ProtocolVersion != nil {
 		out = append(out, versionField{where: "the card", raw: l.doc.ProtocolVersion})
 	}
 	return out
@@ -134,7 +131,7 @@ func (f versionField) iface() string {
 func (l *linter) versionMissing() []hit {
 	var out []hit
 	for _, f := range l.versions {
-		if f.v1 && strings.TrimSpace(str(f.raw)) == "" {
+		if f.v1 && strings.TrimSpace(val(f.raw)) == "" {
 			what := "no protocolVersion"
 			if f.raw != nil {
 				what = "an empty protocolVersion"
@@ -149,13 +146,13 @@ func (l *linter) versionMissing() []hit {
 func (l *linter) versionMalformed() []hit {
 	var out []hit
 	for _, f := range l.versions {
-		raw := strings.TrimSpace(str(f.raw))
-		if raw == "" || versionPattern.MatchString(raw) && raw == str(f.raw) {
+		raw := strings.TrimSpace(val(f.raw))
+		if raw == "" || versionPattern.MatchString(raw) && raw == val(f.raw) {
 			continue
 		}
 		out = append(out, hit{iface: f.iface(),
-			message: fmt.Sprintf("%s declares protocolVersion %q, which is not a Major.Minor version; clients match versions as numbers and skip it", f.where, str(f.raw)),
-			fix:     fmt.Sprintf("write %q", suggestVersion(str(f.raw)))})
+			message: fmt.Sprintf("%s declares protocolVersion %q, which is not a Major.Minor version; clients match versions as numbers and skip it", f.where, val(f.raw)),
+			fix:     fmt.Sprintf("write %q", suggestVersion(val(f.raw)))})
 	}
 	return out
 }
@@ -163,13 +160,13 @@ func (l *linter) versionMalformed() []hit {
 func (l *linter) versionThreePart() []hit {
 	var out []hit
 	for _, f := range l.versions {
-		raw := str(f.raw)
+		raw := val(f.raw)
 		if !f.v1 || !versionPattern.MatchString(raw) || strings.Count(raw, ".") != 2 {
 			continue
 		}
 		out = append(out, hit{iface: f.where,
 			message: fmt.Sprintf("%s declares protocolVersion %q; A2A 1.0 identifies versions by Major.Minor and patch numbers SHOULD NOT appear in cards", f.where, raw),
-			fix:     fmt.Sprintf("write %q", NormalizeVersion(raw))})
+			fix:     fmt.Sprintf("write %q", card.NormalizeVersion(raw))})
 	}
 	return out
 }
@@ -177,11 +174,11 @@ func (l *linter) versionThreePart() []hit {
 func (l *linter) versionUnsupported() []hit {
 	var out []hit
 	for _, f := range l.versions {
-		raw := str(f.raw)
+		raw := val(f.raw)
 		if !versionPattern.MatchString(raw) {
 			continue
 		}
-		if v := NormalizeVersion(raw); v == V1 || v == V03 {
+		if v := card.NormalizeVersion(raw); v == card.V1 || v == card.V03 {
 			continue
 		}
 		out = append(out, hit{iface: f.iface(),
