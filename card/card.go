@@ -115,9 +115,9 @@ type Card struct {
 	Origin addr.Origin `json:"-"`
 
 	doc      *document
-	declared []Interface   // before de-duplication, for lint
-	sigs     *Verification // set by VerifySignatures (signature.go)
-	lintMemo *lintMemo     // the one Lint result of a parsed card (nil for a hand-built one)
+	declared []Interface // before de-duplication, for lint
+	sigs     any         // what package signature found (SetSignatureState)
+	lintMemo *lintMemo   // the one Lint result of a parsed card (nil for a hand-built one)
 }
 
 // MarshalJSON writes the card with "interfaces" always a list ([] when there is none).

@@ -107,7 +107,7 @@ func Load(ctx context.Context, src string, opts ...Option) (*Card, error) {
 	)
 	switch {
 	case src == "-":
-		data, err = readLimited(o.stdin, o.maxBytes)
+		data, err = ReadLimited(o.stdin, o.maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%w: reading standard input: %w", ErrUnavailable, err)
 		}
@@ -139,7 +139,7 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a directory, not a card file", ErrUnavailable, path)
 	}
-	data, err := readLimited(f, maxBytes)
+	data, err := ReadLimited(f, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading %s: %w", ErrUnavailable, path, err)
 	}
@@ -439,13 +439,13 @@ func fetchError(ctx context.Context, cardURL string, o *loadOptions, err error) 
 	return fmt.Errorf("%w: GET %s: %w", ErrUnavailable, cardURL, err)
 }
 
-// readLimited reads r to its end, an error past max bytes.
-func readLimited(r io.Reader, max int64) ([]byte, error) { return readSized(r, max, -1) }
+// ReadLimited reads r to its end, an error past max bytes (card and key documents).
+func ReadLimited(r io.Reader, max int64) ([]byte, error) { return readSized(r, max, -1) }
 
 // sizeHintCap bounds the buffer readSized takes on the word of a declared length.
 const sizeHintCap = 64 << 10
 
-// readSized is readLimited for a body that declares its length (size; -1 when it does
+// readSized is ReadLimited for a body that declares its length (size; -1 when it does
 // not): read into a buffer of that size, up to sizeHintCap, instead of io.ReadAll's
 // doublings from 512 bytes.
 func readSized(r io.Reader, max, size int64) ([]byte, error) {

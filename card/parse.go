@@ -48,7 +48,7 @@ type document struct {
 	signatures json.RawMessage
 	// sigOnce parses signatures once (cardSignatures).
 	sigOnce sync.Once
-	sigList []rawSignature
+	sigList []SignatureEntry
 	sigOK   bool
 	// NullFields lists the top-level list and object fields written as null, in
 	// nullableFields order. They are read as empty, as the proto3 JSON mapping says.

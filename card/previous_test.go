@@ -47,13 +47,8 @@ func TestWithPrevious(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := VerifySignatures(ctx, prev, WithKeySet(keys)); err != nil || !prev.Verification().Verified() {
-		t.Fatalf("VerifySignatures = %v, verified %v", err, prev.Verification().Verified())
-	}
+	const verified = "verified" // what package signature would keep on the card
+	prev.SetSignatureState(verified)
 
 	for _, tc := range []struct {
 		name string
@@ -70,13 +65,13 @@ func TestWithPrevious(t *testing.T) {
 		if c.ETag == prev.ETag || c.ETag != strconv.Quote(strconv.FormatInt(n.Load(), 10)) {
 			t.Errorf("%s: ETag %s, want this fetch's (%d), not the previous one's %s", tc.name, c.ETag, n.Load(), prev.ETag)
 		}
-		if c.Location != prev.Location || c.Origin != prev.Origin || c.Verification() != nil {
-			t.Errorf("%s: Location %q Origin %v Verification %v; want this fetch's and none", tc.name, c.Location, c.Origin, c.Verification())
+		if c.Location != prev.Location || c.Origin != prev.Origin || c.SignatureState() != nil {
+			t.Errorf("%s: Location %q Origin %v Verification %v; want this fetch's and none", tc.name, c.Location, c.Origin, c.SignatureState())
 		}
 		if fresh := fetchedAnew(t, tc.body, c); !reflect.DeepEqual(lintInputs(c), lintInputs(fresh)) {
 			t.Errorf("%s: lint inputs of the reused card %v, read anew %v", tc.name, lintInputs(c), lintInputs(fresh))
 		}
-		if !prev.Verification().Verified() {
+		if prev.SignatureState() != verified {
 			t.Errorf("%s: the previous card's verification changed", tc.name)
 		}
 	}
@@ -171,5 +166,5 @@ func readTestCard(t *testing.T, name string) []byte {
 
 // lintInputs is what lint reads of a card (package lint sits above card).
 func lintInputs(c *Card) []any {
-	return []any{c.Written(), c.ReadIssues(), c.Refused(), c.Declared(), c.Verification()}
+	return []any{c.Written(), c.ReadIssues(), c.Refused(), c.Declared(), c.SignatureState()}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // docRule is one "## code" section of docs/lint-rules.md.
@@ -84,11 +85,11 @@ func TestRulesDocExamplesTrigger(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(example) = %v", err)
 			}
-			keys, err := card.LoadKeySet(corpusKeys)
+			keys, err := signature.LoadKeySet(corpusKeys)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys)); err != nil {
+			if _, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keys)); err != nil {
 				t.Fatal(err)
 			}
 			for _, x := range lint.Lint(c) {

@@ -3,6 +3,7 @@ package card
 import (
 	"strings"
 
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -39,7 +40,7 @@ func (s *schemaNode) variant(name string) (string, bool) {
 // v0.3 cards carry.
 var cardSchema = func() *schemaNode {
 	memo := map[protoreflect.FullName]*schemaNode{}
-	s := messageSchema(cardDescriptor, memo)
+	s := messageSchema(schemaDescriptor, memo)
 	v03Iface := &schemaNode{fields: map[string]*schemaNode{"url": nil, "transport": nil}}
 	for name, child := range map[string]*schemaNode{
 		"url": nil, "preferredTransport": nil, "protocolVersion": nil,
@@ -91,3 +92,6 @@ func messageSchema(md protoreflect.MessageDescriptor, memo map[protoreflect.Full
 	}
 	return s
 }
+
+// schemaDescriptor is the v1.0 AgentCard message the card schema is built from.
+var schemaDescriptor = (&a2apb.AgentCard{}).ProtoReflect().Descriptor()

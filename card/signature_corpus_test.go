@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // corpusKeys is the JWKS of the signed corpus (testdata/keys/README.md).
@@ -21,20 +22,20 @@ var corpusKeys = filepath.Join("..", "testdata", "keys", "corpus-jwks.json")
 // reports then. Files of the main corpus appear here for the unsigned rule.
 var signedCorpus = []struct {
 	file     string
-	status   card.SignatureStatus // "" for an unsigned card
-	form     card.Form
+	status   signature.SignatureStatus // "" for an unsigned card
+	form     signature.Form
 	findings []f
 	says     string // a phrase the first finding's message must contain
 }{
-	{"signed-a2a-js.json", card.StatusValid, card.FormSpec, []f{{"signature-valid", ""}}, `kid "corpus-es256", ES256`},
-	{"signed-a2a-js-variant.json", card.StatusVariant, card.FormJS, []f{{"signature-variant", ""}}, "a2a-js (@a2a-js/sdk 1.3.0"},
-	{"signed-a2a-python-variant.json", card.StatusVariant, card.FormPython, []f{{"signature-variant", ""}}, "a2a-python"},
-	{"signed-a2a-js-rewritten.json", card.StatusInvalid, "", []f{{"signature-invalid", ""}}, "does not verify"},
+	{"signed-a2a-js.json", signature.StatusValid, signature.FormSpec, []f{{"signature-valid", ""}}, `kid "corpus-es256", ES256`},
+	{"signed-a2a-js-variant.json", signature.StatusVariant, signature.FormJS, []f{{"signature-variant", ""}}, "a2a-js (@a2a-js/sdk 1.3.0"},
+	{"signed-a2a-python-variant.json", signature.StatusVariant, signature.FormPython, []f{{"signature-variant", ""}}, "a2a-python"},
+	{"signed-a2a-js-rewritten.json", signature.StatusInvalid, "", []f{{"signature-invalid", ""}}, "does not verify"},
 	// a union card signed over the spec form by a2abind before issue 17: url, preferredTransport
 	// and protocolVersion are outside the signature, so it is partial, never valid
-	{"signed-a2abind.json", card.StatusPartial, card.FormSpec, []f{{"signature-partial", ""}}, "does not cover url, preferredTransport and protocolVersion"},
-	{"signed-unknown-key.json", card.StatusUnverified, "", []f{{"signature-unverified", ""}}, "jku origin https://keys.example.com:443 is not one you allowed"},
-	{"signed-alg-none.json", card.StatusInvalid, "", []f{{"signature-invalid", ""}}, `alg "none"`},
+	{"signed-a2abind.json", signature.StatusPartial, signature.FormSpec, []f{{"signature-partial", ""}}, "does not cover url, preferredTransport and protocolVersion"},
+	{"signed-unknown-key.json", signature.StatusUnverified, "", []f{{"signature-unverified", ""}}, "jku origin https://keys.example.com:443 is not one you allowed"},
+	{"signed-alg-none.json", signature.StatusInvalid, "", []f{{"signature-invalid", ""}}, `alg "none"`},
 	{"v1-healthy.json", "", "", []f{{"unsigned", ""}}, "no signature"},
 }
 
@@ -49,7 +50,7 @@ func signatureFindings(findings []card.Finding) []card.Finding {
 }
 
 func TestSignedCorpus(t *testing.T) {
-	keys, err := card.LoadKeySet(corpusKeys)
+	keys, err := signature.LoadKeySet(corpusKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestSignedCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys))
+			v, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keys))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 func seedCards(f *testing.F) {
@@ -37,10 +38,10 @@ func FuzzCanonicalize(f *testing.F) {
 	f.Add([]byte(`{"capabilities":{"extensions":[{"params":{"n":1e-7,"s":"\u2028","":[{}]}}]},"name":"\ud83d\ude00"}`))
 	f.Add([]byte(`{"skills":[null,{"tags":[""]}],"securitySchemes":{"a":{}},"supported_interfaces":[{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, form := range card.Forms {
-			out, err := card.Canonicalize(data, form)
+		for _, form := range signature.Forms {
+			out, err := signature.Canonicalize(data, form)
 			if err != nil {
-				if !errors.Is(err, card.ErrCanonical) {
+				if !errors.Is(err, signature.ErrCanonical) {
 					t.Fatalf("%s: error %v does not wrap ErrCanonical", form, err)
 				}
 				continue
@@ -48,14 +49,14 @@ func FuzzCanonicalize(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("%s: output is not JSON: %q", form, out)
 			}
-			if form == card.FormPython {
+			if form == signature.FormPython {
 				continue // not RFC 8785 by design
 			}
 			if again, err := jcs.Transform(out); err != nil || !bytes.Equal(again, out) {
 				t.Fatalf("%s: output is not RFC 8785 canonical (%v):\n%s\n%s", form, err, out, again)
 			}
-			if form == card.FormSpec && !bytes.Equal(out, []byte("null")) {
-				again, err := card.Canonicalize(out, form)
+			if form == signature.FormSpec && !bytes.Equal(out, []byte("null")) {
+				again, err := signature.Canonicalize(out, form)
 				if err != nil || !bytes.Equal(again, out) {
 					t.Fatalf("%s is not idempotent (%v):\n%s\n%s", form, err, out, again)
 				}
@@ -71,34 +72,34 @@ func FuzzVerifySignatures(f *testing.F) {
 	seedCards(f)
 	f.Add([]byte(`{"signatures":[{"protected":"eyJhbGciOiJFUzI1NiIsImtpZCI6ImNvcnB1cy1lczI1NiIsInR5cCI6IkpPU0UifQ","signature":""}]}`))
 	f.Add([]byte(`{"signatures":{"protected":1}}`))
-	keys, err := card.LoadKeySet(corpusKeys)
+	keys, err := signature.LoadKeySet(corpusKeys)
 	if err != nil {
 		f.Fatal(err)
 	}
-	known := map[card.SignatureStatus]bool{card.StatusValid: true, card.StatusVariant: true, card.StatusInvalid: true, card.StatusUnverified: true, card.StatusPartial: true}
+	known := map[signature.SignatureStatus]bool{signature.StatusValid: true, signature.StatusVariant: true, signature.StatusInvalid: true, signature.StatusUnverified: true, signature.StatusPartial: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := card.Parse(data)
 		if err != nil {
 			return
 		}
-		v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys))
+		v, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keys))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(v.Signatures) > card.MaxSignatures {
+		if len(v.Signatures) > signature.MaxSignatures {
 			t.Fatalf("%d results, over MaxSignatures", len(v.Signatures))
 		}
 		for _, s := range v.Signatures {
 			if !known[s.Status] {
 				t.Fatalf("status %q", s.Status)
 			}
-			if s.Status != card.StatusInvalid && s.KeyID == "" {
+			if s.Status != signature.StatusInvalid && s.KeyID == "" {
 				t.Fatalf("%s without kid: %+v", s.Status, s)
 			}
-			if (s.Status == card.StatusPartial) != (len(s.Uncovered) > 0) {
+			if (s.Status == signature.StatusPartial) != (len(s.Uncovered) > 0) {
 				t.Fatalf("status %s with uncovered %q", s.Status, s.Uncovered)
 			}
-			if (s.Status == card.StatusValid || s.Status == card.StatusVariant || s.Status == card.StatusPartial) != (s.Form != "") {
+			if (s.Status == signature.StatusValid || s.Status == signature.StatusVariant || s.Status == signature.StatusPartial) != (s.Form != "") {
 				t.Fatalf("form %q with status %s", s.Form, s.Status)
 			}
 		}

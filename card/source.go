@@ -40,7 +40,8 @@ func Supported(i int) Source { return Source{List: ListSupported, Index: i} }
 func Additional(i int) Source { return Source{List: ListAdditional, Index: i} }
 
 const (
-	supportedField  = "supportedInterfaces"
+	// FieldSupported is the v1.0 list of interfaces.
+	FieldSupported  = "supportedInterfaces"
 	additionalField = "additionalInterfaces"
 	primaryText     = "url+preferredTransport"
 )
@@ -52,7 +53,7 @@ func (s Source) String() string {
 		if s.Index >= 0 && s.Index < len(supportedNames) {
 			return supportedNames[s.Index]
 		}
-		return supportedField + "[" + strconv.Itoa(s.Index) + "]"
+		return FieldSupported + "[" + strconv.Itoa(s.Index) + "]"
 	case ListAdditional:
 		if s.Index >= 0 && s.Index < len(additionalNames) {
 			return additionalNames[s.Index]
@@ -66,7 +67,7 @@ func (s Source) String() string {
 
 // supportedNames and additionalNames are String of the first entries of each list,
 // made once: lint, the diagnosis and the reports name them again and again.
-var supportedNames, additionalNames = sourceNames(supportedField), sourceNames(additionalField)
+var supportedNames, additionalNames = sourceNames(FieldSupported), sourceNames(additionalField)
 
 func sourceNames(field string) []string {
 	out := make([]string, 16)
@@ -97,7 +98,7 @@ func ParseSource(text string) (Source, error) {
 	case text == primaryText:
 		return SourcePrimary, nil
 	}
-	for list, field := range map[SourceList]string{ListSupported: supportedField, ListAdditional: additionalField} {
+	for list, field := range map[SourceList]string{ListSupported: FieldSupported, ListAdditional: additionalField} {
 		rest, ok := strings.CutPrefix(text, field+"[")
 		if !ok {
 			continue

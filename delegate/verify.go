@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // ErrCardRejected: the card verifier (WithCardVerifier) refused the card, so nothing was
@@ -21,13 +22,13 @@ type CardVerifier func(ctx context.Context, c *card.Card) error
 func WithCardVerifier(v CardVerifier) Option { return func(o *options) { o.verifier = v } }
 
 // RequireSignature is a CardVerifier that accepts a card only when one of its signatures
-// verifies with the keys the options give (card.WithKeySet, card.WithJKUOrigins, ...)
-// and covers an interface ((*card.Verification).Dialable): the client then calls only the
+// verifies with the keys the options give (signature.WithKeySet, signature.WithJKUOrigins, ...)
+// and covers an interface ((*signature.Verification).Dialable): the client then calls only the
 // interfaces the signatures cover (a union card signed over a v1.0 form: its
 // supportedInterfaces, never the v0.3 url the signature leaves out).
-func RequireSignature(opts ...card.VerifyOption) CardVerifier {
+func RequireSignature(opts ...signature.VerifyOption) CardVerifier {
 	return func(ctx context.Context, c *card.Card) error {
-		v, err := card.VerifySignatures(ctx, c, opts...)
+		v, err := signature.VerifySignatures(ctx, c, opts...)
 		if err != nil {
 			return err
 		}
@@ -49,7 +50,7 @@ func (o *options) checkCard(ctx context.Context, c *card.Card) (*card.Card, erro
 		}
 		return nil, &Error{Op: "NewClient", Agent: agent, Kind: ErrCardRejected, Err: err}
 	}
-	if d, err := c.Verification().Dialable(c); err == nil {
+	if d, err := signature.Of(c).Dialable(c); err == nil {
 		return d, nil
 	}
 	return c, nil // the verifier accepted a card its signatures do not cover: its call

@@ -18,6 +18,7 @@ import (
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestRequireSignatureRefusesBeforeSending: with delegate.RequireSignature, a card whose
@@ -29,19 +30,19 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := card.NewSigningKey(es, "")
+	key, err := signature.NewSigningKey(es, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	jwks, _ := key.PublicJWKS()
-	keys, err := card.ParseKeySet(jwks, "test JWKS")
+	keys, err := signature.ParseKeySet(jwks, "test JWKS")
 	if err != nil {
 		t.Fatal(err)
 	}
 	stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	strangerKey, _ := card.NewSigningKey(stranger, "")
+	strangerKey, _ := signature.NewSigningKey(stranger, "")
 
-	signedWith := func(k *card.SigningKey, rewrite func(string) string) func(a *lab.Agent) any {
+	signedWith := func(k *signature.SigningKey, rewrite func(string) string) func(a *lab.Agent) any {
 		return func(a *lab.Agent) any {
 			doc, err := json.Marshal(lab.V1Card("signed", lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1}))
 			if err != nil {
@@ -50,7 +51,7 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 			if k == nil {
 				return doc
 			}
-			signed, err := card.Sign(doc, k)
+			signed, err := signature.Sign(doc, k)
 			if err != nil {
 				panic(err)
 			}
@@ -87,7 +88,7 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 					})
 				}))
 			ctx := context.Background()
-			c, err := delegate.New(ctx, agent.BaseURL, delegate.WithCardVerifier(delegate.RequireSignature(card.WithKeySet(keys))))
+			c, err := delegate.New(ctx, agent.BaseURL, delegate.WithCardVerifier(delegate.RequireSignature(signature.WithKeySet(keys))))
 			if tc.refuse == "" {
 				if err != nil {
 					t.Fatalf("New() = %v", err)
@@ -116,7 +117,7 @@ func TestRequireSignatureRefusesBeforeSending(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := delegate.NewFromCard(cd, delegate.WithCardVerifier(delegate.RequireSignature(card.WithKeySet(keys)))); !errors.Is(err, delegate.ErrCardRejected) {
+			if _, err := delegate.NewFromCard(cd, delegate.WithCardVerifier(delegate.RequireSignature(signature.WithKeySet(keys)))); !errors.Is(err, delegate.ErrCardRejected) {
 				t.Fatalf("NewFromCard() = %v, want ErrCardRejected", err)
 			}
 		})

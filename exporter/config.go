@@ -17,7 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/a2abind/a2abind/addr"
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // DefaultModule is the module a /probe request without ?module= uses. A config that
@@ -123,7 +123,7 @@ type Signatures struct {
 	// these origins ("https://keys.example.com").
 	JKUOrigins []string `yaml:"jku_origins"`
 
-	keys []*card.KeySet
+	keys []*signature.KeySet
 }
 
 // TLS is a module's certificate verification.
@@ -253,7 +253,7 @@ func (m *Module) check() error {
 	}
 	m.Signatures.keys = nil
 	for _, path := range m.Signatures.JWKS {
-		ks, err := card.LoadKeySet(path)
+		ks, err := signature.LoadKeySet(path)
 		if err != nil {
 			return fmt.Errorf("signatures.jwks: %w", err)
 		}

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestProbe_CardInfoAndSignature: a2abind_card_info carries the SHA-256 of the document
@@ -31,7 +31,7 @@ func TestProbe_CardInfoAndSignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := card.NewSigningKey(priv, "")
+	key, err := signature.NewSigningKey(priv, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestProbe_CardInfoAndSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, _ := json.Marshal(lab.V1Card("drift", lab.Decl{URL: "http://127.0.0.1:1/a2a", Binding: lab.JSONRPC, Version: "1.0"}))
-	signed, err := card.Sign(plain, key)
+	signed, err := signature.Sign(plain, key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -144,8 +145,8 @@ func (p probed) cardSeries(s *series) {
 		sig.with(st).set(boolValue(st == state))
 	}
 	var expiry time.Time
-	for _, sc := range sigChecks(p.card.Verification()) {
-		if (sc.Status == card.StatusValid || sc.Status == card.StatusVariant) && sc.KeyExpiry.After(expiry) {
+	for _, sc := range sigChecks(signature.Of(p.card)) {
+		if (sc.Status == signature.StatusValid || sc.Status == signature.StatusVariant) && sc.KeyExpiry.After(expiry) {
 			expiry = sc.KeyExpiry
 		}
 	}
@@ -157,9 +158,9 @@ func (p probed) cardSeries(s *series) {
 // signatureState sums up the card's signatures: verified when one verified, else the
 // worst of the others.
 func signatureState(c *card.Card) string {
-	v := c.Verification()
+	v := signature.Of(c)
 	switch {
-	case !card.Signed(c):
+	case !signature.Signed(c):
 		return sigUnsigned
 	case v.Verified():
 		return sigVerified
@@ -167,9 +168,9 @@ func signatureState(c *card.Card) string {
 	state := sigUnverified
 	for _, s := range sigChecks(v) {
 		switch s.Status {
-		case card.StatusInvalid:
+		case signature.StatusInvalid:
 			return sigInvalid
-		case card.StatusPartial:
+		case signature.StatusPartial:
 			state = sigPartial
 		}
 	}
@@ -194,7 +195,7 @@ func (p probed) label(s string) string {
 }
 
 // sigChecks are v's signature results; none when v is nil (not verified).
-func sigChecks(v *card.Verification) []card.SignatureCheck {
+func sigChecks(v *signature.Verification) []signature.SignatureCheck {
 	if v == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/internal/telemetry"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -143,13 +144,13 @@ func (x *Exporter) probe(ctx context.Context, target, name string, mod Module, h
 	p.card = c
 	plog.InfoContext(ctx, "card fetched", "url", c.Location, "shape", c.Shape, "name", c.Name, "interfaces", len(c.Interfaces),
 		"probed", min(len(c.Interfaces), mod.MaxInterfaces), "duration_seconds", p.fetchDuration.Seconds())
-	if card.Signed(c) || len(mod.Signatures.keys) > 0 {
-		vopts := []card.VerifyOption{card.WithJKUOrigins(mod.Signatures.JKUOrigins...),
-			card.WithJKUClient(&http.Client{Transport: certs.next})}
+	if signature.Signed(c) || len(mod.Signatures.keys) > 0 {
+		vopts := []signature.VerifyOption{signature.WithJKUOrigins(mod.Signatures.JKUOrigins...),
+			signature.WithJKUClient(&http.Client{Transport: certs.next})}
 		for _, ks := range mod.Signatures.keys {
-			vopts = append(vopts, card.WithKeySet(ks))
+			vopts = append(vopts, signature.WithKeySet(ks))
 		}
-		if v, err := card.VerifySignatures(ctx, c, vopts...); err != nil {
+		if v, err := signature.VerifySignatures(ctx, c, vopts...); err != nil {
 			plog.WarnContext(ctx, "signatures not verified", "err", err)
 		} else {
 			for _, sc := range v.Signatures {

@@ -10,6 +10,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // capabilityLies are the lab agents whose cards claim a capability their handler does
@@ -163,7 +164,7 @@ func TestNormalizeSetsCapabilitiesToWhatIsServed(t *testing.T) {
 // supportsAuthenticatedExtendedCard is corrected where a v0.3 card states it.
 func TestNormalizeResignsCapabilityChanges(t *testing.T) {
 	t.Parallel()
-	key, err := card.GenerateSigningKey(card.KeyEd25519, 0)
+	key, err := signature.GenerateSigningKey(signature.KeyEd25519, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestNormalizeResignsCapabilityChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks, err := card.ParseKeySet(jwks, "guard")
+	ks, err := signature.ParseKeySet(jwks, "guard")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestNormalizeResignsCapabilityChanges(t *testing.T) {
 	if c.Capabilities.ExtendedAgentCard.Declared {
 		t.Errorf("the re-signed card still claims the extended card: %s", got.body)
 	}
-	if v, err := card.VerifySignatures(t.Context(), c, card.WithKeySet(ks)); err != nil || !v.Verified() {
+	if v, err := signature.VerifySignatures(t.Context(), c, signature.WithKeySet(ks)); err != nil || !v.Verified() {
 		t.Errorf("verification of the re-signed card = %+v, %v; want valid", v, err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
 	"github.com/a2abind/a2abind/internal/telemetry"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // Guard is a running front for one upstream agent. Create it with New, then Start;
@@ -81,7 +82,7 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	if o.requireSig {
 		// checks the options (a jku origin that is not https://host[:port]) before anything
 		// listens: a card built by hand has no signatures to verify
-		if _, err := card.VerifySignatures(context.Background(), &card.Card{}, o.verify...); err != nil {
+		if _, err := signature.VerifySignatures(context.Background(), &card.Card{}, o.verify...); err != nil {
 			return nil, fmt.Errorf("guard: WithRequireSignature: %w", err)
 		}
 	}

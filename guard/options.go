@@ -5,7 +5,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // Defaults for the options.
@@ -36,7 +36,7 @@ type options struct {
 	accessLog       *slog.Logger
 	signing         *signing
 	requireSig      bool
-	verify          []card.VerifyOption
+	verify          []signature.VerifyOption
 }
 
 // WithListenAddr is where the guard listens (card, /healthz, /readyz and the proxy).
@@ -80,7 +80,7 @@ func WithMaxProxied(n int) Option { return func(o *options) { o.maxProxied = n }
 func WithAccessLog(l *slog.Logger) Option { return func(o *options) { o.accessLog = l } }
 
 // WithRequireSignature makes every round verify the upstream card's signatures first
-// (card.VerifySignatures with opts: card.WithKeySet, card.WithJKUOrigins, ...) and
+// (signature.VerifySignatures with opts: signature.WithKeySet, signature.WithJKUOrigins, ...) and
 // withhold a card none of whose signatures verifies and covers every member used to
 // connect (Verification.Require: unsigned, invalid, unverified and partial are refused),
 // before any interface is probed: the guard never dials an address a required
@@ -88,7 +88,7 @@ func WithAccessLog(l *slog.Logger) Option { return func(o *options) { o.accessLo
 // removes interfaces from a verified card, and WithCardSigning never re-signs a card
 // whose own signature did not cover it. Off by default (each jku fetch is bounded by the
 // probe timeout unless opts say otherwise).
-func WithRequireSignature(opts ...card.VerifyOption) Option {
+func WithRequireSignature(opts ...signature.VerifyOption) Option {
 	return func(o *options) { o.requireSig, o.verify = true, append(o.verify, opts...) }
 }
 

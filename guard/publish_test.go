@@ -11,15 +11,16 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestServeAndGuardPublishAlike: serve and guard publish through one home (card.ServeCard,
-// card.CardSigner), so their card endpoints and JWKS endpoints answer alike: HEAD and
+// signature.CardSigner), so their card endpoints and JWKS endpoints answer alike: HEAD and
 // 304 with the same validators, 405 naming GET and HEAD for a POST on the JWKS (it was
 // answered by the guard, with CORS *), the JWKS with CORS for any origin.
 func TestServeAndGuardPublishAlike(t *testing.T) {
 	t.Parallel()
-	key, err := card.GenerateSigningKey(card.KeyEd25519, 0)
+	key, err := signature.GenerateSigningKey(signature.KeyEd25519, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestServeAndGuardPublishAlike(t *testing.T) {
 			if j.status != http.StatusOK || j.header.Get("Content-Type") != "application/jwk-set+json" || j.header.Get("Access-Control-Allow-Origin") != "*" {
 				t.Errorf("JWKS = %d %v", j.status, j.header)
 			}
-			if _, err := card.ParseKeySet([]byte(j.body), name); err != nil {
+			if _, err := signature.ParseKeySet([]byte(j.body), name); err != nil {
 				t.Errorf("JWKS body: %v", err)
 			}
 			for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // probeTimeout is one interface's budget: WithProbeTimeout, capped by the interval.
@@ -116,7 +117,7 @@ func (g *Guard) requireSignature(ctx context.Context, c *card.Card, pt time.Dura
 	if !g.o.requireSig {
 		return nil
 	}
-	v, err := card.VerifySignatures(ctx, c, append([]card.VerifyOption{card.WithJKUTimeout(pt)}, g.o.verify...)...)
+	v, err := signature.VerifySignatures(ctx, c, append([]signature.VerifyOption{signature.WithJKUTimeout(pt)}, g.o.verify...)...)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestNormalizeResignsWithTheOperatorsKey: with WithCardSigning the card the normalizer
@@ -16,7 +17,7 @@ import (
 // path, and a card that needed no change keeps the upstream's bytes.
 func TestNormalizeResignsWithTheOperatorsKey(t *testing.T) {
 	t.Parallel()
-	key, err := card.GenerateSigningKey(card.KeyEd25519, 0)
+	key, err := signature.GenerateSigningKey(signature.KeyEd25519, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestNormalizeResignsWithTheOperatorsKey(t *testing.T) {
 			got.header.Get(guard.HeaderSignaturesDropped), key.KeyID)
 	}
 	jwks := get(t, g.URL()+"/.well-known/jwks.json")
-	ks, err := card.ParseKeySet([]byte(jwks.body), "guard")
+	ks, err := signature.ParseKeySet([]byte(jwks.body), "guard")
 	if err != nil {
 		t.Fatalf("JWKS at the jku's path: %d %v", jwks.status, err)
 	}
@@ -46,7 +47,7 @@ func TestNormalizeResignsWithTheOperatorsKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := card.VerifySignatures(t.Context(), c, card.WithKeySet(ks))
+	v, err := signature.VerifySignatures(t.Context(), c, signature.WithKeySet(ks))
 	if err != nil || !v.Verified() || len(v.Signatures) != 1 {
 		t.Errorf("verification of the re-signed card = %+v, %v; want its one signature valid", v, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestRequireSignature: with WithRequireSignature a round verifies the upstream card
@@ -21,23 +22,23 @@ import (
 // re-sign the result. Without the option the unsigned card is published as before.
 func TestRequireSignature(t *testing.T) {
 	t.Parallel()
-	trusted, err := card.LoadSigningKey("../testdata/keys/corpus-es256.private.jwk")
+	trusted, err := signature.LoadSigningKey("../testdata/keys/corpus-es256.private.jwk")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := card.LoadSigningKey("../testdata/keys/other-ed25519.private.jwk")
+	other, err := signature.LoadSigningKey("../testdata/keys/other-ed25519.private.jwk")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := card.LoadKeySet("../testdata/keys/corpus-jwks.json")
+	keys, err := signature.LoadKeySet("../testdata/keys/corpus-jwks.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	require := guard.WithRequireSignature(card.WithKeySet(keys))
+	require := guard.WithRequireSignature(signature.WithKeySet(keys))
 	for _, tt := range []struct {
 		name     string
-		key      *card.SigningKey // nil: unsigned
-		unserved bool             // the card also declares a gRPC interface nobody serves
+		key      *signature.SigningKey // nil: unsigned
+		unserved bool                  // the card also declares a gRPC interface nobody serves
 		opts     []guard.Option
 		publish  bool
 		removed  int
@@ -65,7 +66,7 @@ func TestRequireSignature(t *testing.T) {
 					if tt.key == nil {
 						return json.RawMessage(doc)
 					}
-					out, err := card.Sign(doc, tt.key)
+					out, err := signature.Sign(doc, tt.key)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -89,7 +90,7 @@ func TestRequireSignature(t *testing.T) {
 				if calls.Load() != 0 || len(s.Results) != 0 {
 					t.Errorf("%d requests reached the agent, %d interfaces probed; want none before the signature verifies", calls.Load(), len(s.Results))
 				}
-				if !strings.Contains(s.Reason, card.ErrNotVerified.Error()) {
+				if !strings.Contains(s.Reason, signature.ErrNotVerified.Error()) {
 					t.Errorf("reason %q does not say the signature was refused", s.Reason)
 				}
 				if r := get(t, g.URL()+"/readyz"); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "signature") {
@@ -108,7 +109,7 @@ func TestRequireSignature(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				v, err := card.VerifySignatures(t.Context(), c, card.WithKeySet(keys))
+				v, err := signature.VerifySignatures(t.Context(), c, signature.WithKeySet(keys))
 				if err != nil {
 					t.Fatal(err)
 				}

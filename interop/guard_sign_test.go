@@ -8,6 +8,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestGuardResignedCardVerifiedByA2AJS: `guard --normalize --sign-key` re-signs the seed
@@ -15,7 +16,7 @@ import (
 // guard serves at the jku's path; the upstream's own (now stale) signature is gone.
 func TestGuardResignedCardVerifiedByA2AJS(t *testing.T) {
 	t.Parallel()
-	key, err := card.LoadSigningKey(filepath.Join("..", "testdata", "keys", "corpus-es256.private.jwk"))
+	key, err := signature.LoadSigningKey(filepath.Join("..", "testdata", "keys", "corpus-es256.private.jwk"))
 	if err != nil {
 		t.Fatal(err)
 	}

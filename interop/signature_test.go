@@ -14,6 +14,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/echo"
 	"github.com/a2abind/a2abind/server"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // jsSign runs interop/js/signature.mjs on a batch of requests in one Node process.
@@ -106,14 +107,14 @@ func TestSignaturesInteropWithA2AJS(t *testing.T) {
 	agree := map[string]bool{}
 	for i, n := range names {
 		jsForm := res[len(bothAlgs)+i]["canonical"].(string)
-		ours, err := card.Canonicalize([]byte(signatureCards[n]), card.FormJS)
+		ours, err := signature.Canonicalize([]byte(signatureCards[n]), signature.FormJS)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(ours) != jsForm {
 			t.Errorf("%s: a2abind's a2a-js form differs from canonicalizeAgentCard:\n ours %s\n  sdk %s", n, ours, jsForm)
 		}
-		spec, _ := card.Canonicalize([]byte(signatureCards[n]), card.FormSpec)
+		spec, _ := signature.Canonicalize([]byte(signatureCards[n]), signature.FormSpec)
 		agree[n] = string(spec) == jsForm
 	}
 	// The cases the issue names must include both outcomes, or the test shows nothing.
@@ -135,7 +136,7 @@ func TestSignaturesInteropWithA2AJS(t *testing.T) {
 			jobs = append(jobs, j)
 			reqs = append(reqs, map[string]any{"mode": "sign", "card": json.RawMessage(signatureCards[n]),
 				"jwk": keys[alg]["private"], "alg": alg, "kid": "js-" + alg})
-			signed, err := card.Sign([]byte(signatureCards[n]), ours, card.WithSignKeyID("js-"+alg))
+			signed, err := signature.Sign([]byte(signatureCards[n]), ours, signature.WithSignKeyID("js-"+alg))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +159,7 @@ func TestSignaturesInteropWithA2AJS(t *testing.T) {
 			}
 			// a2abind verifies a2a-js's signature: valid when the forms agree, else the a2a-js variant.
 			pubSet, _ := json.Marshal(map[string]any{"keys": []any{withKid(t, keys[j.alg]["public"], "js-"+j.alg, j.alg)}})
-			ks, err := card.ParseKeySet(pubSet, "a2a-js JWKS")
+			ks, err := signature.ParseKeySet(pubSet, "a2a-js JWKS")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,17 +167,17 @@ func TestSignaturesInteropWithA2AJS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(ks))
+			v, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(ks))
 			if err != nil || len(v.Signatures) != 1 {
 				t.Fatalf("VerifySignatures = %+v, %v", v, err)
 			}
 			got := v.Signatures[0]
-			want, form := card.StatusValid, card.FormSpec
+			want, form := signature.StatusValid, signature.FormSpec
 			if !agree[j.card] {
-				want, form = card.StatusVariant, card.FormJS
+				want, form = signature.StatusVariant, signature.FormJS
 			}
 			if union { // a2a-js's signature leaves the v0.3 url out: partial, never valid
-				want = card.StatusPartial
+				want = signature.StatusPartial
 			}
 			if got.Status != want || got.Form != form || got.Algorithm != j.alg {
 				t.Errorf("a2abind verify of a2a-js's signature = %+v, want %s (%s)", got, want, form)
@@ -184,8 +185,8 @@ func TestSignaturesInteropWithA2AJS(t *testing.T) {
 			// And a2abind verifies its own (over the card as written on the union card, the
 			// TCK vectors' reading of §8.4.1, which covers the v0.3 url).
 			c2, _ := card.Parse(ourSigned[j])
-			v2, _ := card.VerifySignatures(context.Background(), c2, card.WithKeySet(ks))
-			if own := v2.Signatures[0]; own.Status != card.StatusValid || union != (own.Form == card.FormNoPresence) {
+			v2, _ := signature.VerifySignatures(context.Background(), c2, signature.WithKeySet(ks))
+			if own := v2.Signatures[0]; own.Status != signature.StatusValid || union != (own.Form == signature.FormNoPresence) {
 				t.Errorf("a2abind verify of its own signature = %+v", own)
 			}
 			if j.card == "unknown-fields" && !strings.Contains(strings.Join(got.Unprotected, ","), "url") {
@@ -204,13 +205,13 @@ func withKid(t *testing.T, jwk any, kid, alg string) map[string]any {
 	return m
 }
 
-func signingKey(t *testing.T, privateJWK []byte, alg string) *card.SigningKey {
+func signingKey(t *testing.T, privateJWK []byte, alg string) *signature.SigningKey {
 	t.Helper()
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(privateJWK); err != nil {
 		t.Fatal(err)
 	}
-	k, err := card.NewSigningKey(jwk.Key.(crypto.Signer), alg)
+	k, err := signature.NewSigningKey(jwk.Key.(crypto.Signer), alg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func signingKey(t *testing.T, privateJWK []byte, alg string) *card.SigningKey {
 // which covers its v0.3 url and preferredTransport (issue 17), and over a2a-js's form,
 // which a2a-js verifies (issue 44).
 func TestServeSignedCardVerifiedByA2AJS(t *testing.T) {
-	key, err := card.LoadSigningKey(filepath.Join("..", "testdata", "keys", "corpus-es256.private.jwk"))
+	key, err := signature.LoadSigningKey(filepath.Join("..", "testdata", "keys", "corpus-es256.private.jwk"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 var updateSigned = flag.Bool("update-signed", false, "regenerate testdata/cards/signed-*.json (needs Node and the test keys in testdata/keys)")
@@ -69,11 +69,11 @@ func regenerateSignedCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := card.ParseSigningKey(priv)
+	key, err := signature.ParseSigningKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := card.LoadSigningKey(corpusOtherKey)
+	other, err := signature.LoadSigningKey(corpusOtherKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,20 +100,20 @@ func regenerateSignedCorpus(t *testing.T) {
 	write("signed-a2a-js-variant.json", jsVariant)
 	write("signed-a2a-js-rewritten.json", []byte(strings.Replace(string(jsPlain), "https://agent.example.com/a2a", "https://gateway.example.net/agents/interop/a2a", 1)))
 
-	ours, err := card.Sign([]byte(signatureCards["unknown-fields"]), key)
+	ours, err := signature.Sign([]byte(signatureCards["unknown-fields"]), key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	write("signed-a2abind.json", ours)
-	unknownKey, err := card.Sign([]byte(signatureCards["plain"]), other, card.WithSignJKU("https://keys.example.com/.well-known/jwks.json"))
+	unknownKey, err := signature.Sign([]byte(signatureCards["plain"]), other, signature.WithSignJKU("https://keys.example.com/.well-known/jwks.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	write("signed-unknown-key.json", unknownKey)
 
-	// a2a-python cannot run here: its form is built from its source semantics (card.FormPython)
+	// a2a-python cannot run here: its form is built from its source semantics (signature.FormPython)
 	// and signed the way PyJWT signs (compact JWS, header sorted, typ kept).
-	py, err := card.Canonicalize([]byte(signatureCards["non-ascii"]), card.FormPython)
+	py, err := signature.Canonicalize([]byte(signatureCards["non-ascii"]), signature.FormPython)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,12 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestTCKShapedVectorsSignedA2AJS runs a2a-js 1.3.0's verifyAgentCardSignature on each
 // card of testdata/signing/tck-shaped-vectors.json, signed two ways: the TCK's (one
-// signature over the card as written) and a2abind's (card.Sign). a2a-js must verify
+// signature over the card as written) and a2abind's (signature.Sign). a2a-js must verify
 // a2abind's card exactly when a2abind adds a signature over a2a-js's form, and lint must
 // say "a2a-js 1.3.0 rejects this card" exactly when a2a-js does.
 func TestTCKShapedVectorsSignedA2AJS(t *testing.T) {
@@ -38,13 +39,13 @@ func TestTCKShapedVectorsSignedA2AJS(t *testing.T) {
 	}
 	seed := sha256.Sum256([]byte(f.Seed))
 	priv := ed25519.NewKeyFromSeed(seed[:])
-	key, err := card.NewSigningKey(priv, "")
+	key, err := signature.NewSigningKey(priv, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	key.KeyID = f.Kid
 	jwks, _ := key.PublicJWKS()
-	keys, err := card.ParseKeySet(jwks, "vector JWKS")
+	keys, err := signature.ParseKeySet(jwks, "vector JWKS")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +65,11 @@ func TestTCKShapedVectorsSignedA2AJS(t *testing.T) {
 		sig := enc(ed25519.Sign(priv, []byte(protected+"."+enc([]byte(tc.Payload)))))
 		m["signatures"], _ = json.Marshal([]map[string]string{{"protected": protected, "signature": sig}})
 		tck, _ := json.Marshal(m)
-		ours, err := card.Sign(tc.Card, key, card.WithReplaceSignatures())
+		ours, err := signature.Sign(tc.Card, key, signature.WithReplaceSignatures())
 		if err != nil {
 			t.Fatal(err)
 		}
-		forms, _, _ := card.SignForms(tc.Card)
+		forms, _, _ := signature.SignForms(tc.Card)
 		cards = append(cards, signedCard{tc.Name, "TCK", tck, 1}, signedCard{tc.Name, "a2abind", ours, len(forms)})
 		for _, d := range [][]byte{tck, ours} {
 			reqs = append(reqs, map[string]any{"mode": "verify", "card": json.RawMessage(d), "jwks": json.RawMessage(jwks)})
@@ -82,7 +83,7 @@ func TestTCKShapedVectorsSignedA2AJS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _ := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys))
+		v, _ := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keys))
 		var msgs []string
 		for _, x := range lint.Lint(c) {
 			msgs = append(msgs, x.Message)

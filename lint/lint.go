@@ -163,7 +163,7 @@ func Lint(c *card.Card) []card.Finding {
 	if c == nil {
 		return nil
 	}
-	findings := c.LintMemo(c.Verification(), func() any { return lint(c) }).([]card.Finding)
+	findings := c.LintMemo(c.SignatureState(), func() any { return lint(c) }).([]card.Finding)
 	return slices.Clone(findings)
 }
 

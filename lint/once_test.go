@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ func TestLintRunsOncePerCard(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := Lint(c)
-	c.LintMemo(c.Verification(), func() any {
+	c.LintMemo(c.SignatureState(), func() any {
 		t.Fatal("Lint did not keep its result on the card")
 		return nil
 	})
@@ -40,11 +41,11 @@ func TestLintRunsOncePerCard(t *testing.T) {
 	if !hasCode(first, CodeSignatureUnverified) {
 		t.Fatalf("before verification: %v, want signature-unverified", first)
 	}
-	keys, err := card.LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
+	keys, err := signature.LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keys)); err != nil {
+	if _, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keys)); err != nil {
 		t.Fatal(err)
 	}
 	if after := Lint(c); !hasCode(after, CodeSignatureValid) || hasCode(after, CodeSignatureUnverified) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/wording"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // signatureRules are the lint rules about `signatures` (A2A 1.0 §8.4). They read the
@@ -43,16 +44,16 @@ var signatureRules = []rule{
 // verification returns the card's signature results, computing the key-less ones for a
 // card that was not verified. ok is false when nothing is to be said (unverified card
 // without signatures, or a hand-built card).
-func (l *linter) verification() (*card.Verification, bool) {
-	return card.Current(l.c)
+func (l *linter) verification() (*signature.Verification, bool) {
+	return signature.Current(l.c)
 }
 
-func (l *linter) signatureHits(status card.SignatureStatus, msg func(*card.Verification, card.SignatureCheck) hit) []hit {
+func (l *linter) signatureHits(status signature.SignatureStatus, msg func(*signature.Verification, signature.SignatureCheck) hit) []hit {
 	v, ok := l.verification()
 	if !ok {
 		return nil
 	}
-	if (status == card.StatusPartial || status == card.StatusVariant) && slices.ContainsFunc(v.Signatures, func(s card.SignatureCheck) bool { return s.Status == card.StatusValid }) {
+	if (status == signature.StatusPartial || status == signature.StatusVariant) && slices.ContainsFunc(v.Signatures, func(s signature.SignatureCheck) bool { return s.Status == signature.StatusValid }) {
 		return nil // a signature covers the whole card over a §8.4.1 form: the others only add readers
 	}
 	var out []hit
@@ -64,13 +65,13 @@ func (l *linter) signatureHits(status card.SignatureStatus, msg func(*card.Verif
 	return out
 }
 
-func sigName(s card.SignatureCheck) string {
+func sigName(s signature.SignatureCheck) string {
 	parts := []string{}
 	if s.KeyID != "" {
 		parts = append(parts, fmt.Sprintf("kid %q", s.KeyID))
 	}
 	switch {
-	case card.Accepted(s.Algorithm):
+	case signature.Accepted(s.Algorithm):
 		parts = append(parts, s.Algorithm)
 	case s.Algorithm != "":
 		parts = append(parts, fmt.Sprintf("alg %q", s.Algorithm)) // from the network: quoted
@@ -82,7 +83,7 @@ func sigName(s card.SignatureCheck) string {
 }
 
 // unprotectedNote names the fields a matched signature does not cover.
-func unprotectedNote(s card.SignatureCheck) string {
+func unprotectedNote(s signature.SignatureCheck) string {
 	if len(s.Unprotected) == 0 {
 		return ""
 	}
@@ -91,7 +92,7 @@ func unprotectedNote(s card.SignatureCheck) string {
 }
 
 func (l *linter) signatureInvalid() []hit {
-	return l.signatureHits(card.StatusInvalid, func(v *card.Verification, s card.SignatureCheck) hit {
+	return l.signatureHits(signature.StatusInvalid, func(v *signature.Verification, s signature.SignatureCheck) hit {
 		h := hit{message: fmt.Sprintf("%s is invalid: %s", sigName(s), s.Reason)}
 		if rw := v.Rewrites; len(rw) > 0 && strings.Contains(s.Reason, "does not verify") {
 			h.message += fmt.Sprintf("; %s %s on a host other than the card's origin: a gateway may have rewritten the card after it was signed",
@@ -103,7 +104,7 @@ func (l *linter) signatureInvalid() []hit {
 }
 
 func (l *linter) signaturePartial() []hit {
-	return l.signatureHits(card.StatusPartial, func(v *card.Verification, s card.SignatureCheck) hit {
+	return l.signatureHits(signature.StatusPartial, func(v *signature.Verification, s signature.SignatureCheck) hit {
 		var covered []string
 		for _, i := range l.c.Interfaces {
 			if s.Covers(i.Source) {
@@ -120,22 +121,22 @@ func (l *linter) signaturePartial() []hit {
 }
 
 func (l *linter) signatureUnverified() []hit {
-	return l.signatureHits(card.StatusUnverified, func(v *card.Verification, s card.SignatureCheck) hit {
+	return l.signatureHits(signature.StatusUnverified, func(v *signature.Verification, s signature.SignatureCheck) hit {
 		return hit{message: fmt.Sprintf("%s is unverified: %s", sigName(s), s.Reason)}
 	})
 }
 
 func (l *linter) signatureVariant() []hit {
-	return l.signatureHits(card.StatusVariant, func(v *card.Verification, s card.SignatureCheck) hit {
+	return l.signatureHits(signature.StatusVariant, func(v *signature.Verification, s signature.SignatureCheck) hit {
 		return hit{message: fmt.Sprintf("%s verifies with the key from %s only over the canonical form of %s, not over a form of A2A 1.0 §8.4.1 (the card as its v1.0 proto message, or as written), which keep the values it strips%s",
 			sigName(s), s.KeySource, s.Form.SDK(), unprotectedNote(s))}
 	})
 }
 
 func (l *linter) signatureValid() []hit {
-	return l.signatureHits(card.StatusValid, func(v *card.Verification, s card.SignatureCheck) hit {
+	return l.signatureHits(signature.StatusValid, func(v *signature.Verification, s signature.SignatureCheck) hit {
 		form := "the A2A 1.0 §8.4.1 canonical form (the card as its v1.0 proto message)"
-		if s.Form == card.FormNoPresence {
+		if s.Form == signature.FormNoPresence {
 			form = "the card as written (RFC 8785, signatures left out), the reading of A2A 1.0 §8.4.1 the A2A TCK's signing vectors use,"
 		}
 		return hit{message: fmt.Sprintf("%s verifies over %s with the key from %s%s%s",
@@ -146,17 +147,17 @@ func (l *linter) signatureValid() []hit {
 // jsNote says that a2a-js 1.3.0 rejects the card when none of its verified signatures
 // was made over the bytes a2a-js verifies (its form, which interop/signature_test.go
 // checks against the SDK byte for byte, with the SDK rejecting such a card).
-func (l *linter) jsNote(v *card.Verification) string {
+func (l *linter) jsNote(v *signature.Verification) string {
 	doc := l.c.Document()
-	js, err := card.Canonicalize(doc, card.FormJS)
+	js, err := signature.Canonicalize(doc, signature.FormJS)
 	if err != nil {
 		return ""
 	}
 	for _, s := range v.Signatures {
-		if s.Form == card.FormJS {
+		if s.Form == signature.FormJS {
 			return ""
 		}
-		if p, err := card.Canonicalize(doc, s.Form); s.Form != "" && err == nil && bytes.Equal(p, js) {
+		if p, err := signature.Canonicalize(doc, s.Form); s.Form != "" && err == nil && bytes.Equal(p, js) {
 			return ""
 		}
 	}
@@ -164,7 +165,7 @@ func (l *linter) jsNote(v *card.Verification) string {
 }
 
 func (l *linter) unsigned() []hit {
-	if v := l.c.Verification(); v == nil || v.Signed() {
+	if v := signature.Of(l.c); v == nil || v.Signed() {
 		return nil
 	}
 	return []hit{{message: "the card carries no signature: clients cannot tell it from a forged or rewritten one"}}
@@ -175,7 +176,7 @@ func (l *linter) unsigned() []hit {
 // (Verification.Dialable; lint and probe --require-signature).
 func RequireSignature(c *card.Card, findings []card.Finding) []card.Finding {
 	if c != nil {
-		if _, err := c.Verification().Dialable(c); err == nil {
+		if _, err := signature.Of(c).Dialable(c); err == nil {
 			return findings
 		}
 	}

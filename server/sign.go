@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // signing is what WithCardSigning configures: the key and jku, checked once into a
-// card.CardSigner (the one signing configuration of serve and guard).
+// signature.CardSigner (the one signing configuration of serve and guard).
 type signing struct {
-	key *card.SigningKey
+	key *signature.SigningKey
 	jku string
 
 	prepared bool
-	signer   *card.CardSigner
+	signer   *signature.CardSigner
 	err      error
 }
 
@@ -23,7 +23,7 @@ type signing struct {
 // the protected header, and the server publishes the key's public JWKS at the jku's path
 // on its HTTP listener, so that a verifier that follows the jku finds the key there
 // (behind a TLS-terminating front end that serves the jku's host).
-func WithCardSigning(key *card.SigningKey, jku string) Option {
+func WithCardSigning(key *signature.SigningKey, jku string) Option {
 	return func(o *options) { o.signing = &signing{key: key, jku: jku} }
 }
 
@@ -31,7 +31,7 @@ func WithCardSigning(key *card.SigningKey, jku string) Option {
 func (s *signing) prepare() error {
 	if !s.prepared {
 		s.prepared = true
-		if s.signer, s.err = card.NewCardSigner(s.key, s.jku, PathHealthz, PathReadyz); s.err != nil {
+		if s.signer, s.err = signature.NewCardSigner(s.key, s.jku, PathHealthz, PathReadyz); s.err != nil {
 			s.err = errorf("WithCardSigning: %v", s.err)
 		}
 	}

@@ -9,15 +9,16 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
-func signingKey(t *testing.T) *card.SigningKey {
+func signingKey(t *testing.T) *signature.SigningKey {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := card.NewSigningKey(priv, "")
+	k, err := signature.NewSigningKey(priv, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestCardSigning(t *testing.T) {
 			if status != http.StatusOK || h.Get("Content-Type") != "application/jwk-set+json" {
 				t.Fatalf("GET the JWKS: %d %s", status, h.Get("Content-Type"))
 			}
-			jwks, err := card.ParseKeySet([]byte(body), "served JWKS")
+			jwks, err := signature.ParseKeySet([]byte(body), "served JWKS")
 			if err != nil || jwks.Len() != 1 {
 				t.Fatalf("served JWKS: %v (%d keys)", err, jwks.Len())
 			}
@@ -44,13 +45,13 @@ func TestCardSigning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(jwks))
+			v, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(jwks))
 			// A union card is signed over the card as written (the TCK vectors' reading of
 			// §8.4.1), which covers its v0.3 url and preferredTransport (issue 17), plus
 			// a2a-js's form, which covers the supportedInterfaces a2a-js reads (issue 44).
-			want, form, n := card.StatusValid, card.FormSpec, 1
+			want, form, n := signature.StatusValid, signature.FormSpec, 1
 			if name == "union" {
-				form, n = card.FormNoPresence, 2
+				form, n = signature.FormNoPresence, 2
 			}
 			if err != nil || len(v.Signatures) != n {
 				t.Fatalf("VerifySignatures = %+v, %v; want %d signatures", v, err, n)
@@ -61,7 +62,7 @@ func TestCardSigning(t *testing.T) {
 			}
 			if n == 2 {
 				// over a2a-js's bytes, which equal the spec form's on this card
-				if js := v.Signatures[1]; js.Form != card.FormSpec || js.Status != card.StatusPartial || js.JKU != jku {
+				if js := v.Signatures[1]; js.Form != signature.FormSpec || js.Status != signature.StatusPartial || js.JKU != jku {
 					t.Fatalf("second signature = %+v, want the spec (= a2a-js) form, partial, with the jku", js)
 				}
 			}

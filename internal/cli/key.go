@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 func init() { register(newCmdKey) }
@@ -78,7 +78,7 @@ EdDSA; rsa signs RS256 (3072 bits unless --bits says otherwise, 2048 to 8192;
 		},
 		RunE: run,
 	}
-	cmd.Flags().StringVar(&opts.Type, "type", card.KeyEC, "key type: ec (P-256), ed25519 or rsa")
+	cmd.Flags().StringVar(&opts.Type, "type", signature.KeyEC, "key type: ec (P-256), ed25519 or rsa")
 	cmd.Flags().IntVar(&opts.Bits, "bits", 0, "RSA modulus size in bits, 2048 to 8192 (default 3072; --type rsa only)")
 	return cmd
 }
@@ -106,7 +106,7 @@ probe and send with --jwks.`,
 // keyGenerateRun writes a new private key to the file and prints its algorithm and kid.
 func keyGenerateRun(opts *keyOptions) error {
 	g, file := opts.g, opts.Files[0]
-	k, err := card.GenerateSigningKey(opts.Type, opts.Bits)
+	k, err := signature.GenerateSigningKey(opts.Type, opts.Bits)
 	if err != nil {
 		return fail(ExitUsage, fmt.Errorf("--type/--bits: %w", err))
 	}
@@ -140,15 +140,15 @@ func keyGenerateRun(opts *keyOptions) error {
 // keyJWKSRun prints the public JWKS of the keys.
 func keyJWKSRun(opts *keyOptions) error {
 	g := opts.g
-	keys := make([]*card.SigningKey, 0, len(opts.Files))
+	keys := make([]*signature.SigningKey, 0, len(opts.Files))
 	for _, path := range opts.Files {
-		k, err := card.LoadSigningKey(path)
+		k, err := signature.LoadSigningKey(path)
 		if err != nil {
 			return fail(ExitUsage, err)
 		}
 		keys = append(keys, k)
 	}
-	set, err := card.PublicJWKS(keys...)
+	set, err := signature.PublicJWKS(keys...)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestKeyCmd (issue 24): key generate writes PKCS#8 PEM at 0600 for each type and never
@@ -64,7 +64,7 @@ func TestKeyCmd(t *testing.T) {
 			if err := json.Unmarshal([]byte(jwks), &set); err != nil || len(set.Keys) != 1 || set.Keys[0].D != "" || set.Keys[0].Alg != tt.alg || set.Keys[0].Use != "sig" {
 				t.Fatalf("key jwks = %s (%v)", jwks, err)
 			}
-			k, _ := card.LoadSigningKey(keyFile)
+			k, _ := signature.LoadSigningKey(keyFile)
 			if set.Keys[0].Kid == "" || set.Keys[0].Kid != k.KeyID {
 				t.Fatalf("kid %q, sign writes %q", set.Keys[0].Kid, k.KeyID)
 			}
@@ -85,12 +85,12 @@ func TestKeyCmd(t *testing.T) {
 
 	// A JWKS written with the signer's own kid verifies a card signed with --kid.
 	keyFile := filepath.Join(dir, "default.pem")
-	k, err := card.LoadSigningKey(keyFile)
+	k, err := signature.LoadSigningKey(keyFile)
 	if err != nil {
 		t.Skip("the default key was not generated")
 	}
 	k.KeyID = "team-2026"
-	set, _ := card.PublicJWKS(k)
+	set, _ := signature.PublicJWKS(k)
 	jwksFile := filepath.Join(dir, "chosen.jwks.json")
 	if err := os.WriteFile(jwksFile, set, 0o600); err != nil {
 		t.Fatal(err)

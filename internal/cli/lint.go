@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 )
 
 func init() { register(newCmdLint) }
@@ -36,8 +37,8 @@ type lintOutput struct {
 	Card     *card.Card     `json:"card,omitempty"`
 	Findings []card.Finding `json:"findings"`
 	// Signatures has the per-signature results when signatures were checked.
-	Signatures *card.Verification `json:"signatures,omitempty"`
-	Error      string             `json:"error,omitempty"`
+	Signatures *signature.Verification `json:"signatures,omitempty"`
+	Error      string                  `json:"error,omitempty"`
 }
 
 // newCmdLint builds the lint command; runF, when not nil, replaces lintRun.
@@ -153,7 +154,7 @@ func lintRun(parent context.Context, opts *lintOptions) error {
 		if findings == nil {
 			findings = []card.Finding{}
 		}
-		if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings, Signatures: c.Verification()}); err != nil {
+		if err := g.writeJSON(lintOutput{OK: ok, Target: target, Card: c, Findings: findings, Signatures: signature.Of(c)}); err != nil {
 			return fail(ExitUsage, err)
 		}
 	} else {

@@ -11,6 +11,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -109,7 +110,7 @@ func probeRun(parent context.Context, opts *probeOptions) error {
 	}
 	dial := c
 	if opts.Sig.require {
-		dial, _ = c.Verification().Dialable(c) // nil when no signature covers an interface
+		dial, _ = signature.Of(c).Dialable(c) // nil when no signature covers an interface
 	}
 	if dial == nil {
 		fmt.Fprintln(g.stderr, "note: no interface probed: no card signature verifies and covers the interfaces (--require-signature)")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 func init() { register(newCmdSign) }
@@ -87,7 +87,7 @@ CARD is a file, "-" for standard input, or a URL, as for lint.`,
 // signRun signs the card with the key and prints the signed card.
 func signRun(parent context.Context, opts *signOptions) error {
 	g := opts.g
-	key, err := card.LoadSigningKey(opts.KeyFile)
+	key, err := signature.LoadSigningKey(opts.KeyFile)
 	if err != nil {
 		return fail(ExitUsage, fmt.Errorf("--key: %w", err))
 	}
@@ -102,22 +102,22 @@ func signRun(parent context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	signOpts := []card.SignOption{}
+	signOpts := []signature.SignOption{}
 	if opts.Kid != "" {
-		signOpts = append(signOpts, card.WithSignKeyID(opts.Kid))
+		signOpts = append(signOpts, signature.WithSignKeyID(opts.Kid))
 	}
 	if opts.JKU != "" {
-		signOpts = append(signOpts, card.WithSignJKU(opts.JKU))
+		signOpts = append(signOpts, signature.WithSignJKU(opts.JKU))
 	}
 	if opts.Replace {
-		signOpts = append(signOpts, card.WithReplaceSignatures())
+		signOpts = append(signOpts, signature.WithReplaceSignatures())
 	}
-	signed, err := card.Sign(c.Document(), key, signOpts...)
+	signed, err := signature.Sign(c.Document(), key, signOpts...)
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	forms, missed, _ := card.SignForms(c.Document()) // Sign succeeded: no error
-	if forms[0] == card.FormSpec {
+	forms, missed, _ := signature.SignForms(c.Document()) // Sign succeeded: no error
+	if forms[0] == signature.FormSpec {
 		fmt.Fprintln(g.stderr, "a2abind: signed the spec canonical form (A2A 1.0 §8.4.1)")
 	} else {
 		fmt.Fprintf(g.stderr, "a2abind: signed the %s canonical form (the card as written, as the A2A TCK's vectors sign it): the spec form does not cover %s, which clients use to connect\n",

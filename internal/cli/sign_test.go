@@ -12,6 +12,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
+	"github.com/a2abind/a2abind/signature"
 )
 
 func keyPath(name string) string { return filepath.Join("..", "..", "testdata", "keys", name) }
@@ -39,13 +40,13 @@ func TestSignThenLint(t *testing.T) {
 	var doc struct {
 		OK         bool `json:"ok"`
 		Signatures struct {
-			Signatures []card.SignatureCheck `json:"signatures"`
+			Signatures []signature.SignatureCheck `json:"signatures"`
 		} `json:"signatures"`
 	}
 	// v1-healthy.json has values a2a-js strips: a second signature over its form
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || len(doc.Signatures.Signatures) != 2 ||
-		doc.Signatures.Signatures[0].Status != card.StatusValid || doc.Signatures.Signatures[0].Form != card.FormSpec ||
-		doc.Signatures.Signatures[1].Form != card.FormJS || strings.Contains(out, "signature-variant") {
+		doc.Signatures.Signatures[0].Status != signature.StatusValid || doc.Signatures.Signatures[0].Form != signature.FormSpec ||
+		doc.Signatures.Signatures[1].Form != signature.FormJS || strings.Contains(out, "signature-variant") {
 		t.Fatalf("lint -o json: exit %d, %v\n%s", code, err, out)
 	}
 
@@ -100,7 +101,7 @@ func TestSignUsage(t *testing.T) {
 // TestSendRequireSignature: send --require-signature refuses a card rewritten after
 // signing with exit 2 (the card cannot be used, as the README says), and the agent receives nothing but the card fetch.
 func TestSendRequireSignature(t *testing.T) {
-	key, err := card.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
+	key, err := signature.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestSendRequireSignature(t *testing.T) {
 			agent := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC),
 				lab.WithCard(func(a *lab.Agent) any {
 					doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1}))
-					signed, err := card.Sign(doc, key)
+					signed, err := signature.Sign(doc, key)
 					if err != nil {
 						panic(err)
 					}
@@ -154,14 +155,14 @@ func TestSendRequireSignature(t *testing.T) {
 func TestLintSignedCorpus(t *testing.T) {
 	for file, want := range map[string]struct {
 		code   string
-		status card.SignatureStatus
+		status signature.SignatureStatus
 		exit   int
 	}{
-		"signed-a2a-js.json":             {"signature-valid", card.StatusValid, ExitOK},
-		"signed-a2a-js-variant.json":     {"signature-variant", card.StatusVariant, ExitOK}, // its empty REQUIRED description is a warning: clients read the card without it
-		"signed-a2a-python-variant.json": {"signature-variant", card.StatusVariant, ExitOK},
-		"signed-a2a-js-rewritten.json":   {"signature-invalid", card.StatusInvalid, ExitFailed},
-		"signed-unknown-key.json":        {"signature-unverified", card.StatusUnverified, ExitOK},
+		"signed-a2a-js.json":             {"signature-valid", signature.StatusValid, ExitOK},
+		"signed-a2a-js-variant.json":     {"signature-variant", signature.StatusVariant, ExitOK}, // its empty REQUIRED description is a warning: clients read the card without it
+		"signed-a2a-python-variant.json": {"signature-variant", signature.StatusVariant, ExitOK},
+		"signed-a2a-js-rewritten.json":   {"signature-invalid", signature.StatusInvalid, ExitFailed},
+		"signed-unknown-key.json":        {"signature-unverified", signature.StatusUnverified, ExitOK},
 	} {
 		code, out, stderr := runCLI(t, "", "lint", cardPath(file), "--jwks", keyPath("corpus-jwks.json"), "-o", "json")
 		var doc lintOutput

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // signatureFlags are the card-signature flags lint, probe and send share.
@@ -30,21 +31,21 @@ func (f *signatureFlags) asked() bool {
 }
 
 // options loads the key sets; errors are usage errors (a JWKS that cannot be read).
-func (f *signatureFlags) options(ctx context.Context) ([]card.VerifyOption, error) {
-	var opts []card.VerifyOption
+func (f *signatureFlags) options(ctx context.Context) ([]signature.VerifyOption, error) {
+	var opts []signature.VerifyOption
 	for _, path := range f.jwks {
-		load := func() (*card.KeySet, error) { return card.LoadKeySet(path) }
+		load := func() (*signature.KeySet, error) { return signature.LoadKeySet(path) }
 		if strings.HasPrefix(path, "https://") || strings.HasPrefix(path, "http://") {
-			load = func() (*card.KeySet, error) { return card.FetchKeySet(ctx, path, nil, 0) }
+			load = func() (*signature.KeySet, error) { return signature.FetchKeySet(ctx, path, nil, 0) }
 		}
 		ks, err := load()
 		if err != nil {
 			return nil, fmt.Errorf("--jwks: %w", err)
 		}
-		opts = append(opts, card.WithKeySet(ks))
+		opts = append(opts, signature.WithKeySet(ks))
 	}
 	if len(f.jkuOrigins) > 0 {
-		opts = append(opts, card.WithJKUOrigins(f.jkuOrigins...))
+		opts = append(opts, signature.WithJKUOrigins(f.jkuOrigins...))
 	}
 	return opts, nil
 }
@@ -56,10 +57,10 @@ func (f *signatureFlags) check(ctx context.Context, c *card.Card) error {
 	if err != nil {
 		return err
 	}
-	if !f.asked() && !card.Signed(c) {
+	if !f.asked() && !signature.Signed(c) {
 		return nil
 	}
-	_, err = card.VerifySignatures(ctx, c, opts...)
+	_, err = signature.VerifySignatures(ctx, c, opts...)
 	return err
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // signingFlags are the flags that sign a card a command publishes (serve, guard):
@@ -29,14 +29,14 @@ func (s *signingFlags) register(fl *pflag.FlagSet, what, jkuServed string) {
 
 // key loads the signing key with its kid; nil when --sign-key is not given. Its errors
 // are usage errors naming the flag.
-func (s *signingFlags) key() (*card.SigningKey, error) {
+func (s *signingFlags) key() (*signature.SigningKey, error) {
 	if s.Key == "" {
 		if s.JKU != "" || s.Kid != "" {
 			return nil, errors.New("--jku and --sign-kid need --sign-key")
 		}
 		return nil, nil
 	}
-	key, err := card.LoadSigningKey(s.Key)
+	key, err := signature.LoadSigningKey(s.Key)
 	if err != nil {
 		return nil, fmt.Errorf("--sign-key: %w", err)
 	}

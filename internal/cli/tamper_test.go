@@ -18,6 +18,7 @@ import (
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // attacker is a listener on 127.0.0.2 (another origin) counting every connection made
@@ -55,7 +56,7 @@ func signSpecForm(t *testing.T, doc []byte) []byte {
 	if err := jwk.UnmarshalJSON(raw); err != nil {
 		t.Fatal(err)
 	}
-	payload, err := card.Canonicalize(doc, card.FormSpec)
+	payload, err := signature.Canonicalize(doc, signature.FormSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func signSpecForm(t *testing.T, doc []byte) []byte {
 // connection reaches the attacker; the untampered card is still published by the guard
 // and a request through it reaches the agent.
 func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
-	key, err := card.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
+	key, err := signature.LoadSigningKey(keyPath("corpus-es256.private.jwk"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 		name: "untampered v0.3 card signed by a2abind",
 		card: func(honest string) []byte {
 			doc, _ := json.Marshal(lab.V03Card("signed", honest, lab.JSONRPC))
-			out, err := card.Sign(doc, key)
+			out, err := signature.Sign(doc, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +114,7 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 		name: "v0.3 card signed by a2abind, url swapped",
 		card: func(honest string) []byte {
 			doc, _ := json.Marshal(lab.V03Card("signed", honest, lab.JSONRPC))
-			out, err := card.Sign(doc, key)
+			out, err := signature.Sign(doc, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 		name: "v1.0 card signed, a URL member added beside url",
 		card: func(honest string) []byte {
 			doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: honest, Binding: lab.JSONRPC, Version: card.V1}))
-			out, err := card.Sign(doc, key)
+			out, err := signature.Sign(doc, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 		name: "v1.0 card signed, url repeated",
 		card: func(honest string) []byte {
 			doc, _ := json.Marshal(lab.V1Card("signed", lab.Decl{URL: honest, Binding: lab.JSONRPC, Version: card.V1}))
-			out, err := card.Sign(doc, key)
+			out, err := signature.Sign(doc, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +271,7 @@ func guardRequiringSignature(t *testing.T, upstream, lintCode string, calls *ato
 		if sigRefused && (status != http.StatusServiceUnavailable || !strings.Contains(body, "signature")) {
 			t.Errorf("guard %v: /readyz %d %q, want 503 naming the signature", mode, status, body)
 		}
-		if sigRefused && (!strings.Contains(logs.String(), card.ErrNotVerified.Error()) || strings.Contains(logs.String(), `"not served"`)) {
+		if sigRefused && (!strings.Contains(logs.String(), signature.ErrNotVerified.Error()) || strings.Contains(logs.String(), `"not served"`)) {
 			t.Errorf("guard %v: the log does not say the signature was refused before any probe:\n%s", mode, logs)
 		}
 		if lintCode == "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/a2abind/a2abind/internal/redact"
 	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
+	"github.com/a2abind/a2abind/signature"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -171,14 +172,14 @@ type targetRow struct {
 // admit verifies a target's card signatures as probe does, before any interface is
 // dialled (so lint reports them), and returns the card to probe: under
 // --require-signature only the interfaces a signature covers, or none.
-func admit(ctx context.Context, c *card.Card, sig signatureFlags, sigOpts []card.VerifyOption) *card.Card {
-	if sig.asked() || card.Signed(c) {
-		_, _ = card.VerifySignatures(ctx, c, sigOpts...) // the outcome is in the lint findings
+func admit(ctx context.Context, c *card.Card, sig signatureFlags, sigOpts []signature.VerifyOption) *card.Card {
+	if sig.asked() || signature.Signed(c) {
+		_, _ = signature.VerifySignatures(ctx, c, sigOpts...) // the outcome is in the lint findings
 	}
 	if !sig.require {
 		return c
 	}
-	dial, _ := c.Verification().Dialable(c) // nil when no signature covers an interface
+	dial, _ := signature.Of(c).Dialable(c) // nil when no signature covers an interface
 	return dial
 }
 

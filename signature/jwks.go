@@ -1,4 +1,4 @@
-package card
+package signature
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
 )
 
@@ -310,7 +311,7 @@ func (f *jkuFetcher) get(ctx context.Context, jku string) (*KeySet, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("jku %s: HTTP %d", jku, resp.StatusCode)
 	}
-	data, err := readLimited(resp.Body, MaxJWKSBytes)
+	data, err := card.ReadLimited(resp.Body, MaxJWKSBytes)
 	if err != nil {
 		return nil, fmt.Errorf("jku %s: %v", jku, err)
 	}

@@ -1,4 +1,4 @@
-package card
+package signature
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
 	"github.com/go-jose/go-jose/v4"
 )
 
@@ -188,7 +189,7 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 			return nil, fmt.Errorf("jku %w; give an https:// URL", err)
 		}
 	}
-	obj, err := DecodeObject(doc)
+	obj, err := card.DecodeObject(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
@@ -222,11 +223,11 @@ func Sign(doc []byte, k *SigningKey, opts ...SignOption) ([]byte, error) {
 			return nil, fmt.Errorf("signing: %w", err)
 		}
 		protected, signature, _ := strings.Cut(compact, "..")
-		entry, _ := json.Marshal(rawSignature{Protected: protected, Signature: signature})
+		entry, _ := json.Marshal(card.SignatureEntry{Protected: protected, Signature: signature})
 		sigs = append(sigs, entry)
 	}
 	list, _ := json.Marshal(sigs)
-	out, err := append(obj.Without("signatures", false), Member{"signatures", list}).Encode()
+	out, err := append(obj.Without("signatures", false), card.Member{Key: "signatures", Value: list}).Encode()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
@@ -280,14 +281,14 @@ func jsCovers(doc []byte) bool {
 	if err != nil {
 		return false
 	}
-	list, _ := top[supportedField].([]any)
+	list, _ := top[card.FieldSupported].([]any)
 	unc, err := Uncovered(doc, FormJS)
 	if err != nil || len(list) == 0 {
 		return err == nil && len(unc) == 0 // a2a-js reads a card without them as v0.3: its url
 	}
 	s := SignatureCheck{Status: StatusPartial, Uncovered: unc}
 	for i := range list {
-		if !s.Covers(Supported(i)) {
+		if !s.Covers(card.Supported(i)) {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package card_test
+package signature_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestProtectedHeaderReadExactly (issue 17): a protected header is read as go-jose and
@@ -25,18 +26,18 @@ func TestProtectedHeaderReadExactly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := card.VerifySignatures(context.Background(), c)
+		v, err := signature.VerifySignatures(context.Background(), c)
 		if err != nil || len(v.Signatures) != 1 {
 			t.Fatalf("%s: %+v %v", header, v, err)
 		}
 		s := v.Signatures[0]
 		if want == "" {
-			if s.Status != card.StatusUnverified || s.KeyID != "a" {
+			if s.Status != signature.StatusUnverified || s.KeyID != "a" {
 				t.Errorf("%s: %+v, want unverified kid a", header, s)
 			}
 			continue
 		}
-		if s.Status != card.StatusInvalid || !strings.Contains(s.Reason, want) {
+		if s.Status != signature.StatusInvalid || !strings.Contains(s.Reason, want) {
 			t.Errorf("%s: %s %q, want invalid saying %q", header, s.Status, s.Reason, want)
 		}
 	}

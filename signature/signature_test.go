@@ -1,4 +1,4 @@
-package card_test
+package signature_test
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // healthyCard is a v1.0 card on which every canonical form agrees.
@@ -35,7 +36,7 @@ const healthyCard = `{
   "skills": [{"id": "echo", "name": "Echo", "description": "Echoes", "tags": ["echo"]}]
 }`
 
-func newKey(t *testing.T, alg string) *card.SigningKey {
+func newKey(t *testing.T, alg string) *signature.SigningKey {
 	t.Helper()
 	var (
 		s   crypto.Signer
@@ -52,7 +53,7 @@ func newKey(t *testing.T, alg string) *card.SigningKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := card.NewSigningKey(s, alg)
+	k, err := signature.NewSigningKey(s, alg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func newKey(t *testing.T, alg string) *card.SigningKey {
 	return k
 }
 
-func keySet(t *testing.T, keys ...*card.SigningKey) *card.KeySet {
+func keySet(t *testing.T, keys ...*signature.SigningKey) *signature.KeySet {
 	t.Helper()
 	var all []json.RawMessage
 	for _, k := range keys {
@@ -75,36 +76,36 @@ func keySet(t *testing.T, keys ...*card.SigningKey) *card.KeySet {
 		all = append(all, set.Keys...)
 	}
 	b, _ := json.Marshal(map[string]any{"keys": all})
-	ks, err := card.ParseKeySet(b, "test JWKS")
+	ks, err := signature.ParseKeySet(b, "test JWKS")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ks
 }
 
-func sign(t *testing.T, doc string, k *card.SigningKey, opts ...card.SignOption) []byte {
+func sign(t *testing.T, doc string, k *signature.SigningKey, opts ...signature.SignOption) []byte {
 	t.Helper()
-	out, err := card.Sign([]byte(doc), k, opts...)
+	out, err := signature.Sign([]byte(doc), k, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func verify(t *testing.T, doc []byte, opts ...card.VerifyOption) (*card.Card, *card.Verification) {
+func verify(t *testing.T, doc []byte, opts ...signature.VerifyOption) (*card.Card, *signature.Verification) {
 	t.Helper()
 	c, err := card.Parse(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := card.VerifySignatures(context.Background(), c, opts...)
+	v, err := signature.VerifySignatures(context.Background(), c, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, v
 }
 
-func onlyCheck(t *testing.T, v *card.Verification) card.SignatureCheck {
+func onlyCheck(t *testing.T, v *signature.Verification) signature.SignatureCheck {
 	t.Helper()
 	if len(v.Signatures) != 1 {
 		t.Fatalf("got %d signature results, want 1: %+v", len(v.Signatures), v.Signatures)
@@ -126,9 +127,9 @@ func TestSignVerifyEveryAlgorithm(t *testing.T) {
 		t.Run(alg, func(t *testing.T) {
 			k := newKey(t, alg)
 			signed := sign(t, healthyCard, k)
-			c, v := verify(t, signed, card.WithKeySet(keySet(t, k)))
+			c, v := verify(t, signed, signature.WithKeySet(keySet(t, k)))
 			got := onlyCheck(t, v)
-			if got.Status != card.StatusValid || got.Form != card.FormSpec || got.Algorithm != alg || got.KeyID != k.KeyID {
+			if got.Status != signature.StatusValid || got.Form != signature.FormSpec || got.Algorithm != alg || got.KeyID != k.KeyID {
 				t.Fatalf("check = %+v, want valid spec %s kid %s", got, alg, k.KeyID)
 			}
 			f, ok := lintCodes(c)["signature-valid"]
@@ -153,8 +154,8 @@ func TestVerifyTamperedCard(t *testing.T) {
 	k := newKey(t, "ES256")
 	signed := sign(t, healthyCard, k)
 	tampered := strings.Replace(string(signed), "agent.example.com", "evil.example.com", 1)
-	c, v := verify(t, []byte(tampered), card.WithKeySet(keySet(t, k)))
-	if got := onlyCheck(t, v); got.Status != card.StatusInvalid || !strings.Contains(got.Reason, "does not verify") {
+	c, v := verify(t, []byte(tampered), signature.WithKeySet(keySet(t, k)))
+	if got := onlyCheck(t, v); got.Status != signature.StatusInvalid || !strings.Contains(got.Reason, "does not verify") {
 		t.Fatalf("check = %+v, want invalid", got)
 	}
 	if _, ok := lintCodes(c)["signature-invalid"]; !ok || !card.HasErrors(lint.Lint(c)) {
@@ -177,11 +178,11 @@ func TestVerifyGatewayRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keySet(t, k)))
+	v, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keySet(t, k)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := onlyCheck(t, v); got.Status != card.StatusInvalid {
+	if got := onlyCheck(t, v); got.Status != signature.StatusInvalid {
 		t.Fatalf("check = %+v, want invalid", got)
 	}
 	f, ok := lintCodes(c)["signature-invalid"]
@@ -189,7 +190,7 @@ func TestVerifyGatewayRewrite(t *testing.T) {
 		t.Fatalf("finding = %+v, want the rewrite hint naming supportedInterfaces[0]", f)
 	}
 	// The unmodified card at the same place verifies and gets no hint.
-	good, _ := verify(t, signed, card.WithKeySet(keySet(t, k)))
+	good, _ := verify(t, signed, signature.WithKeySet(keySet(t, k)))
 	if _, bad := lintCodes(good)["signature-invalid"]; bad {
 		t.Errorf("untouched card: %v", lint.Lint(good))
 	}
@@ -199,7 +200,7 @@ func TestVerifyGatewayRewrite(t *testing.T) {
 func TestVerifyHeaderRules(t *testing.T) {
 	k := newKey(t, "ES256")
 	ks := keySet(t, k)
-	payload, err := card.Canonicalize([]byte(healthyCard), card.FormSpec)
+	payload, err := signature.Canonicalize([]byte(healthyCard), signature.FormSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,22 +240,22 @@ func TestVerifyHeaderRules(t *testing.T) {
 	var embedded map[string]any
 	_ = json.Unmarshal(attackerJWK, &embedded)
 
-	expired := func() *card.KeySet {
+	expired := func() *signature.KeySet {
 		b, _ := k.PublicJWKS()
 		var set map[string][]map[string]any
 		_ = json.Unmarshal(b, &set)
 		set["keys"][0]["exp"] = time.Now().Add(-time.Hour).Unix()
 		out, _ := json.Marshal(set)
-		ks, err := card.ParseKeySet(out, "expired JWKS")
+		ks, err := signature.ParseKeySet(out, "expired JWKS")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ks
 	}()
-	encOnly := func() *card.KeySet {
+	encOnly := func() *signature.KeySet {
 		b, _ := k.PublicJWKS()
 		out := strings.Replace(string(b), `"use":"sig"`, `"use":"enc"`, 1)
-		ks, err := card.ParseKeySet([]byte(out), "enc JWKS")
+		ks, err := signature.ParseKeySet([]byte(out), "enc JWKS")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,28 +265,28 @@ func TestVerifyHeaderRules(t *testing.T) {
 	cases := []struct {
 		name   string
 		doc    []byte
-		keys   *card.KeySet
-		status card.SignatureStatus
+		keys   *signature.KeySet
+		status signature.SignatureStatus
 		reason string
 	}{
-		{"alg none", withSig(map[string]any{"alg": "none", "kid": k.KeyID, "typ": "JOSE"}, "AA"), ks, card.StatusInvalid, `alg "none"`},
-		{"alg HS256", withSig(map[string]any{"alg": "HS256", "kid": k.KeyID, "typ": "JOSE"}, "AA"), ks, card.StatusInvalid, "not accepted"},
-		{"no kid", withSig(map[string]any{"alg": "ES256", "typ": "JOSE"}, "AA"), ks, card.StatusInvalid, "no kid"},
-		{"no typ", withSig(map[string]any{"alg": "ES256", "kid": k.KeyID}, "AA"), ks, card.StatusInvalid, "no typ"},
-		{"not base64url", []byte(strings.Replace(healthyCard, `"version"`, `"signatures": [{"protected": "e30=", "signature": "AA"}], "version"`, 1)), ks, card.StatusInvalid, "not base64url"},
-		{"header not an object", withSig(nil, "AA"), ks, card.StatusInvalid, "no alg"},
-		{"b64 false", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE", "b64": false}), ks, card.StatusInvalid, "crit/b64"},
-		{"header-only key", signUnder(attacker, map[string]any{"kid": "attacker", "typ": "JOSE", "jwk": embedded}), ks, card.StatusUnverified, "never trusts a key that comes with the signature"},
-		{"unknown kid", signUnder(attacker, map[string]any{"kid": "other", "typ": "JOSE"}), ks, card.StatusUnverified, `no key with kid "other"`},
-		{"no keys at all", signUnder(attacker, map[string]any{"kid": "other", "typ": "JOSE"}), nil, card.StatusUnverified, "pass --jwks"},
-		{"wrong key same kid", signUnder(attacker, map[string]any{"kid": k.KeyID, "typ": "JOSE"}), ks, card.StatusInvalid, "does not verify"},
-		{"expired key", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE"}), expired, card.StatusInvalid, "expired"},
-		{"key for encryption", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE"}), encOnly, card.StatusInvalid, `use "enc"`},
-		{"good", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE"}), ks, card.StatusValid, ""},
+		{"alg none", withSig(map[string]any{"alg": "none", "kid": k.KeyID, "typ": "JOSE"}, "AA"), ks, signature.StatusInvalid, `alg "none"`},
+		{"alg HS256", withSig(map[string]any{"alg": "HS256", "kid": k.KeyID, "typ": "JOSE"}, "AA"), ks, signature.StatusInvalid, "not accepted"},
+		{"no kid", withSig(map[string]any{"alg": "ES256", "typ": "JOSE"}, "AA"), ks, signature.StatusInvalid, "no kid"},
+		{"no typ", withSig(map[string]any{"alg": "ES256", "kid": k.KeyID}, "AA"), ks, signature.StatusInvalid, "no typ"},
+		{"not base64url", []byte(strings.Replace(healthyCard, `"version"`, `"signatures": [{"protected": "e30=", "signature": "AA"}], "version"`, 1)), ks, signature.StatusInvalid, "not base64url"},
+		{"header not an object", withSig(nil, "AA"), ks, signature.StatusInvalid, "no alg"},
+		{"b64 false", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE", "b64": false}), ks, signature.StatusInvalid, "crit/b64"},
+		{"header-only key", signUnder(attacker, map[string]any{"kid": "attacker", "typ": "JOSE", "jwk": embedded}), ks, signature.StatusUnverified, "never trusts a key that comes with the signature"},
+		{"unknown kid", signUnder(attacker, map[string]any{"kid": "other", "typ": "JOSE"}), ks, signature.StatusUnverified, `no key with kid "other"`},
+		{"no keys at all", signUnder(attacker, map[string]any{"kid": "other", "typ": "JOSE"}), nil, signature.StatusUnverified, "pass --jwks"},
+		{"wrong key same kid", signUnder(attacker, map[string]any{"kid": k.KeyID, "typ": "JOSE"}), ks, signature.StatusInvalid, "does not verify"},
+		{"expired key", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE"}), expired, signature.StatusInvalid, "expired"},
+		{"key for encryption", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE"}), encOnly, signature.StatusInvalid, `use "enc"`},
+		{"good", signUnder(k2signer(t, k), map[string]any{"kid": k.KeyID, "typ": "JOSE"}), ks, signature.StatusValid, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, v := verify(t, tc.doc, card.WithKeySet(tc.keys))
+			_, v := verify(t, tc.doc, signature.WithKeySet(tc.keys))
 			got := onlyCheck(t, v)
 			if got.Status != tc.status || !strings.Contains(got.Reason, tc.reason) {
 				t.Errorf("check = %+v, want %s with reason containing %q", got, tc.status, tc.reason)
@@ -296,7 +297,7 @@ func TestVerifyHeaderRules(t *testing.T) {
 
 // k2signer returns the private key behind a SigningKey made by newKey (a SigningKey keeps
 // its signer private).
-func k2signer(t *testing.T, k *card.SigningKey) crypto.Signer {
+func k2signer(t *testing.T, k *signature.SigningKey) crypto.Signer {
 	t.Helper()
 	s, ok := signers[k]
 	if !ok {
@@ -305,7 +306,7 @@ func k2signer(t *testing.T, k *card.SigningKey) crypto.Signer {
 	return s
 }
 
-var signers = map[*card.SigningKey]crypto.Signer{}
+var signers = map[*signature.SigningKey]crypto.Signer{}
 
 // TestLintUnsignedAndRequire: unsigned is said only once signatures were checked, and
 // --require-signature makes it (and unverified) an error.
@@ -317,7 +318,7 @@ func TestLintUnsignedAndRequire(t *testing.T) {
 	if _, ok := lintCodes(c)["unsigned"]; ok {
 		t.Error("unsigned reported on a card whose signatures were not checked")
 	}
-	if _, err := card.VerifySignatures(context.Background(), c); err != nil {
+	if _, err := signature.VerifySignatures(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	f, ok := lintCodes(c)["unsigned"]
@@ -337,7 +338,7 @@ func TestLintUnsignedAndRequire(t *testing.T) {
 	}
 	// A verified card passes RequireSignature.
 	k := newKey(t, "ES256")
-	ok2, _ := verify(t, sign(t, healthyCard, k), card.WithKeySet(keySet(t, k)))
+	ok2, _ := verify(t, sign(t, healthyCard, k), signature.WithKeySet(keySet(t, k)))
 	if card.HasErrors(lint.RequireSignature(ok2, lint.Lint(ok2))) {
 		t.Errorf("RequireSignature failed a verified card: %v", lint.Lint(ok2))
 	}
@@ -347,27 +348,27 @@ func TestLintUnsignedAndRequire(t *testing.T) {
 // form and passes under its variant, on a card where the forms differ.
 func TestVerifyVariants(t *testing.T) {
 	es, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	k, err := card.NewSigningKey(es, "")
+	k, err := signature.NewSigningKey(es, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ks := keySet(t, k)
 	cases := []struct {
-		form card.Form
+		form signature.Form
 		doc  string // a card on which this form differs from the spec form
 		also string // what the finding must say
 	}{
 		// a2a-js strips the empty REQUIRED description the spec keeps.
-		{card.FormJS, strings.Replace(healthyCard, `"description": "Answers"`, `"description": ""`, 1), "a2a-js"},
+		{signature.FormJS, strings.Replace(healthyCard, `"description": "Answers"`, `"description": ""`, 1), "a2a-js"},
 		// a2a-python escapes non-ASCII (ensure_ascii).
-		{card.FormPython, strings.Replace(healthyCard, "Signed Agent", "Agent für Grüße", 1), "a2a-python"},
+		{signature.FormPython, strings.Replace(healthyCard, "Signed Agent", "Agent für Grüße", 1), "a2a-python"},
 		// (no-presence, the card as written, is a reading of §8.4.1 the TCK's vectors use:
 		// valid, not a variant; TestTCKSigningVectors)
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.form), func(t *testing.T) {
-			spec, _ := card.Canonicalize([]byte(tc.doc), card.FormSpec)
-			variant, err := card.Canonicalize([]byte(tc.doc), tc.form)
+			spec, _ := signature.Canonicalize([]byte(tc.doc), signature.FormSpec)
+			variant, err := signature.Canonicalize([]byte(tc.doc), tc.form)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -375,9 +376,9 @@ func TestVerifyVariants(t *testing.T) {
 				t.Fatalf("the %s form equals the spec form on this card; the test shows nothing", tc.form)
 			}
 			doc := signOver(t, tc.doc, es, k.KeyID, variant)
-			c, v := verify(t, doc, card.WithKeySet(ks))
+			c, v := verify(t, doc, signature.WithKeySet(ks))
 			got := onlyCheck(t, v)
-			if got.Status != card.StatusVariant || got.Form != tc.form {
+			if got.Status != signature.StatusVariant || got.Form != tc.form {
 				t.Fatalf("check = %+v, want variant %s", got, tc.form)
 			}
 			f, ok := lintCodes(c)["signature-variant"]
@@ -415,7 +416,7 @@ func signOver(t *testing.T, doc string, key crypto.Signer, kid string, payload [
 	return out
 }
 
-func detachedVerify(doc, payload []byte, k *card.SigningKey) error {
+func detachedVerify(doc, payload []byte, k *signature.SigningKey) error {
 	var m struct {
 		Signatures []struct{ Protected, Signature string }
 	}
@@ -449,7 +450,7 @@ func TestVerifyJKU(t *testing.T) {
 		case "/rotated.json":
 			_, _ = w.Write(rotated)
 		case "/huge":
-			_, _ = w.Write([]byte(`{"keys":[` + strings.Repeat(" ", card.MaxJWKSBytes) + `]}`))
+			_, _ = w.Write([]byte(`{"keys":[` + strings.Repeat(" ", signature.MaxJWKSBytes) + `]}`))
 		default:
 			http.NotFound(w, r)
 		}
@@ -468,51 +469,51 @@ func TestVerifyJKU(t *testing.T) {
 		name    string
 		jku     string
 		allowed []string
-		status  card.SignatureStatus
+		status  signature.SignatureStatus
 		reason  string
 	}{
-		{"allowed origin", keys.URL + "/jwks.json", []string{keys.URL}, card.StatusValid, ""},
-		{"origin not allowed", keys.URL + "/jwks.json", nil, card.StatusUnverified, "not one you allowed"},
-		{"plain http", strings.Replace(keys.URL, "https://", "http://", 1) + "/jwks.json", []string{keys.URL}, card.StatusUnverified, "not https"},
-		{"redirect to another origin", redirector.URL + "/jwks.json", []string{redirector.URL}, card.StatusUnverified, "leaves the jku origin"},
-		{"over the size bound", keys.URL + "/huge", []string{keys.URL}, card.StatusUnverified, "limit"},
-		{"not served", keys.URL + "/missing", []string{keys.URL}, card.StatusUnverified, "HTTP 404"},
-		{"kid gone from the JWKS (revoked)", keys.URL + "/rotated.json", []string{keys.URL}, card.StatusUnverified, "revoked"},
+		{"allowed origin", keys.URL + "/jwks.json", []string{keys.URL}, signature.StatusValid, ""},
+		{"origin not allowed", keys.URL + "/jwks.json", nil, signature.StatusUnverified, "not one you allowed"},
+		{"plain http", strings.Replace(keys.URL, "https://", "http://", 1) + "/jwks.json", []string{keys.URL}, signature.StatusUnverified, "not https"},
+		{"redirect to another origin", redirector.URL + "/jwks.json", []string{redirector.URL}, signature.StatusUnverified, "leaves the jku origin"},
+		{"over the size bound", keys.URL + "/huge", []string{keys.URL}, signature.StatusUnverified, "limit"},
+		{"not served", keys.URL + "/missing", []string{keys.URL}, signature.StatusUnverified, "HTTP 404"},
+		{"kid gone from the JWKS (revoked)", keys.URL + "/rotated.json", []string{keys.URL}, signature.StatusUnverified, "revoked"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			doc, err := card.Sign([]byte(healthyCard), k, card.WithSignJKU(strings.Replace(tc.jku, "http://", "https://", 1)))
+			doc, err := signature.Sign([]byte(healthyCard), k, signature.WithSignJKU(strings.Replace(tc.jku, "http://", "https://", 1)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if strings.HasPrefix(tc.jku, "http://") { // Sign refuses http jku; write it as an attacker would
 				doc = resignHeader(t, doc, k, tc.jku)
 			}
-			_, v := verify(t, doc, card.WithJKUOrigins(tc.allowed...), card.WithJKUClient(keys.Client()))
+			_, v := verify(t, doc, signature.WithJKUOrigins(tc.allowed...), signature.WithJKUClient(keys.Client()))
 			got := onlyCheck(t, v)
 			if got.Status != tc.status || !strings.Contains(got.Reason, tc.reason) {
 				t.Errorf("check = %+v, want %s with reason containing %q", got, tc.status, tc.reason)
 			}
 		})
 	}
-	if _, err := card.VerifySignatures(context.Background(), &card.Card{}, card.WithJKUOrigins("http://keys.example.com")); err == nil {
+	if _, err := signature.VerifySignatures(context.Background(), &card.Card{}, signature.WithJKUOrigins("http://keys.example.com")); err == nil {
 		t.Error("an http:// jku origin was accepted")
 	}
 	// A JWKS URL the user names is fetched under the same rules.
-	if ks, err := card.FetchKeySet(context.Background(), keys.URL+"/jwks.json", keys.Client(), 0); err != nil || ks.Len() != 1 {
+	if ks, err := signature.FetchKeySet(context.Background(), keys.URL+"/jwks.json", keys.Client(), 0); err != nil || ks.Len() != 1 {
 		t.Errorf("FetchKeySet = %v, %v", ks, err)
 	}
 	for _, u := range []string{strings.Replace(keys.URL, "https", "http", 1) + "/jwks.json", redirector.URL + "/jwks.json", keys.URL + "/huge"} {
-		if _, err := card.FetchKeySet(context.Background(), u, keys.Client(), 0); !errors.Is(err, card.ErrKeySet) {
+		if _, err := signature.FetchKeySet(context.Background(), u, keys.Client(), 0); !errors.Is(err, signature.ErrKeySet) {
 			t.Errorf("FetchKeySet(%s) = %v, want ErrKeySet", u, err)
 		}
 	}
 }
 
 // resignHeader signs doc's spec form under a header with the given (non-https) jku.
-func resignHeader(t *testing.T, doc []byte, k *card.SigningKey, jku string) []byte {
+func resignHeader(t *testing.T, doc []byte, k *signature.SigningKey, jku string) []byte {
 	t.Helper()
-	payload, err := card.Canonicalize(doc, card.FormSpec)
+	payload, err := signature.Canonicalize(doc, signature.FormSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,12 +545,12 @@ func TestVerifyCertificateValidity(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		from, to  time.Time
-		status    card.SignatureStatus
+		status    signature.SignatureStatus
 		reasonSub string
 	}{
-		{"current", now.Add(-time.Hour), now.Add(time.Hour), card.StatusValid, ""},
-		{"expired", now.Add(-48 * time.Hour), now.Add(-time.Hour), card.StatusInvalid, "expired"},
-		{"not yet valid", now.Add(time.Hour), now.Add(48 * time.Hour), card.StatusInvalid, "not valid before"},
+		{"current", now.Add(-time.Hour), now.Add(time.Hour), signature.StatusValid, ""},
+		{"expired", now.Add(-48 * time.Hour), now.Add(-time.Hour), signature.StatusInvalid, "expired"},
+		{"not yet valid", now.Add(time.Hour), now.Add(48 * time.Hour), signature.StatusInvalid, "not valid before"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "signer"}, NotBefore: tc.from, NotAfter: tc.to}
@@ -562,11 +563,11 @@ func TestVerifyCertificateValidity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ks, err := card.ParseKeySet([]byte(`{"keys":[`+string(jwk)+`]}`), "x5c JWKS")
+			ks, err := signature.ParseKeySet([]byte(`{"keys":[`+string(jwk)+`]}`), "x5c JWKS")
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, v := verify(t, signed, card.WithKeySet(ks))
+			_, v := verify(t, signed, signature.WithKeySet(ks))
 			if got := onlyCheck(t, v); got.Status != tc.status || !strings.Contains(got.Reason, tc.reasonSub) {
 				t.Errorf("check = %+v, want %s (%q)", got, tc.status, tc.reasonSub)
 			}

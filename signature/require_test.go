@@ -1,4 +1,4 @@
-package card_test
+package signature_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestVerificationRequire: Require, the one refusal rule of every --require-signature,
@@ -18,11 +19,11 @@ func TestVerificationRequire(t *testing.T) {
 	v1 := []byte(`{"name": "E", "description": "E", "version": "1",
 	  "supportedInterfaces": [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
 	  "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []}`)
-	signed, err := card.Sign(v1, signer)
+	signed, err := signature.Sign(v1, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byStranger, err := card.Sign(v1, stranger)
+	byStranger, err := signature.Sign(v1, stranger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,16 +42,16 @@ func TestVerificationRequire(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := card.VerifySignatures(context.Background(), c, card.WithKeySet(keySet(t, signer)))
+		v, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keySet(t, signer)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = v.Require()
-		if tt.want == "" && err != nil || tt.want != "" && (!errors.Is(err, card.ErrNotVerified) || !strings.Contains(err.Error(), tt.want)) {
+		if tt.want == "" && err != nil || tt.want != "" && (!errors.Is(err, signature.ErrNotVerified) || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("%s: Require() = %v, want %q", tt.name, err, tt.want)
 		}
 	}
-	if err := (*card.Verification)(nil).Require(); !errors.Is(err, card.ErrNotVerified) {
+	if err := (*signature.Verification)(nil).Require(); !errors.Is(err, signature.ErrNotVerified) {
 		t.Errorf("nil Verification: Require() = %v, want a refusal", err)
 	}
 }
@@ -69,7 +70,7 @@ func TestVerificationDialable(t *testing.T) {
 	v03Security := strings.Replace(union, `"capabilities"`, `"securitySchemes": {"b": {"type": "http", "scheme": "bearer"}}, "capabilities"`, 1)
 	v03Only := strings.Replace(union, `"supportedInterfaces": [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],`, "", 1)
 	overJS := func(doc string) []byte {
-		p, err := card.Canonicalize([]byte(doc), card.FormJS)
+		p, err := signature.Canonicalize([]byte(doc), signature.FormJS)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestVerificationDialable(t *testing.T) {
 		{"v0.3-only card", overJS(v03Only), nil},
 		{"union signed by a2abind", sign(t, union, k), []string{"supportedInterfaces[0]", "url+preferredTransport"}},
 	} {
-		c, v := verify(t, tt.doc, card.WithKeySet(keySet(t, k)))
+		c, v := verify(t, tt.doc, signature.WithKeySet(keySet(t, k)))
 		d, err := v.Dialable(c)
 		var got []string
 		if err == nil {
@@ -93,7 +94,7 @@ func TestVerificationDialable(t *testing.T) {
 				got = append(got, i.Source.String())
 			}
 		}
-		if strings.Join(got, ",") != strings.Join(tt.want, ",") || (tt.want == nil) != errors.Is(err, card.ErrNotVerified) {
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") || (tt.want == nil) != errors.Is(err, signature.ErrNotVerified) {
 			t.Errorf("%s: Dialable = %v, %v; want %v", tt.name, got, err, tt.want)
 		}
 		if len(c.Interfaces) != 2-strings.Count(tt.name, "v0.3-only") {

@@ -1,4 +1,4 @@
-package card
+package signature
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
 )
 
 // CardSigner is how an endpoint signs the card it publishes and serves the key's JWKS:
@@ -45,7 +46,7 @@ func NewCardSigner(key *SigningKey, jku string, reserved ...string) (*CardSigner
 	s.path = u.Path
 	own := s.path != "" && s.path != "/"
 	low := strings.ToLower(s.path)
-	for _, p := range append([]string{WellKnownPath, LegacyWellKnownPath}, reserved...) {
+	for _, p := range append([]string{card.WellKnownPath, card.LegacyWellKnownPath}, reserved...) {
 		own = own && !strings.HasSuffix(low, strings.ToLower(p))
 	}
 	if !own {

@@ -1,4 +1,4 @@
-package card_test
+package signature_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lint"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestVerifyHostileCards: whatever a card's signatures hold, checking them stays bounded
@@ -51,7 +52,7 @@ func TestVerifyHostileCards(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := card.VerifySignatures(context.Background(), c, card.WithJKUOrigins("https://keys.example.com"))
+			v, err := signature.VerifySignatures(context.Background(), c, signature.WithJKUOrigins("https://keys.example.com"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,12 +72,12 @@ func TestVerifyHostileCards(t *testing.T) {
 		})
 	}
 	// A JWKS with too many keys is refused.
-	keys := make([]any, card.MaxJWKSKeys+1)
+	keys := make([]any, signature.MaxJWKSKeys+1)
 	for i := range keys {
 		keys[i] = map[string]any{"kty": "OKP", "crv": "Ed25519", "x": b64(strings.Repeat("x", 32)), "kid": fmt.Sprint(i)}
 	}
 	b, _ := json.Marshal(map[string]any{"keys": keys})
-	if _, err := card.ParseKeySet(b, "big"); err == nil || !strings.Contains(err.Error(), "over the limit") {
+	if _, err := signature.ParseKeySet(b, "big"); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("ParseKeySet(%d keys) = %v", len(keys), err)
 	}
 }
@@ -94,9 +95,9 @@ func TestVerifyJKUSilentServer(t *testing.T) {
 	defer silent.Close()
 	defer close(release) // before Close, which waits for the handlers
 	k := newKey(t, "ES256")
-	doc := sign(t, healthyCard, k, card.WithSignJKU(silent.URL+"/jwks.json"))
-	_, v := verify(t, doc, card.WithJKUOrigins(silent.URL), card.WithJKUClient(silent.Client()), card.WithJKUTimeout(200*time.Millisecond))
-	if got := onlyCheck(t, v); got.Status != card.StatusUnverified || !strings.Contains(got.Reason, "Timeout") {
+	doc := sign(t, healthyCard, k, signature.WithSignJKU(silent.URL+"/jwks.json"))
+	_, v := verify(t, doc, signature.WithJKUOrigins(silent.URL), signature.WithJKUClient(silent.Client()), signature.WithJKUTimeout(200*time.Millisecond))
+	if got := onlyCheck(t, v); got.Status != signature.StatusUnverified || !strings.Contains(got.Reason, "Timeout") {
 		t.Errorf("check = %+v, want unverified after the timeout", got)
 	}
 }

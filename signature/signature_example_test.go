@@ -1,4 +1,4 @@
-package card_test
+package signature_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // Sign a card, verify it with the signer's JWKS, then see a rewrite break it. a2a-js
@@ -15,19 +16,19 @@ import (
 // signature over a2a-js's form.
 func ExampleSign() {
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	key, _ := card.NewSigningKey(priv, "")
+	key, _ := signature.NewSigningKey(priv, "")
 	jwks, _ := key.PublicJWKS()
-	trusted, _ := card.ParseKeySet(jwks, "signer JWKS")
+	trusted, _ := signature.ParseKeySet(jwks, "signer JWKS")
 
 	doc := []byte(`{"name": "Echo", "description": "Echoes", "version": "1.0.0",
 	  "supportedInterfaces": [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
 	  "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
 	  "skills": [{"id": "echo", "name": "Echo", "description": "Echoes", "tags": ["echo"]}]}`)
-	signed, _ := card.Sign(doc, key)
+	signed, _ := signature.Sign(doc, key)
 
 	for _, d := range [][]byte{signed, []byte(strings.Replace(string(signed), "agent.example.com", "gateway.example.net", 1))} {
 		c, _ := card.Parse(d)
-		v, _ := card.VerifySignatures(context.Background(), c, card.WithKeySet(trusted))
+		v, _ := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(trusted))
 		for _, s := range v.Signatures {
 			fmt.Println(strings.TrimSpace(fmt.Sprint(s.Status, " ", s.Algorithm, " ", s.Form)))
 		}

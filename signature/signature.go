@@ -1,4 +1,4 @@
-package card
+package signature
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/addr"
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/go-jose/go-jose/v4"
 )
@@ -152,7 +153,7 @@ func WithClock(now func() time.Time) VerifyOption { return func(o *verifyOptions
 // the result on c, where Lint reports it. It returns an error only for unusable options
 // (a jku origin that is not https://host[:port]); a card without signatures yields an
 // empty Verification, and Lint then reports it as unsigned.
-func VerifySignatures(ctx context.Context, c *Card, opts ...VerifyOption) (*Verification, error) {
+func VerifySignatures(ctx context.Context, c *card.Card, opts ...VerifyOption) (*Verification, error) {
 	o := verifyOptions{now: time.Now}
 	o.jku.timeout = 10 * time.Second
 	for _, opt := range opts {
@@ -166,54 +167,37 @@ func VerifySignatures(ctx context.Context, c *Card, opts ...VerifyOption) (*Veri
 		o.jku.origins = append(o.jku.origins, n)
 	}
 	v := verify(ctx, c, &o)
-	c.sigs = v
+	c.SetSignatureState(v)
 	return v, nil
 }
 
-// Verification returns what VerifySignatures found, nil if it was not called.
-func (c *Card) Verification() *Verification { return c.sigs }
+// Of returns what VerifySignatures found for c, nil if it was not called.
+func Of(c *card.Card) *Verification {
+	v, _ := c.SignatureState().(*Verification)
+	return v
+}
 
 // Current returns what VerifySignatures found for c or, when it was not called, the
 // check without keys (no I/O: every signature unverified). ok is false when nothing is
 // to be said: a card not verified that carries no signature, or one built by hand.
-func Current(c *Card) (v *Verification, ok bool) {
-	if c.sigs != nil {
-		return c.sigs, true
+func Current(c *card.Card) (v *Verification, ok bool) {
+	if v := Of(c); v != nil {
+		return v, true
 	}
-	if c.rawDocument() == nil {
+	if c.Document() == nil {
 		return nil, false
 	}
 	v = verify(context.Background(), c, &verifyOptions{now: time.Now}) // no keys, no jku
 	return v, v.Signed()
 }
 
-// rawSignature is one entry of `signatures` as written.
-type rawSignature struct {
-	Protected string          `json:"protected"`
-	Signature string          `json:"signature"`
-	Header    json.RawMessage `json:"header,omitempty"`
-}
-
-// cardSignatures reads the `signatures` entries of a document; ok is false when the field
-// is there but is not a list of objects (every entry is then reported invalid).
-func cardSignatures(c *Card) (sigs []rawSignature, present, ok bool) {
-	if c == nil || c.doc == nil || c.doc.signatures == nil || string(c.doc.signatures) == "null" {
-		return nil, false, true
-	}
-	d := c.doc
-	d.sigOnce.Do(func() { d.sigOK = json.Unmarshal(d.signatures, &d.sigList) == nil })
-	if !d.sigOK {
-		return nil, true, false
-	}
-	return d.sigList, true, true
-}
-
-func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
+func verify(ctx context.Context, c *card.Card, o *verifyOptions) *Verification {
 	v := &Verification{Signatures: []SignatureCheck{}}
-	if c == nil || c.rawDocument() == nil {
+	doc := c.Document()
+	if doc == nil {
 		return v
 	}
-	sigs, present, ok := cardSignatures(c)
+	sigs, present, ok := c.Signatures()
 	switch {
 	case !ok:
 		v.Signatures = append(v.Signatures, SignatureCheck{Status: StatusInvalid,
@@ -232,7 +216,7 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 		payload := func(f Form) ([]byte, error) {
 			p, ok := payloads[f]
 			if !ok {
-				p.b, p.err = Canonicalize(c.rawDocument(), f)
+				p.b, p.err = Canonicalize(doc, f)
 				payloads[f] = p
 			}
 			return p.b, p.err
@@ -241,10 +225,10 @@ func verify(ctx context.Context, c *Card, o *verifyOptions) *Verification {
 			r := checkOne(ctx, s, o, payload)
 			r.Index = i
 			if r.Form != "" && r.Form != FormNoPresence {
-				r.Unprotected = OutsideSchema(c.rawDocument())
+				r.Unprotected = OutsideSchema(doc)
 			}
 			if r.Form != "" {
-				coverage(c.rawDocument(), &r)
+				coverage(doc, &r)
 			}
 			v.Signatures = append(v.Signatures, r)
 		}
@@ -280,12 +264,8 @@ type protectedHeader struct {
 	Crit []string        `json:"crit"`
 }
 
-// headerSchema names the protected header members a2abind reads.
-var headerSchema = &schemaNode{fields: map[string]*schemaNode{"alg": nil, "kid": nil, "typ": nil, "jku": nil,
-	"jwk": nil, "x5c": nil, "x5u": nil, "b64": nil, "crit": nil}}
-
 // parseProtected decodes a protected header and applies the rules no key can mend.
-func parseProtected(s rawSignature) (protectedHeader, string) {
+func parseProtected(s card.SignatureEntry) (protectedHeader, string) {
 	var h protectedHeader
 	if s.Protected == "" || s.Signature == "" {
 		return h, "the entry needs both protected and signature (base64url)"
@@ -298,15 +278,15 @@ func parseProtected(s rawSignature) (protectedHeader, string) {
 		return h, "protected is not base64url without padding"
 	}
 	// Read exactly, as go-jose does: "KID" is not kid, and a repeated member is refused.
-	r, _, err := readTree(hb, headerSchema)
-	var dup *ReadError
+	stray, err := card.ReadHeader(hb)
+	var dup *card.ReadError
 	switch {
 	case errors.As(err, &dup):
 		return h, fmt.Sprintf("the protected header repeats the member %q: verifiers disagree on which copy counts", dup.Member)
 	case err != nil:
 		return h, "the protected header is not a JSON object with string alg, kid and typ"
-	case len(r.strays) > 0:
-		return h, fmt.Sprintf("the protected header has the member %q, named like %q but not exactly: verifiers disagree on what it says", r.strays[0].Member, r.strays[0].Field)
+	case stray != nil:
+		return h, fmt.Sprintf("the protected header has the member %q, named like %q but not exactly: verifiers disagree on what it says", stray.Member, stray.Field)
 	}
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return h, "the protected header is not a JSON object with string alg, kid and typ"
@@ -340,7 +320,7 @@ func Accepted(alg string) bool {
 }
 
 // checkOne verifies one signature entry.
-func checkOne(ctx context.Context, s rawSignature, o *verifyOptions, payload func(Form) ([]byte, error)) SignatureCheck {
+func checkOne(ctx context.Context, s card.SignatureEntry, o *verifyOptions, payload func(Form) ([]byte, error)) SignatureCheck {
 	h, bad := parseProtected(s)
 	r := SignatureCheck{KeyID: h.Kid, Algorithm: h.Alg, JKU: h.JKU}
 	if bad != "" {
@@ -423,13 +403,13 @@ func (o *verifyOptions) keysFor(ctx context.Context, h protectedHeader) (keys []
 }
 
 // rewrites names the interfaces whose host is not the host the card was fetched from.
-func rewrites(c *Card) []string {
+func rewrites(c *card.Card) []string {
 	from := addr.OriginOf(c.Location)
 	if from.IsZero() {
 		return nil
 	}
 	var out []string
-	for _, i := range c.declared {
+	for _, i := range c.Declared() {
 		a, err := addr.ParseAddress(i.URL, i.Binding)
 		if err == nil && a.Host != "" && a.Host != from.Host {
 			out = append(out, fmt.Sprintf("%s (%s)", i.Source, i.URL))
@@ -439,18 +419,7 @@ func rewrites(c *Card) []string {
 }
 
 // Signed reports whether the card document carries a non-empty `signatures` list.
-func Signed(c *Card) bool {
-	if c == nil || c.rawDocument() == nil {
-		return false
-	}
-	sigs, present, ok := cardSignatures(c)
+func Signed(c *card.Card) bool {
+	sigs, present, ok := c.Signatures()
 	return present && (!ok || len(sigs) > 0)
-}
-
-// rawDocument is the document as read, not copied (nil for a hand-built card).
-func (c *Card) rawDocument() []byte {
-	if c == nil || c.doc == nil {
-		return nil
-	}
-	return c.doc.raw
 }

@@ -1,4 +1,4 @@
-package card
+package signature
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/gowebpki/jcs"
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
@@ -75,8 +76,8 @@ const maxCanonicalDepth = 64
 // (always without its `signatures`). A document that is not a JSON object, has duplicate
 // keys, invalid UTF-8, or nests deeper than 64 levels is an error wrapping ErrCanonical.
 func Canonicalize(doc []byte, form Form) ([]byte, error) {
-	if int64(len(doc)) > DefaultMaxBytes {
-		return nil, fmt.Errorf("%w: document is %d bytes, over the %d-byte limit", ErrCanonical, len(doc), DefaultMaxBytes)
+	if int64(len(doc)) > card.DefaultMaxBytes {
+		return nil, fmt.Errorf("%w: document is %d bytes, over the %d-byte limit", ErrCanonical, len(doc), card.DefaultMaxBytes)
 	}
 	// RFC 8785 itself rejects duplicate keys, bad UTF-8 and bad numbers: run it first so that
 	// every form sees a document all JSON parsers read alike.
@@ -136,7 +137,11 @@ func OutsideSchema(doc []byte) []string {
 	return out
 }
 
+// cardDescriptor is the v1.0 AgentCard message the canonical forms are read against.
 var cardDescriptor = (&a2apb.AgentCard{}).ProtoReflect().Descriptor()
+
+// utf8BOM is dropped before canonicalising, as card.Parse drops it.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // decodeTree reads a JSON object into maps, slices, strings, bools, json.Number and nil.
 func decodeTree(doc []byte) (map[string]any, error) {

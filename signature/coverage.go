@@ -1,8 +1,9 @@
-package card
+package signature
 
 import (
 	"errors"
 	"fmt"
+	"github.com/a2abind/a2abind/card"
 	"reflect"
 	"slices"
 	"strings"
@@ -114,11 +115,11 @@ func (v *Verification) Require() error {
 // supportedInterfaces, which v1.0 clients read, not its v0.3 url), a copy of c holding
 // only those; else Require's error. A signature that leaves a security member out covers
 // no interface.
-func (v *Verification) Dialable(c *Card) (*Card, error) {
+func (v *Verification) Dialable(c *card.Card) (*card.Card, error) {
 	if err := v.Require(); err == nil || c == nil {
 		return c, err
 	}
-	var keep []Interface
+	var keep []card.Interface
 	for _, i := range c.Interfaces {
 		if slices.ContainsFunc(v.Signatures, func(s SignatureCheck) bool { return s.Covers(i.Source) }) {
 			keep = append(keep, i)
@@ -134,18 +135,18 @@ func (v *Verification) Dialable(c *Card) (*Card, error) {
 
 // Covers reports whether a partial signature vouches for the interface declared at src:
 // none of its members, and no security member, is uncovered.
-func (s SignatureCheck) Covers(src Source) bool {
+func (s SignatureCheck) Covers(src card.Source) bool {
 	if s.Status != StatusPartial {
 		return false
 	}
 	entry := src.String() + "."
 	for _, u := range s.Uncovered {
 		switch {
-		case u == "securitySchemes" || u == "securityRequirements" || u == "security" || u == supportedField:
+		case u == "securitySchemes" || u == "securityRequirements" || u == "security" || u == card.FieldSupported:
 			return false
-		case src.List == ListSupported && strings.HasPrefix(u, entry):
+		case src.List == card.ListSupported && strings.HasPrefix(u, entry):
 			return false
-		case src.List != ListSupported && !strings.HasPrefix(u, supportedField):
+		case src.List != card.ListSupported && !strings.HasPrefix(u, card.FieldSupported):
 			return false // the v0.3 url, preferredTransport, additionalInterfaces or protocolVersion
 		}
 	}
