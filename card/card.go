@@ -1,7 +1,9 @@
 // Package card reads A2A AgentCards in every shape found in the wild (v1.0
 // supportedInterfaces, v0.3 url + preferredTransport + additionalInterfaces,
 // and union cards carrying both) into one ordered list of declared interfaces,
-// and lints the document itself before any socket is touched.
+// exactly (a repeated or mis-cased member is reported, never guessed at), loads and
+// fetches them, and publishes them. Addresses are package addr's; package lint checks
+// the document and package signature its signatures, both on top of this one.
 package card
 
 import (

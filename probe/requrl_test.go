@@ -8,7 +8,7 @@ import (
 )
 
 // TestRequestURLFromMemo: the lookups' targets are taken from the parsed URL, not parsed
-// again (card.FuzzExtendPath holds the extended URL to net/url's reading; it would pass
+// again (addr.FuzzExtendPath holds the extended URL to net/url's reading; it would pass
 // for a requestURL that always left the target to net/http).
 func TestRequestURLFromMemo(t *testing.T) {
 	ep, err := parseEndpoint("http://127.0.0.1:8080/a2a", a2a.TransportProtocolJSONRPC)
