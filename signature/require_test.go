@@ -74,7 +74,7 @@ func TestVerificationDialable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return signOver(t, doc, signers[k], k.KeyID, p)
+		return signOver(t, doc, k2signer(t, k), k.KeyID, p)
 	}
 	for _, tt := range []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func newKey(t *testing.T, alg string) *signature.SigningKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signers[k] = s
+	signers.Store(k, s)
 	return k
 }
 
@@ -299,14 +300,15 @@ func TestVerifyHeaderRules(t *testing.T) {
 // its signer private).
 func k2signer(t *testing.T, k *signature.SigningKey) crypto.Signer {
 	t.Helper()
-	s, ok := signers[k]
+	s, ok := signers.Load(k)
 	if !ok {
 		t.Fatal("not a key from newKey")
 	}
-	return s
+	return s.(crypto.Signer)
 }
 
-var signers = map[*signature.SigningKey]crypto.Signer{}
+// signers maps the keys newKey made to their signers; parallel tests share it.
+var signers sync.Map
 
 // TestLintUnsignedAndRequire: unsigned is said only once signatures were checked, and
 // --require-signature makes it (and unverified) an error.
