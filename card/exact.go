@@ -31,6 +31,10 @@ type ReadError struct {
 	Code string
 	// Path is the JSON path of the member, e.g. "supportedInterfaces[0].URL".
 	Path string
+	// Pointer is the same place as a JSON Pointer (RFC 6901): "/supportedInterfaces/0/URL".
+	Pointer string
+	// Offset is the byte offset in the document where the problem is.
+	Offset int64
 	// Member is the member name as written.
 	Member string
 	// Field is, for a stray member, the field it resembles as the specification spells it.
@@ -40,6 +44,16 @@ type ReadError struct {
 }
 
 func (e *ReadError) Error() string {
+	switch {
+	case e.Pointer != "":
+		return fmt.Sprintf("%s (JSON Pointer %q, byte %d)", e.message(), e.Pointer, e.Offset)
+	case e.Offset != 0:
+		return fmt.Sprintf("%s (byte %d)", e.message(), e.Offset)
+	}
+	return e.message()
+}
+
+func (e *ReadError) message() string {
 	if e.form != nil {
 		also := ""
 		if e.form.unread {

@@ -113,6 +113,33 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
 	}
+	return parseWith(data, bom, readDocument)
+}
+
+// parseWith is parse after the document's bytes were checked, its fields read by read.
+func parseWith(data []byte, bom bool, read func([]byte) (*document, error)) (*Card, error) {
+	doc, err := read(data)
+	if err != nil {
+		return nil, err
+	}
+	tree := doc.tree
+	if doc.Name == nil && !slices.ContainsFunc(interfaceFields, func(f string) bool { _, ok := tree.member(f); return ok }) {
+		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(data, tree))
+	}
+	for _, f := range nullableFields {
+		if v, ok := tree.member(f); ok && v.kind == 'n' {
+			doc.NullFields = append(doc.NullFields, f)
+		}
+	}
+	if v, ok := tree.member("signatures"); ok {
+		doc.signatures = json.RawMessage(data[v.start:v.end])
+	}
+	doc.raw, doc.bom = data, bom
+	return fromDocument(doc), nil
+}
+
+// readDocumentOld is readDocument on the old readers (FuzzReaderDifferential).
+func readDocumentOld(data []byte) (*document, error) {
 	r, tree, err := readTree(data, cardSchema)
 	var dup *ReadError
 	switch {
@@ -124,28 +151,16 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	var doc document
+	doc := &document{}
 	if len(r.strays) > 0 || !doc.decodeTree(data, tree) { // tree_decode.go
 		// encoding/json reads the stray-masked copy, and words the error.
-		doc = document{}
-		if err := json.Unmarshal(masked(data, len(r.strays) > 0, tree), &doc); err != nil {
+		*doc = document{}
+		if err := json.Unmarshal(masked(data, len(r.strays) > 0, tree), doc); err != nil {
 			return nil, describeJSONError(data, err)
 		}
 	}
-	if doc.Name == nil && !slices.ContainsFunc(interfaceFields, func(f string) bool { _, ok := tree.member(f); return ok }) {
-		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(data, tree))
-	}
 	doc.strays, doc.tree = r.strays, tree
-	for _, f := range nullableFields {
-		if v, ok := tree.member(f); ok && v.kind == 'n' {
-			doc.NullFields = append(doc.NullFields, f)
-		}
-	}
-	if v, ok := tree.member("signatures"); ok {
-		doc.signatures = json.RawMessage(data[v.start:v.end])
-	}
-	doc.raw, doc.bom = data, bom
-	return fromDocument(&doc), nil
+	return doc, nil
 }
 
 // lookedLike describes a JSON object that is not a card: its keys, and a guess at what

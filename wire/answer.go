@@ -155,7 +155,7 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 			return Answer{}, fmt.Errorf("%w: error code %q", errNotJSONRPC, doc.Error.Code)
 		}
 		a := Answer{Framing: a2a.TransportProtocolJSONRPC, Code: int(code), Message: doc.Error.Message}
-		a.Reason, a.ExpectedTenant = validErrorInfo(doc.Error.Data) // doc was read from valid JSON
+		a.Reason, a.ExpectedTenant = errorInfo(doc.Error.Data)
 		return a, nil
 	case hasResult && doc.Error == nil:
 		return Answer{Framing: a2a.TransportProtocolJSONRPC, Result: true}, nil
@@ -189,7 +189,7 @@ func ParseStatus(b []byte) (Answer, bool) {
 		return Answer{}, false
 	}
 	a := Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message}
-	a.Reason, a.ExpectedTenant = validErrorInfo(doc.Error.Details) // doc was read from valid JSON
+	a.Reason, a.ExpectedTenant = errorInfo(doc.Error.Details)
 	return a, true
 }
 
