@@ -20,7 +20,7 @@ func (d *document) fill(data []byte, top *jsonNode) error {
 		if m.stray {
 			continue
 		}
-		f := at{data: data, v: m.value, field: m.name, ptr: "/" + m.name}
+		f := at{data: data, v: m.value, top: m.name, index: -1}
 		var err error
 		switch m.name {
 		case "name":
@@ -62,16 +62,40 @@ func (d *document) fill(data []byte, top *jsonNode) error {
 	return nil
 }
 
-// at is a value of the tree and the field it is read for.
+// at is a value of the tree and where it is: a top-level member, an entry of its
+// list (index, -1 for none), a member of that (name).
 type at struct {
-	data       []byte
-	v          *jsonNode
-	field, ptr string // "supportedInterfaces.url" (as encoding/json names it), "/supportedInterfaces/0/url"
+	data  []byte
+	v     *jsonNode
+	top   string
+	index int
+	name  string
 }
 
 // member is the value of m, a member of a's object.
-func (a at) member(m jsonMember) at {
-	return at{a.data, m.value, a.field + "." + m.name, a.ptr + "/" + m.name}
+func (a at) member(m jsonMember) at { a.v, a.name = m.value, m.name; return a }
+
+// entry is a's list entry i.
+func (a at) entry(i int) at { a.v, a.index = a.v.elems[i], i; return a }
+
+// field and pointer name a's place: "supportedInterfaces.url" (as encoding/json names
+// it) and "/supportedInterfaces/0/url".
+func (a at) field() string {
+	if a.name == "" {
+		return a.top
+	}
+	return a.top + "." + a.name
+}
+
+func (a at) pointer() string {
+	p := "/" + a.top
+	if a.index >= 0 {
+		p += "/" + strconv.Itoa(a.index)
+	}
+	if a.name != "" {
+		p += "/" + a.name
+	}
+	return p
 }
 
 // fail is the error for a value not of the kind want.
@@ -83,7 +107,7 @@ func (a at) fail(want string) error {
 	}
 	line, col := position(a.data, off)
 	return fmt.Errorf("%w: field %q at line %d, column %d: expected %s, found JSON %s (JSON Pointer %s, byte %d)",
-		ErrMalformed, a.field, line, col, want, found, a.ptr, a.v.start)
+		ErrMalformed, a.field(), line, col, want, found, a.pointer(), a.v.start)
 }
 
 // raw is the value as written, as a json.RawMessage holds it (null included).
@@ -112,7 +136,7 @@ func objects[T any](a at, field func(*T, at) error) ([]*T, error) {
 	}
 	list := make([]*T, 0, len(a.v.elems))
 	for i, e := range a.v.elems {
-		ea := at{a.data, e, a.field, a.ptr + "/" + strconv.Itoa(i)}
+		ea := a.entry(i)
 		if e.kind == 'n' {
 			list = append(list, nil)
 			continue
@@ -136,7 +160,7 @@ func objects[T any](a at, field func(*T, at) error) ([]*T, error) {
 
 // readMember reads one member of a supportedInterfaces entry.
 func (ri *rawV1Interface) readMember(a at) (err error) {
-	switch a.field[len("supportedInterfaces."):] {
+	switch a.name {
 	case "url":
 		ri.URL, err = a.str()
 	case "protocolBinding":
@@ -154,7 +178,7 @@ func (ri *rawV1Interface) readMember(a at) (err error) {
 
 // readMember reads one member of an additionalInterfaces entry.
 func (ri *rawV03Interface) readMember(a at) (err error) {
-	switch a.field[len("additionalInterfaces."):] {
+	switch a.name {
 	case "url":
 		ri.URL, err = a.str()
 	case "transport":
@@ -204,8 +228,8 @@ func (a at) strs() ([]string, error) {
 		return nil, a.fail("an array")
 	}
 	out := make([]string, 0, len(a.v.elems))
-	for i, e := range a.v.elems {
-		s, err := at{a.data, e, a.field, a.ptr + "/" + strconv.Itoa(i)}.str()
+	for i := range a.v.elems {
+		s, err := a.entry(i).str()
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +263,7 @@ func readFailure(data []byte, err error) error {
 
 // readDocument reads the card's fields from data (its BOM dropped).
 func readDocument(data []byte) (*document, error) {
-	r, tree, err := readExact(data, cardSchema)
+	r, tree, err := readTree(data, cardSchema)
 	if err != nil {
 		return nil, readFailure(data, err)
 	}

@@ -12,6 +12,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// maxJSONDepth is encoding/json's (and jsontext's) nesting bound.
+const maxJSONDepth = 10000
+
 // The one reader of card documents and of a signature's protected header: jsontext
 // (github.com/go-json-experiment/json, encoding/json/v2's syntax layer) in one pass.
 // It refuses a member name repeated in one object (jsontext's ErrDuplicateName) and
@@ -19,19 +22,20 @@ import (
 // U+FFFD), and keeps the nodes the schema describes, marking the stray members there.
 // Every error names its JSON Pointer and byte offset.
 
-// exactReader is one reading of a document.
-type exactReader struct {
-	dec    *jsontext.Decoder
-	strays []*ReadError // in document order
-	steps  []step       // where the reader is, for a JSON path and pointer
-	chunk  []jsonNode   // where node takes the nodes it keeps
+// treeReader is one reading of a document.
+type treeReader struct {
+	dec     *jsontext.Decoder
+	strays  []*ReadError // in document order
+	steps   []step       // where the reader is, for a JSON path and pointer
+	chunk   []jsonNode   // where node takes the nodes it keeps
+	scratch jsonNode
 }
 
-// readExact reads data (one JSON value, nothing after it) as s describes it (cardSchema
+// readTree reads data (one JSON value, nothing after it) as s describes it (cardSchema
 // for a card). A repeated member name or nesting past maxJSONDepth is a *ReadError;
 // any other error a *jsontext.SyntacticError.
-func readExact(data []byte, s *schemaNode) (*exactReader, *jsonNode, error) {
-	r := &exactReader{dec: jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowInvalidUTF8(true))}
+func readTree(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
+	r := &treeReader{steps: make([]step, 0, 8), dec: jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowInvalidUTF8(true))}
 	n, err := r.value(0, s, true)
 	if err == io.EOF { // no value at all
 		err = io.ErrUnexpectedEOF
@@ -54,7 +58,7 @@ type step struct {
 }
 
 // where renders the steps as a JSON path ("a.b[2]", see joinPath) and a JSON Pointer.
-func (r *exactReader) where() (path, pointer string) {
+func (r *treeReader) where() (path, pointer string) {
 	var p strings.Builder
 	for _, st := range r.steps {
 		if st.index >= 0 {
@@ -71,7 +75,7 @@ func (r *exactReader) where() (path, pointer string) {
 
 // value reads one value at r.steps, described by s (nil: not described), returning its
 // node when keep.
-func (r *exactReader) value(depth int, s *schemaNode, keep bool) (*jsonNode, error) {
+func (r *treeReader) value(depth int, s *schemaNode, keep bool) (*jsonNode, error) {
 	k := r.dec.PeekKind()
 	if k != '{' && k != '[' {
 		v, err := r.dec.ReadValue() // a PeekKind error comes back here
@@ -92,7 +96,7 @@ func (r *exactReader) value(depth int, s *schemaNode, keep bool) (*jsonNode, err
 	if _, err := r.dec.ReadToken(); err != nil {
 		return nil, err
 	}
-	n := &jsonNode{}
+	n := &r.scratch // a value not kept: its children are read, not kept
 	if keep {
 		n = r.node()
 	}
@@ -109,7 +113,7 @@ func (r *exactReader) value(depth int, s *schemaNode, keep bool) (*jsonNode, err
 
 // children reads the members of an object or the entries of a list. A kept list keeps
 // its entries (a list of strings is read from them).
-func (r *exactReader) children(n *jsonNode, depth int, s *schemaNode, keep bool) error {
+func (r *treeReader) children(n *jsonNode, depth int, s *schemaNode, keep bool) error {
 	if n.kind == '[' {
 		var each *schemaNode
 		if s != nil {
@@ -138,7 +142,7 @@ func (r *exactReader) children(n *jsonNode, depth int, s *schemaNode, keep bool)
 		r.steps = append(r.steps, step{quoted: quoted, index: -1})
 		var child *schemaNode
 		if s != nil {
-			m.name = nameOf(quoted)
+			m.name = memberName(quoted)
 			child = r.describe(s, &m, m.keyStart)
 		}
 		m.value, err = r.value(depth+1, child, s != nil)
@@ -159,7 +163,7 @@ func (r *exactReader) children(n *jsonNode, depth int, s *schemaNode, keep bool)
 }
 
 // duplicate turns jsontext's error for a repeated member name into a ReadError.
-func (r *exactReader) duplicate(err error) error {
+func (r *treeReader) duplicate(err error) error {
 	var se *jsontext.SyntacticError
 	if !errors.As(err, &se) || !errors.Is(err, jsontext.ErrDuplicateName) {
 		return err
@@ -172,7 +176,7 @@ func (r *exactReader) duplicate(err error) error {
 
 // describe returns what s says of member m's value (nil: nothing), and marks m stray,
 // with a ReadError, when its name is another spelling of a field of s.
-func (r *exactReader) describe(s *schemaNode, m *jsonMember, offset int64) *schemaNode {
+func (r *treeReader) describe(s *schemaNode, m *jsonMember, offset int64) *schemaNode {
 	switch {
 	case s.values != nil:
 		return s.values
@@ -191,7 +195,7 @@ func (r *exactReader) describe(s *schemaNode, m *jsonMember, offset int64) *sche
 }
 
 // node is a new node for the tree, taken from a chunk allocated for several.
-func (r *exactReader) node() *jsonNode {
+func (r *treeReader) node() *jsonNode {
 	if len(r.chunk) == cap(r.chunk) {
 		r.chunk = make([]jsonNode, 0, 16)
 	}
@@ -209,10 +213,32 @@ func unquote(quoted []byte) string {
 	return string(t)
 }
 
-// nameOf is unquote, a field's name being the schema's string, not a copy.
-func nameOf(quoted []byte) string {
+// memberName is unquote, a field's name being the schema's string, not a copy.
+func memberName(quoted []byte) string {
 	if name, ok := fieldNames[string(quoted[1:len(quoted)-1])]; ok {
 		return name
 	}
 	return unquote(quoted)
 }
+
+// fieldNames holds the name of every field of the card and header schemas.
+var fieldNames = func() map[string]string {
+	names := map[string]string{}
+	seen := map[*schemaNode]bool{}
+	var walk func(*schemaNode)
+	walk = func(s *schemaNode) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		for name, child := range s.fields {
+			names[name] = name
+			walk(child)
+		}
+		walk(s.each)
+		walk(s.values)
+	}
+	walk(cardSchema)
+	walk(headerSchema)
+	return names
+}()
