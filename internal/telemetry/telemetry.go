@@ -6,7 +6,7 @@
 // Tracing is on only when OTEL_TRACES_EXPORTER names an exporter other than "none", or
 // when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set: unlike
 // the OpenTelemetry default, a2abind never sends to localhost:4318 unasked. The
-// exporter itself is chosen by contrib's autoexport from the same variables
+// exporter itself is chosen as contrib's autoexport chooses it, from the same variables
 // (OTEL_EXPORTER_OTLP_PROTOCOL grpc or http/protobuf), and the resource from
 // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
 package telemetry
@@ -94,7 +94,7 @@ func (p *Provider) Enabled() bool { return p != nil && p.tp != nil }
 
 // Setup installs the W3C tracecontext and baggage propagator and, when the
 // environment asks for tracing (Enabled), a tracer provider exporting through the
-// exporter autoexport builds from OTEL_*, as the global provider. When tracing is off
+// exporter newSpanExporter chooses from OTEL_*, as the global provider. When tracing is off
 // it starts nothing and changes no provider. The caller calls Shutdown when done.
 func Setup(ctx context.Context, opts ...Option) (*Provider, error) {
 	o := setupOptions{errors: os.Stderr}
