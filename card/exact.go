@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The exact reading of a card document. a2abind matches member names exactly, as
@@ -267,12 +268,12 @@ func (r *treeReader) describe(s *schemaNode, m *jsonMember, path func() string) 
 	return nil
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`)
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`) })
 
 // joinPath appends a member name to a JSON path: "a.b", or `a["b c"]` when the name
 // is not a plain identifier.
 func joinPath(path, name string) string {
-	if !plainName.MatchString(name) {
+	if !plainName().MatchString(name) {
 		return path + "[" + strconv.Quote(name) + "]"
 	}
 	if path == "" {

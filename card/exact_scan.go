@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/a2abind/a2abind/internal/jsontext"
 )
@@ -213,14 +214,15 @@ func (r *treeReader) scanChildren(n *jsonNode, depth int, s *schemaNode) bool {
 // the schema's string, not a copy.
 func memberName(quoted []byte) string {
 	t, _ := jsontext.Text(quoted)
-	if name, ok := fieldNames[string(t)]; ok {
+	if name, ok := fieldNames()[string(t)]; ok {
 		return name
 	}
 	return string(t)
 }
 
-// fieldNames holds the name of every field of the card and header schemas.
-var fieldNames = func() map[string]string {
+// fieldNames holds the name of every field of the card and header schemas, built on
+// first use.
+var fieldNames = sync.OnceValue(func() map[string]string {
 	names := map[string]string{}
 	seen := map[*schemaNode]bool{}
 	var walk func(*schemaNode)
@@ -236,7 +238,7 @@ var fieldNames = func() map[string]string {
 		walk(s.each)
 		walk(s.values)
 	}
-	walk(cardSchema)
+	walk(cardSchema())
 	walk(headerSchema)
 	return names
-}()
+})

@@ -113,7 +113,7 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
 	}
-	r, tree, err := readTree(data, cardSchema)
+	r, tree, err := readTree(data, cardSchema())
 	var dup *ReadError
 	switch {
 	case errors.As(err, &dup):
