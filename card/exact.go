@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // The exact reading of a card document. a2abind matches member names exactly, as
@@ -127,12 +128,12 @@ func (n *jsonNode) member(name string) (*jsonNode, bool) {
 	return nil, false
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`)
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`) })
 
 // joinPath appends a member name to a JSON path: "a.b", or `a["b c"]` when the name
 // is not a plain identifier.
 func joinPath(path, name string) string {
-	if !plainName.MatchString(name) {
+	if !plainName().MatchString(name) {
 		return path + "[" + strconv.Quote(name) + "]"
 	}
 	if path == "" {

@@ -263,7 +263,7 @@ func readFailure(data []byte, err error) error {
 
 // readDocument reads the card's fields from data (its BOM dropped).
 func readDocument(data []byte) (*document, error) {
-	r, tree, err := readTree(data, cardSchema)
+	r, tree, err := readTree(data, cardSchema())
 	if err != nil {
 		return nil, readFailure(data, err)
 	}

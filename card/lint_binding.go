@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -92,7 +93,7 @@ func (l *linter) bindingCustom() []hit {
 
 // --- protocol version rules ---
 
-var versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`) })
 
 // versionFields lists every protocolVersion written in the document with where it is.
 type versionField struct {
@@ -149,7 +150,7 @@ func (l *linter) versionMalformed() []hit {
 	var out []hit
 	for _, f := range l.versions {
 		raw := strings.TrimSpace(str(f.raw))
-		if raw == "" || versionPattern.MatchString(raw) && raw == str(f.raw) {
+		if raw == "" || versionPattern().MatchString(raw) && raw == str(f.raw) {
 			continue
 		}
 		out = append(out, hit{iface: f.iface(),
@@ -163,7 +164,7 @@ func (l *linter) versionThreePart() []hit {
 	var out []hit
 	for _, f := range l.versions {
 		raw := str(f.raw)
-		if !f.v1 || !versionPattern.MatchString(raw) || strings.Count(raw, ".") != 2 {
+		if !f.v1 || !versionPattern().MatchString(raw) || strings.Count(raw, ".") != 2 {
 			continue
 		}
 		out = append(out, hit{iface: f.where,
@@ -177,7 +178,7 @@ func (l *linter) versionUnsupported() []hit {
 	var out []hit
 	for _, f := range l.versions {
 		raw := str(f.raw)
-		if !versionPattern.MatchString(raw) {
+		if !versionPattern().MatchString(raw) {
 			continue
 		}
 		if v := NormalizeVersion(raw); v == V1 || v == V03 {

@@ -157,7 +157,7 @@ func joinAnd(parts []string) string {
 
 // suggestVersion guesses the Major.Minor a malformed version meant ("v1.0" -> "1.0").
 func suggestVersion(raw string) string {
-	if v := NormalizeVersion(raw); versionPattern.MatchString(v) {
+	if v := NormalizeVersion(raw); versionPattern().MatchString(v) {
 		return v
 	}
 	return V1

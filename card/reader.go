@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -215,14 +216,15 @@ func unquote(quoted []byte) string {
 
 // memberName is unquote, a field's name being the schema's string, not a copy.
 func memberName(quoted []byte) string {
-	if name, ok := fieldNames[string(quoted[1:len(quoted)-1])]; ok {
+	if name, ok := fieldNames()[string(quoted[1:len(quoted)-1])]; ok {
 		return name
 	}
 	return unquote(quoted)
 }
 
-// fieldNames holds the name of every field of the card and header schemas.
-var fieldNames = func() map[string]string {
+// fieldNames holds the name of every field of the card and header schemas, built on
+// first use.
+var fieldNames = sync.OnceValue(func() map[string]string {
 	names := map[string]string{}
 	seen := map[*schemaNode]bool{}
 	var walk func(*schemaNode)
@@ -238,7 +240,7 @@ var fieldNames = func() map[string]string {
 		walk(s.each)
 		walk(s.values)
 	}
-	walk(cardSchema)
+	walk(cardSchema())
 	walk(headerSchema)
 	return names
-}()
+})

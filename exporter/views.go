@@ -160,7 +160,8 @@ func (x *Exporter) serveLogs(w http.ResponseWriter, r *http.Request) {
 }
 
 // indexPage is the landing page: how to probe, and the recent probes.
-var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
+var indexPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("index").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>a2abind exporter</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #ddd}.failure,.no_card{color:#b00}.success{color:#070}</style>
 </head><body>
@@ -175,12 +176,13 @@ add <code>&amp;debug=true</code> for the probe's log. <a href="metrics">/metrics
 {{else}}<p id="recent">No probe yet.</p>
 {{end}}</body></html>
 `))
+})
 
 func (x *Exporter) serveIndex(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	if err := indexPage.Execute(w, x.recent.newestFirst()); err != nil {
+	if err := indexPage().Execute(w, x.recent.newestFirst()); err != nil {
 		x.log.Warn("rendering /", "err", err)
 	}
 }

@@ -197,10 +197,9 @@ func wrap(text string, width int) []string {
 			flush()
 		}
 		for ww > width {
-			cut := breakAt(word, width)
+			cut, cw := breakAt(word, width)
 			lines = append(lines, word[:cut])
-			word = word[cut:]
-			ww = textWidth(word)
+			word, ww = word[cut:], ww-cw
 		}
 		cur.WriteString(word)
 		curW += ww
@@ -215,30 +214,31 @@ func wrap(text string, width int) []string {
 // and identifier separators (url+preferredTransport, a2a/jsonrpc, field-null).
 const separators = "/+-_.:?&=,;"
 
-// breakAt returns the byte offset at which to cut a word wider than width: after the
-// last separator within its first width columns, else at width (never inside a
-// grapheme cluster, and after at least one).
-func breakAt(word string, width int) int {
-	lastSep, fit, used := 0, 0, 0
+// breakAt returns the byte offset at which to cut a word wider than width, and the
+// width of the piece before it: after the last separator within its first width
+// columns, else at width (never inside a grapheme cluster, and after at least one).
+// It reads only the first width columns of the word.
+func breakAt(word string, width int) (cut, cutWidth int) {
+	lastSep, sepWidth, fit, fitWidth, used := 0, 0, 0, 0, 0
 	g := uniseg.NewGraphemes(word)
 	for g.Next() {
 		from, to := g.Positions()
 		if used += g.Width(); used > width {
 			break
 		}
-		fit = to
+		fit, fitWidth = to, used
 		if strings.Contains(separators, word[from:to]) {
-			lastSep = to
+			lastSep, sepWidth = to, used
 		}
 	}
 	switch {
 	case lastSep > 0:
-		return lastSep
+		return lastSep, sepWidth
 	case fit > 0:
-		return fit
+		return fit, fitWidth
 	}
-	_, rest, _, _ := uniseg.FirstGraphemeClusterInString(word, -1)
-	return len(word) - len(rest)
+	_, rest, w, _ := uniseg.FirstGraphemeClusterInString(word, -1)
+	return len(word) - len(rest), w
 }
 
 // longestPiece is the width in columns of the longest piece word can be cut into by
