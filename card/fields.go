@@ -106,7 +106,7 @@ func (a at) fail(want string) error {
 		off = a.v.start
 	}
 	line, col := position(a.data, off)
-	return fmt.Errorf("%w: field %q at line %d, column %d: expected %s, found JSON %s (JSON Pointer %s, byte %d)",
+	return fmt.Errorf("%w: field %q at line %d, column %d: expected %s, found JSON %s (JSON Pointer %q, byte %d)",
 		ErrMalformed, a.field(), line, col, want, found, a.pointer(), a.v.start)
 }
 
