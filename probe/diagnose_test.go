@@ -141,7 +141,7 @@ func TestDiagnose_Seed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := labtest.Start(t, tt.opts...)
-			_, results, rep := probed(t, a, probe.WithRootCAs(a.CertPool))
+			_, results, rep := probed(t, a, probe.WithConn(card.Conn{RootCAs: a.CertPool}))
 			var got []verdict
 			for _, r := range results {
 				got = append(got, verdictOf(r))
