@@ -369,7 +369,7 @@ func countSeverities(findings []card.Finding) string {
 	var parts []string
 	for _, sev := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
 		if n[sev] > 0 {
-			parts = append(parts, plural(n[sev], string(sev)))
+			parts = append(parts, counted(n[sev], string(sev)))
 		}
 	}
 	if len(parts) == 0 {
@@ -378,8 +378,8 @@ func countSeverities(findings []card.Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-// plural renders "1 error" / "2 errors" ("info" does not take an s).
-func plural(n int, word string) string {
+// counted renders "1 error" / "2 errors" ("info" does not take an s).
+func counted(n int, word string) string {
 	if word == "info" {
 		return fmt.Sprintf("%d %s", n, word)
 	}

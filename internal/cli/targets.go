@@ -303,7 +303,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 
 func (t *targetText) finish() error {
 	w := t.g.stdout
-	fmt.Fprintf(w, "\n%s: %d ok, %d failing, %d without a card\n", plural(t.total, "target"), t.ok, t.failing, t.nocard)
+	fmt.Fprintf(w, "\n%s: %d ok, %d failing, %d without a card\n", counted(t.total, "target"), t.ok, t.failing, t.nocard)
 	for _, d := range t.details {
 		if _, err := fmt.Fprintf(w, "\n%s", d); err != nil {
 			return err
@@ -311,7 +311,7 @@ func (t *targetText) finish() error {
 	}
 	if t.omitted > 0 {
 		_, err := fmt.Fprintf(w, "\n%s not shown (the first %d are): probe them one by one, or use -o json for every report\n",
-			plural(t.omitted, "more failing target's report"), maxTargetDetails)
+			counted(t.omitted, "more failing target's report"), maxTargetDetails)
 		return err
 	}
 	return nil
