@@ -19,9 +19,6 @@ type jsBinding struct {
 	transports string
 }
 
-// echoInfo is the agent info of the guarded servers these tests start.
-var echoInfo = server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill)
-
 var jsBindings = []jsBinding{
 	{a2a.TransportProtocolJSONRPC, transportsDefault},
 	{a2a.TransportProtocolHTTPJSON, transportsDefault},
