@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/a2abind/a2abind/internal/redact"
+	"github.com/a2abind/a2abind/internal/wording"
 )
 
 // The exporter's views, in blackbox_exporter's conventions: /probe?...&debug=true
@@ -115,26 +115,15 @@ func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module, h
 	return s
 }
 
-// escapeControls writes control characters other than the line break, and format
-// characters (bidi overrides, zero-width), as \uXXXX: the series carry what a card
-// declared, and the debug output is read in terminals and browsers.
+// escapeControls escapes each line of s for a terminal or browser (wording.Escape),
+// keeping the line breaks: the series carry what a card declared, and the debug output
+// is read in terminals and browsers.
 func escapeControls(s string) string {
-	if !strings.ContainsFunc(s, needsEscape) {
-		return s
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = wording.Escape(l)
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if needsEscape(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func needsEscape(r rune) bool {
-	return r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r))
+	return strings.Join(lines, "\n")
 }
 
 // serveDebug answers a probe's debug output as text/plain.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/server"
 )
 
 // HeaderResigned says the published card was re-signed by the guard (WithCardSigning)
@@ -29,7 +30,7 @@ func WithCardSigning(key *card.SigningKey, jku string) Option {
 
 // prepare checks the key and the jku and renders the JWKS, before anything listens.
 func (s *signing) prepare() error {
-	signer, err := card.NewCardSigner(s.key, s.jku, PathHealthz, PathReadyz)
+	signer, err := card.NewCardSigner(s.key, s.jku, server.PathHealthz, server.PathReadyz)
 	if err != nil {
 		return fmt.Errorf("guard: WithCardSigning: %w", err)
 	}

@@ -207,7 +207,7 @@ func TestTLS(t *testing.T) {
 			t.Errorf("SendMessage(%s) over TLS = %q, %v", iface, got, err)
 		}
 	}
-	for _, r := range probe.Card(ctx, c, probe.WithRootCAs(pool)) {
+	for _, r := range probe.Card(ctx, c, probe.WithConn(card.Conn{RootCAs: pool})) {
 		if r.Outcome != wire.Served {
 			t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 		}
