@@ -6,6 +6,7 @@
 # defaults; or one of these alone:
 #   ./bench.sh cold [runs] [agents]     (defaults: 15 runs, 300 agents)
 #   ./bench.sh scrape [runs] [scrapes]  (defaults: 5 runs, 200 scrapes)
+#   ./bench.sh startup [turns]          (default: 21 turns)
 #   ./bench.sh capacity                 (docs/scaling.md's measurements: the exporter's
 #             CPU per scrape of a mixed fleet, memory and time of /sd and probe --targets
 #             at 10,000 and 100,000 entries; absolute numbers of this machine, not ratios)
@@ -31,6 +32,9 @@
 #             agents accepted per interface probe
 #   scrape    the exporter's /probe / Debian's prometheus-blackbox-exporter's http probe
 #             of the same card URL, in turns (installed with apt-get when root)
+#   startup   `a2abind send BASE hi` and `a2abind --help` / a2a-go's own CLI (cmd/a2a of
+#             the module's release) doing the same, against an a2a-go echo agent, each a
+#             fresh process, in turns: median wall times (issue 45, goal <= 1.1)
 #   capabilities  Engine.Check (interfaces and capabilities) / Engine.Card on a warm
 #             engine; fleet throughput without / with the capability checks
 set -euo pipefail
@@ -67,6 +71,17 @@ scrape() { # scrape [runs] [scrapes]
 	.cache/bench/fleetbench scrape -runs "${1:-5}" -scrapes "${2:-200}" .cache/bench/a2abind
 }
 
+startup() { # startup [turns]
+	echo
+	echo "startup (issue 45): a2abind / a2a-go's cmd/a2a, fresh processes in turns, medians of ${1:-21} (goal <= 1.1)"
+	go test -run '^$' -bench BenchmarkStartup -benchtime "${1:-21}x" -count 1 ./interop | awk '
+	/^BenchmarkStartup/ { for (i = 3; i < NF; i++) m[$(i+1)] = $i }
+	END {
+		printf "  %-44s %6.2f   (%s / %s ms)\n", "send BASE hi", m["send/a2a-go"], m["send-ms"], m["a2a-go-send-ms"]
+		printf "  %-44s %6.2f   (%s / %s ms)\n", "--help", m["help/a2a-go"], m["help-ms"], m["a2a-go-help-ms"]
+	}'
+}
+
 capacity() {
 	fleetbench_build
 	echo
@@ -75,7 +90,7 @@ capacity() {
 }
 
 case "${1:-}" in
-cold | scrape | capacity)
+cold | scrape | capacity | startup)
 	mode=$1
 	shift
 	"$mode" "$@"
@@ -181,3 +196,4 @@ ratio "rewritten (all four forms tried)"        BenchmarkVerifySignaturesInvalid
 
 cold
 scrape
+startup

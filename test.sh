@@ -24,6 +24,18 @@ echo "== go test -race"
 # The suite starts real servers on loopback; -timeout bounds a hang, well above a normal run.
 go test -race -count=1 -timeout 10m ./...
 
+echo "== fuzz: a short run of each JSON reader's target (issue 46; the corpora are in testdata/fuzz)"
+# go test replays the committed corpora; these runs look a little further each time.
+while read -r target pkg; do
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime 3s "$pkg" </dev/null
+done <<'TARGETS'
+FuzzParse ./card/
+FuzzInterfacesMatchProtojson ./card/
+FuzzErrorInfo ./wire/
+FuzzEnvelopes ./wire/
+FuzzJSONRPCMethod ./internal/accesslog/
+TARGETS
+
 echo "== go test: the task store's memory bound at full size (600 x 1 MiB; the race run makes 100)"
 go test -count=1 -run '^TestStoreKeepsItsBoundUnderLoad$' ./server/
 

@@ -2,13 +2,11 @@ package card
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
-	"strings"
+	"sync"
 )
 
 // The exact reading of a card document. a2abind matches member names exactly, as
@@ -31,6 +29,10 @@ type ReadError struct {
 	Code string
 	// Path is the JSON path of the member, e.g. "supportedInterfaces[0].URL".
 	Path string
+	// Pointer is the same place as a JSON Pointer (RFC 6901): "/supportedInterfaces/0/URL".
+	Pointer string
+	// Offset is the byte offset in the document where the problem is.
+	Offset int64
 	// Member is the member name as written.
 	Member string
 	// Field is, for a stray member, the field it resembles as the specification spells it.
@@ -40,6 +42,16 @@ type ReadError struct {
 }
 
 func (e *ReadError) Error() string {
+	switch {
+	case e.Pointer != "":
+		return fmt.Sprintf("%s (JSON Pointer %q, byte %d)", e.message(), e.Pointer, e.Offset)
+	case e.Offset != 0:
+		return fmt.Sprintf("%s (byte %d)", e.message(), e.Offset)
+	}
+	return e.message()
+}
+
+func (e *ReadError) message() string {
 	if e.form != nil {
 		also := ""
 		if e.form.unread {
@@ -116,163 +128,12 @@ func (n *jsonNode) member(name string) (*jsonNode, bool) {
 	return nil, false
 }
 
-// maxJSONDepth is encoding/json's own nesting bound.
-const maxJSONDepth = 10000
-
-// treeReader reads a document into jsonNodes. It keeps the nodes the card schema
-// describes (the rest is checked for repeated names and skipped), and marks the stray
-// members there.
-type treeReader struct {
-	data   []byte
-	dec    *json.Decoder
-	dup    *ReadError   // the first repeated member name
-	strays []*ReadError // in document order
-
-	off     int        // the scanning reader's place in data (exact_scan.go)
-	scratch jsonNode   // the scanning reader's node for values it does not keep
-	chunk   []jsonNode // where node takes the nodes it keeps
-	steps   []pathStep // where the reader is, for a JSON path (path, exact_scan.go)
-}
-
-// readTreeDecoder is readTree on encoding/json's Decoder.Token: the reader of
-// documents encoding/json refuses (for its error) and the oracle the scanning reader
-// (exact_scan.go) is held equal to by FuzzTreeReaders.
-func readTreeDecoder(data []byte, s *schemaNode) (*treeReader, *jsonNode, error) {
-	r := &treeReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
-	r.dec.UseNumber()
-	n, err := r.value(0, s)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := r.dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("invalid character after top-level value")
-		}
-		return nil, nil, err
-	}
-	if r.dup != nil {
-		return nil, nil, r.dup
-	}
-	return r, n, nil
-}
-
-// next returns the offset of the next token.
-func (r *treeReader) next() int64 {
-	off := r.dec.InputOffset()
-	for off < int64(len(r.data)) && strings.IndexByte(" \t\r\n,:", r.data[off]) >= 0 {
-		off++
-	}
-	return off
-}
-
-// value reads one value at r.steps, described by s (nil: not described, not kept).
-func (r *treeReader) value(depth int, s *schemaNode) (*jsonNode, error) {
-	start := r.next()
-	tok, err := r.dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	n := &jsonNode{start: start}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= maxJSONDepth { // this object or list is one level too many
-			return nil, &ReadError{Code: CodeDocumentRefused, form: formDepth}
-		}
-		n.kind = byte(t)
-		if err := r.children(n, depth, s); err != nil {
-			return nil, err
-		}
-		if _, err := r.dec.Token(); err != nil { // the closing delimiter
-			return nil, err
-		}
-	case string:
-		n.kind = '"'
-	case json.Number:
-		n.kind = '0'
-	case bool:
-		n.kind = 't'
-	case nil:
-		n.kind = 'n'
-	}
-	n.end = r.dec.InputOffset()
-	return n, nil
-}
-
-// children reads the members of an object or the entries of a list. Their JSON path
-// (r.steps) is rendered only for a repeated or stray member.
-func (r *treeReader) children(n *jsonNode, depth int, s *schemaNode) error {
-	if n.kind == '[' {
-		var each *schemaNode
-		if s != nil {
-			each = s.each
-		}
-		for i := 0; r.dec.More(); i++ {
-			r.steps = append(r.steps, pathStep{index: i})
-			e, err := r.value(depth+1, each)
-			r.steps = r.steps[:len(r.steps)-1]
-			if err != nil {
-				return err
-			}
-			if each != nil {
-				n.elems = append(n.elems, e)
-			}
-		}
-		return nil
-	}
-	seen := map[string]bool{}
-	for r.dec.More() {
-		ks := r.next()
-		kt, err := r.dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := kt.(string)
-		m := jsonMember{name: name, keyStart: ks, keyEnd: r.dec.InputOffset()}
-		r.steps = append(r.steps, pathStep{name: name, index: -1})
-		if seen[name] && r.dup == nil {
-			r.dup = &ReadError{Code: CodeMemberDuplicate, Path: r.path(), Member: name}
-		}
-		seen[name] = true
-		child := r.describe(s, &m, r.path)
-		m.value, err = r.value(depth+1, child)
-		r.steps = r.steps[:len(r.steps)-1]
-		if err != nil {
-			return err
-		}
-		if s != nil {
-			n.members = append(n.members, m)
-		}
-	}
-	return nil
-}
-
-// describe returns what s says of member m's value (nil: nothing), and marks m stray,
-// with a ReadError at path(), when its name is another spelling of a field of s.
-func (r *treeReader) describe(s *schemaNode, m *jsonMember, path func() string) *schemaNode {
-	switch {
-	case s == nil:
-		return nil
-	case s.values != nil:
-		return s.values
-	case s.fields != nil:
-		child, known := s.fields[m.name]
-		if !known {
-			if field, ok := s.variant(m.name); ok {
-				m.stray = true
-				r.strays = append(r.strays, &ReadError{Code: CodeFieldNameCase, Path: path(), Member: m.name, Field: field})
-			}
-		}
-		return child
-	}
-	return nil
-}
-
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`)
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$-]*$`) })
 
 // joinPath appends a member name to a JSON path: "a.b", or `a["b c"]` when the name
 // is not a plain identifier.
 func joinPath(path, name string) string {
-	if !plainName.MatchString(name) {
+	if !plainName().MatchString(name) {
 		return path + "[" + strconv.Quote(name) + "]"
 	}
 	if path == "" {
@@ -356,33 +217,6 @@ func WithoutStrayMembers(doc []byte) ([]byte, []string, error) {
 		paths = append(paths, s.Path)
 	}
 	return withoutStrays(c.doc.raw, c.doc.tree), paths, nil
-}
-
-// masked returns a copy of data whose stray member names are overwritten with "_" (same
-// length, so offsets in errors still point into data), for encoding/json to decode: no
-// name left matches a field case-insensitively unless it matches it exactly.
-func masked(data []byte, strays bool, n *jsonNode) []byte {
-	if !strays {
-		return data
-	}
-	out := bytes.Clone(data)
-	var walk func(*jsonNode)
-	walk = func(n *jsonNode) {
-		for _, m := range n.members {
-			if m.stray {
-				for i := m.keyStart + 1; i < m.keyEnd-1; i++ {
-					out[i] = '_'
-				}
-				continue
-			}
-			walk(m.value)
-		}
-		for _, e := range n.elems {
-			walk(e)
-		}
-	}
-	walk(n)
-	return out
 }
 
 // FindingOf returns the lint finding for an error of Parse or Load that is about how the

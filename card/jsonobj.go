@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Object is a JSON object with its members in document order, duplicates kept, so that
@@ -22,33 +24,31 @@ type Member struct {
 }
 
 // DecodeObject reads a JSON object member by member (a leading UTF-8 byte order mark
-// is skipped); anything but one object is an error.
+// is skipped), with jsontext as the card reader does but keeping repeated names;
+// anything but one object is an error, which says where (JSON Pointer, byte offset).
 func DecodeObject(data []byte) (Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(bytes.TrimPrefix(data, utf8BOM)),
+		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if dec.PeekKind() != '{' {
 		return nil, errors.New("the document is not a JSON object")
 	}
 	var o Object
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
+	_, err := dec.ReadToken()
+	for err == nil && dec.PeekKind() == '"' {
+		var k, v jsontext.Value
+		if k, err = dec.ReadValue(); err == nil {
+			v, err = dec.ReadValue()
+			o = append(o, Member{unquote(k), bytes.Clone(v)})
 		}
-		key, ok := t.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key %v is not a string", t)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		o = append(o, Member{key, v})
 	}
-	if _, err := dec.Token(); err != nil {
+	if err == nil {
+		_, err = dec.ReadToken() // the closing brace, or the error
+	}
+	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the card's JSON object")
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, fmt.Errorf("data after the card's JSON object at byte %d", dec.InputOffset())
 	}
 	return o, nil
 }

@@ -40,3 +40,46 @@ func TestOneCardReader(t *testing.T) {
 		t.Fatalf("checked only %d files: is the walk rooted at the module?", checked)
 	}
 }
+
+// jsonReaders are the files that may read JSON token by token or validate it apart
+// from decoding it, each with the reason. Every other reading of a card document goes
+// through card.Parse (card/reader.go, on jsontext); a second reader of a signed
+// document (json.Valid, encoding/json's Decoder.Token, a scanner of its own) is a
+// parser differential waiting to happen (issue 46).
+var jsonReaders = map[string]string{
+	"card/reader.go":                        "the one exact reader of card documents and protected headers",
+	"card/jsonobj.go":                       "DecodeObject, the order-preserving editor, on jsontext",
+	"signature/canonical.go":                "canonical forms of a signed card (to switch to jsontext's Canonicalize)",
+	"wire/jsonscan.go":                      "answer envelopes and ErrorInfo details, on jsontext",
+	"internal/accesslog/accesslog.go":       "a JSON-RPC request's method from its first bytes, on jsontext",
+	"probe/httpjson.go":                     "whether an HTTP+JSON answer body is JSON at all",
+	"internal/bench/fleetbench/sdmemory.go": "a benchmark tool's service discovery answer",
+}
+
+// TestOneJSONReader fails when a non-test file outside jsonReaders reads JSON token by
+// token (json.Valid, Decoder.Token, json.NewDecoder, jsontext.NewDecoder) or brings
+// back a scanner of its own (internal/jsontext, a StringEnd), and when an entry of
+// jsonReaders no longer does.
+func TestOneJSONReader(t *testing.T) {
+	reader := regexp.MustCompile(`json\.Valid\(|\.Token\(\)|json\.NewDecoder\(|jsontext\.NewDecoder\(|new\(jsontext\.Decoder\)|a2abind/internal/jsontext"|func StringEnd\(`)
+	seen := map[string]bool{}
+	moduleGoFiles(t, func(path string, src []byte) {
+		if strings.HasPrefix(path, "deploy/") {
+			return
+		}
+		_, allowed := jsonReaders[path]
+		seen[path] = allowed
+		for n, line := range strings.Split(string(src), "\n") {
+			if reader.MatchString(line) && !allowed {
+				t.Errorf("%s:%d reads JSON beside the one reader (%s): parse cards with card.Parse, other JSON with encoding/json, or add the file to jsonReaders saying why",
+					path, n+1, reader.FindString(line))
+			}
+		}
+		if allowed && !reader.Match(src) {
+			t.Errorf("jsonReaders lists %s, which reads no JSON token by token now: remove the entry", path)
+		}
+	})
+	if !seen["card/reader.go"] {
+		t.Fatal("card/reader.go not seen: is the walk rooted at the module?")
+	}
+}

@@ -113,29 +113,14 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: expected a JSON object, document starts with %q", ErrMalformed, preview(trimmed))
 	}
-	r, tree, err := readTree(data, cardSchema)
-	var dup *ReadError
-	switch {
-	case errors.As(err, &dup):
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, dup)
-	case err != nil:
-		if uerr := json.Unmarshal(data, new(any)); uerr != nil {
-			return nil, describeJSONError(data, uerr)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	doc, err := readDocument(data)
+	if err != nil {
+		return nil, err
 	}
-	var doc document
-	if len(r.strays) > 0 || !doc.decodeTree(data, tree) { // tree_decode.go
-		// encoding/json reads the stray-masked copy, and words the error.
-		doc = document{}
-		if err := json.Unmarshal(masked(data, len(r.strays) > 0, tree), &doc); err != nil {
-			return nil, describeJSONError(data, err)
-		}
-	}
+	tree := doc.tree
 	if doc.Name == nil && !slices.ContainsFunc(interfaceFields, func(f string) bool { _, ok := tree.member(f); return ok }) {
 		return nil, fmt.Errorf("%w: %w: %s", ErrMalformed, ErrNotACard, lookedLike(data, tree))
 	}
-	doc.strays, doc.tree = r.strays, tree
 	for _, f := range nullableFields {
 		if v, ok := tree.member(f); ok && v.kind == 'n' {
 			doc.NullFields = append(doc.NullFields, f)
@@ -145,7 +130,7 @@ func parse(data []byte, maxBytes int64) (*Card, error) {
 		doc.signatures = json.RawMessage(data[v.start:v.end])
 	}
 	doc.raw, doc.bom = data, bom
-	return fromDocument(&doc), nil
+	return fromDocument(doc), nil
 }
 
 // lookedLike describes a JSON object that is not a card: its keys, and a guess at what
@@ -284,53 +269,6 @@ func str(s *string) string {
 	}
 	return *s
 }
-
-func describeJSONError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		if syn.Error() == "unexpected end of JSON input" {
-			return fmt.Errorf("%w: truncated JSON: the document ends at line %d, column %d before the card is complete",
-				ErrMalformed, lineOf(data, int64(len(data))), colOf(data, int64(len(data))))
-		}
-		// Offsets count the bytes read, the offending one included.
-		line, col := position(data, syn.Offset-1)
-		return fmt.Errorf("%w: invalid JSON at line %d, column %d: %s", ErrMalformed, line, col, syn.Error())
-	case errors.As(err, &typ):
-		line, col := position(data, typ.Offset-1) // the offset is just past the value
-
-		field := typ.Field
-		if field == "" {
-			field = "(document)"
-		}
-		return fmt.Errorf("%w: field %q at line %d, column %d: expected %s, found JSON %s",
-			ErrMalformed, field, line, col, jsonKind(typ.Type.String()), typ.Value)
-	case err.Error() == "unexpected end of JSON input":
-		return fmt.Errorf("%w: truncated JSON: the document ends at line %d, column %d before the card is complete",
-			ErrMalformed, lineOf(data, int64(len(data))), colOf(data, int64(len(data))))
-	default:
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-}
-
-// jsonKind names a Go destination type the way a card author thinks of it.
-func jsonKind(goType string) string {
-	switch {
-	case goType == "string" || goType == "*string":
-		return "a string"
-	case len(goType) > 2 && goType[:2] == "[]":
-		return "an array"
-	case len(goType) > 3 && goType[:3] == "map", goType == "card.document",
-		goType == "card.rawV1Interface", goType == "card.rawV03Interface":
-		return "an object"
-	default:
-		return goType
-	}
-}
-
-func lineOf(data []byte, offset int64) int { l, _ := position(data, offset); return l }
-func colOf(data []byte, offset int64) int  { _, c := position(data, offset); return c }
 
 // position turns a byte offset into a 1-based line and column (columns count bytes).
 func position(data []byte, offset int64) (line, col int) {

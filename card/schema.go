@@ -2,6 +2,7 @@ package card
 
 import (
 	"strings"
+	"sync"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -37,8 +38,9 @@ func (s *schemaNode) variant(name string) (string, bool) {
 
 // cardSchema is the AgentCard as the v1.0 proto describes it (every depth: interfaces,
 // capabilities, security schemes, skills, ...), plus the v0.3 fields a2abind reads or
-// v0.3 cards carry.
-var cardSchema = func() *schemaNode {
+// v0.3 cards carry. Built on first use: walking the descriptors is start-up cost
+// that commands which read no card must not pay.
+var cardSchema = sync.OnceValue(func() *schemaNode {
 	memo := map[protoreflect.FullName]*schemaNode{}
 	s := messageSchema(schemaDescriptor, memo)
 	v03Iface := &schemaNode{fields: map[string]*schemaNode{"url": nil, "transport": nil}}
@@ -57,7 +59,7 @@ var cardSchema = func() *schemaNode {
 	scheme.fields["flows"] = scheme.fields["oauth2SecurityScheme"].fields["flows"]
 	s.fields["capabilities"].fields["stateTransitionHistory"] = nil
 	return s
-}()
+})
 
 // messageSchema describes a proto message's JSON form (Struct and Value are free-form).
 func messageSchema(md protoreflect.MessageDescriptor, memo map[protoreflect.FullName]*schemaNode) *schemaNode {

@@ -220,7 +220,7 @@ func (c *Cache) learn(cd *card.Card, key string, iface card.Interface, w probe.W
 }
 
 // maxWays bounds the ways remembered per agent (the interfaces a client calls are
-// bounded by WithMaxInterfaces; the disk bound is the same).
+// bounded by addr.Conn.MaxInterfaces; the disk bound is the same).
 const maxWays = 1024
 
 // record notes that iface answered (ok) or failed before reaching a handler.

@@ -174,11 +174,11 @@ const maxNotes = 8
 
 // admit applies the dial policy and the interface bound to the ordered candidates: an
 // address the policy refuses by name is skipped (never dialled), and only the first
-// WithMaxInterfaces candidates are kept, so a card with 13,500 interfaces costs at most
+// addr.Conn.MaxInterfaces candidates are kept, so a card with 13,500 interfaces costs at most
 // that many attempts per call. Transports are built lazily, on an interface's first attempt.
 func (c *Client) admit(cands []card.Interface, skipped []Skipped) ([]card.Interface, []Skipped) {
 	limit := c.opts.conn.Interfaces()
-	over := fmt.Sprintf("over the bound of %d interfaces per card (WithMaxInterfaces, --max-interfaces)", limit)
+	over := fmt.Sprintf("over the bound of %d interfaces per card (addr.Conn.MaxInterfaces, --max-interfaces)", limit)
 	var kept []card.Interface
 	for _, iface := range cands {
 		if len(kept) >= limit {

@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/a2abind/a2abind/addr"
@@ -32,10 +33,11 @@ func TestCredentialScope(t *testing.T) {
 	tests := []struct {
 		name  string
 		c     *card.Card
+		conn  addr.Conn
 		opts  []Option
 		allow map[string]bool // URL -> credentials sent
 	}{
-		{"fetched card: the named origin, not the one after redirects", fetched, []Option{WithCredentialHosts("trusted.example")}, map[string]bool{
+		{"fetched card: the named origin, not the one after redirects", fetched, addr.Conn{CredentialHosts: []string{"trusted.example"}}, nil, map[string]bool{
 			"https://agent.example/a2a":        true,
 			"http://agent.example:443/a2a":     false, // same host and port, cleartext
 			"https://agent.example:8443/a2a":   false,
@@ -45,12 +47,12 @@ func TestCredentialScope(t *testing.T) {
 			"grpcs://agent.example":            true,
 			"grpc://agent.example:443":         false,
 		}},
-		{"fetched card, plaintext gRPC: a bare host:port is the http origin", fetched, []Option{WithPlaintextGRPC()}, map[string]bool{
+		{"fetched card, plaintext gRPC: a bare host:port is the http origin", fetched, addr.Conn{}, []Option{WithPlaintextGRPC()}, map[string]bool{
 			"https://agent.example/a2a": true,
 			"agent.example:443":         false,
 			"grpcs://agent.example":     true,
 		}},
-		{"card file: its preferred interface", file, nil, map[string]bool{
+		{"card file: its preferred interface", file, addr.Conn{}, nil, map[string]bool{
 			"h:9443":         true,
 			"h:9444":         false,
 			"https://h:9443": true,
@@ -58,7 +60,8 @@ func TestCredentialScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewFromCard(tt.c, append([]Option{WithHeader("Authorization", "Bearer T")}, tt.opts...)...)
+			tt.conn.Header = http.Header{"Authorization": {"Bearer T"}}
+			c, err := NewFromCard(tt.c, append([]Option{WithConn(tt.conn)}, tt.opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -248,7 +249,7 @@ func TestAuthStopsAfterOneAttempt(t *testing.T) {
 				t.Errorf("error %q does not name the card's security scheme", err)
 			}
 
-			ok := newTestClient(t, ctx, a.BaseURL, WithBearer("s3cret"), WithCredentialHosts("127.0.0.1"))
+			ok := newTestClient(t, ctx, a.BaseURL, WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer s3cret"}}, CredentialHosts: []string{"127.0.0.1"}}))
 			var tr Trace
 			if _, err := ok.SendMessage(WithTrace(ctx, &tr), userMessage("hi")); err != nil {
 				t.Fatalf("SendMessage() with the token error = %v", err)
@@ -523,11 +524,11 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 						lab.Decl{URL: other.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1},
 						lab.Decl{URL: a.URL(lab.PathJSONRPC), Binding: lab.JSONRPC, Version: card.V1})
 				}))
-			opts := []Option{WithBearer("s3cret")}
+			conn := addr.Conn{Header: http.Header{"Authorization": {"Bearer s3cret"}}}
 			if tt.allow {
-				opts = append(opts, WithCredentialHosts(other.HTTPAddr))
+				conn.CredentialHosts = []string{other.HTTPAddr}
 			}
-			c := newTestClient(t, ctx, home.BaseURL, opts...)
+			c := newTestClient(t, ctx, home.BaseURL, WithConn(conn))
 			var tr Trace
 			if _, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("hi")); err != nil {
 				t.Fatalf("SendMessage() error = %v", err)
@@ -629,7 +630,7 @@ func TestTLSAgent(t *testing.T) {
 	ctx := testContext(t)
 	a := labtest.Start(t, append(lab.Healthy(), lab.WithTLS())...)
 	for _, b := range []a2a.TransportProtocol{lab.GRPC, lab.HTTPJSON, lab.JSONRPC} {
-		c := newTestClient(t, ctx, a.BaseURL, WithRootCAs(a.CertPool), WithBindings(b))
+		c := newTestClient(t, ctx, a.BaseURL, WithConn(addr.Conn{RootCAs: a.CertPool}), WithBindings(b))
 		var tr Trace
 		res, err := c.SendMessage(WithTrace(ctx, &tr), userMessage("tls"))
 		if err != nil || echoed(res) != "tls" {
@@ -639,7 +640,7 @@ func TestTLSAgent(t *testing.T) {
 			t.Errorf("answered on %s, want %s", got, b)
 		}
 	}
-	cd := newTestClient(t, ctx, a.BaseURL, WithRootCAs(a.CertPool)).Card()
+	cd := newTestClient(t, ctx, a.BaseURL, WithConn(addr.Conn{RootCAs: a.CertPool})).Card()
 	untrusted, err := NewFromCard(cd)
 	if err != nil {
 		t.Fatal(err)

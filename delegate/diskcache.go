@@ -91,7 +91,13 @@ func (c *Cache) loadDisk(key string) *cacheEntry {
 	if len(d.Failed) > maxDiskFailed || len(d.Ways) > maxWays {
 		return nil
 	}
-	e := &cacheEntry{key: key, version: d.Version, etag: d.ETag, expires: d.Expires, answered: d.Answered, failed: d.Failed}
+	// It was written a TTL before it expires: a run soon after that one has nothing to
+	// write either (record's quarter-TTL rule holds across runs, not only within one).
+	saved := d.Expires.Add(-c.ttl)
+	if now := c.now(); saved.After(now) {
+		saved = now
+	}
+	e := &cacheEntry{key: key, version: d.Version, etag: d.ETag, expires: d.Expires, saved: saved, answered: d.Answered, failed: d.Failed}
 	for k, w := range d.Ways {
 		if !probe.ValidPrefix(w.Prefix) {
 			return nil // not a file a2abind wrote: a route must not lead a call elsewhere

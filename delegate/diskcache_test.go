@@ -265,6 +265,12 @@ func TestDiskCacheWritesOnChange(t *testing.T) {
 	if written() != first {
 		t.Errorf("the same success a minute later rewrote the file")
 	}
+	// Another process (a new Cache on the directory) is held to the same rule: each
+	// `a2abind send` repeating a success writes nothing.
+	NewCache(WithCacheDir(dir), withCacheClock(clock.now)).record(agent, key, b, true)
+	if written() != first {
+		t.Errorf("the same success in another process a minute later rewrote the file")
+	}
 	cache.record(agent, key, a, false)
 	if written() == first {
 		t.Errorf("a failure was not written")

@@ -49,16 +49,16 @@
 // which overrides a tenant set in the request; where none is declared the request's
 // own tenant goes as given.
 //
-// Credentials (WithHeader, WithBearer) go only to interfaces on the card's own origin,
+// Credentials (WithConn's headers) go only to interfaces on the card's own origin,
 // the scheme, host and port the caller named before any redirect (addr.CredentialPolicy
-// decides), unless WithCredentialHosts allows more: a card cannot redirect a token.
+// decides), unless the connection's CredentialHosts allow more: a card cannot redirect a token.
 // Calls never follow an HTTP redirect: a 3xx is the attempt's outcome (not_found, the
 // detail names the Location) and nothing is sent to the Location.
 //
-// Addresses: interface URLs are read by addr.ParseAddress; addr.DialPolicy (WithDialPolicy)
+// Addresses: interface URLs are read by addr.ParseAddress; addr.DialPolicy (WithConn)
 // refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata addresses
 // (by name, after resolution and at connect time: outcome wire.Blocked); at most
-// addr.DefaultMaxInterfaces interfaces of a card are attempted (WithMaxInterfaces), and a
+// addr.DefaultMaxInterfaces interfaces of a card are attempted (addr.Conn.MaxInterfaces), and a
 // transport is built on an interface's first attempt.
 //
 // Every failure is a *Error carrying the attempt trace; WithTrace exposes the trace of
@@ -71,7 +71,8 @@
 // answer or a stream's first event. A peer that trickles its answer is cut by those
 // deadlines, never waited for.
 //
-//	c, err := delegate.New(ctx, "http://127.0.0.1:8443", delegate.WithBearer(token))
+//	conn := addr.Conn{Header: http.Header{"Authorization": {"Bearer " + token}}}
+//	c, err := delegate.New(ctx, "http://127.0.0.1:8443", delegate.WithConn(conn))
 //	if err != nil { ... }
 //	defer c.Close()
 //	var tr delegate.Trace

@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -63,11 +64,7 @@ func (c *Client) walker(ctx context.Context, cs *callSpan, alog *attemptLog, pen
 // clip makes network text fit a one-line detail: line breaks written as \n and \r (an
 // agent's message must not add lines to the attempt list), and at most 300 bytes.
 func clip(s string) string {
-	s = lineBreaks.Replace(s)
-	if len(s) > 300 {
-		return s[:300] + "..."
-	}
-	return s
+	return wording.Truncate(lineBreaks.Replace(s), 300)
 }
 
 var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)

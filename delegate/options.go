@@ -1,7 +1,6 @@
 package delegate
 
 import (
-	"crypto/x509"
 	"net/http"
 	"time"
 
@@ -29,46 +28,23 @@ type options struct {
 	tracerProvider trace.TracerProvider    // WithTracerProvider (spans.go); nil: the global one
 }
 
-// WithConn sets the connection configuration (headers, TLS roots, insecure, dial
-// policy, credential hosts, interface bound: see addr.Conn), for the card fetch of New
-// and every call, replacing what earlier options set; the options below each set one
-// of its fields.
+// WithConn sets the connection configuration, for the card fetch of New and every
+// call, replacing an earlier one (see addr.Conn): the headers (credentials: sent on the
+// card fetch of New, and to the interfaces on the card's own origin and the
+// CredentialHosts only), TLS roots or insecure (HTTP and gRPC; not with WithHTTPClient),
+// the dial policy (an interface it refuses by name is Skipped; one whose host resolves
+// to a refused address is an attempt with outcome wire.Blocked, and nothing is sent
+// there; the card fetch of New goes through it too, unless WithHTTPClient is given),
+// and the bound on the interfaces attempted (the first n in candidate order; the rest
+// are Skipped).
 func WithConn(c addr.Conn) Option {
 	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
 }
-
-// WithMaxInterfaces bounds how many of the card's usable interfaces the client
-// attempts, the first n in candidate order; the rest are Skipped. n <= 0 means
-// addr.DefaultMaxInterfaces.
-func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
-
-// WithDialPolicy sets which addresses the client dials (addr.DialPolicy; nil is the
-// default policy). An interface the policy refuses by name is Skipped; one whose host
-// resolves to a refused address is an attempt with outcome wire.Blocked, and nothing is
-// sent there. The card fetch of New goes through it too, unless WithHTTPClient is given.
-func WithDialPolicy(p *addr.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
 
 // WithBindings restricts the candidates to the given bindings and orders them by the
 // given order (card order within one binding). Names are compared case-insensitively.
 func WithBindings(bindings ...a2a.TransportProtocol) Option {
 	return func(o *options) { o.bindings = append(o.bindings, bindings...) }
-}
-
-// WithHeader sends a header (typically a credential) on every call, to the interfaces
-// on the card's own origin only (see WithCredentialHosts). It is sent on the card fetch
-// of New too.
-func WithHeader(key, value string) Option {
-	return func(o *options) { o.conn.AddHeader(key, value) }
-}
-
-// WithBearer sends "Authorization: Bearer token", scoped like WithHeader.
-func WithBearer(token string) Option { return WithHeader("Authorization", "Bearer "+token) }
-
-// WithCredentialHosts allows the headers of WithHeader and WithBearer to go to interfaces
-// on these hosts too, besides the card's origin. An entry is "host" (any port) or
-// "host:port".
-func WithCredentialHosts(hosts ...string) Option {
-	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
 }
 
 // WithCache shares a Cache between clients. By default each Client has its own.
@@ -94,12 +70,6 @@ func WithAttemptTimeout(d time.Duration) Option { return func(o *options) { o.at
 // fetch (a2abind wraps it to record wire evidence). TLS options do not apply to it.
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
 
-// WithInsecureSkipVerify does not verify TLS certificates (HTTP and gRPC).
-func WithInsecureSkipVerify() Option { return func(o *options) { o.conn.Insecure = true } }
-
-// WithRootCAs verifies TLS certificates against pool (HTTP and gRPC).
-func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.RootCAs = pool } }
-
 // WithPlaintextGRPC speaks plaintext gRPC to interfaces declared as a bare host:port.
 // By default they get TLS unless the card itself was fetched over plain http:// (a
 // grpc:// or http:// scheme asks for plaintext, grpcs:// or https:// for TLS).
@@ -110,7 +80,7 @@ func WithPlaintextGRPC() Option { return func(o *options) { o.plaintextGRPC = tr
 // a2a-go agent run with "a2a serve --protocol 0.3" publishes 1.0 and serves 0.3). Made
 // by hand, they have the zero card.Source, so attempts show them as undeclared; each is
 // checked like a declared interface (address, dial policy, credential scope,
-// WithMaxInterfaces). WithBindings does not filter them.
+// addr.Conn.MaxInterfaces). WithBindings does not filter them.
 func WithInterfaces(ifaces ...card.Interface) Option {
 	return func(o *options) { o.extra = append(o.extra, ifaces...) }
 }

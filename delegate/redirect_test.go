@@ -22,7 +22,7 @@ import (
 var credentialHeaders = []string{"Authorization", "X-Api-Key"}
 
 func withCredentials() []Option {
-	return []Option{WithHeader("Authorization", "Bearer T"), WithHeader("X-Api-Key", "K")}
+	return []Option{WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer T"}, "X-Api-Key": {"K"}}})}
 }
 
 // carried counts the requests at o that carried any of the credential headers.

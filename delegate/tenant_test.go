@@ -1,47 +1,25 @@
 package delegate
 
 import (
-	"context"
 	"errors"
-	"strings"
-	"testing"
-	"time"
-
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+	"strings"
+	"testing"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/servertest"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/server"
 	"github.com/a2abind/a2abind/wire"
 )
-
-// startTenanted starts a2abind's guarded server serving tenant on every binding (gRPC
-// on its own listener) with the tenant-reporting executor.
-func startTenanted(t *testing.T, tenant string) *server.Server {
-	t.Helper()
-	srv, err := server.New(lab.TenantEcho{}, server.WithTenant(tenant), server.WithGRPCAddr("127.0.0.1:0"),
-		server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill))
-	if err != nil {
-		t.Fatalf("server.New() error = %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	if err := srv.Start(testContext(t)); err != nil {
-		t.Fatalf("Start() error = %v", err)
-	}
-	return srv
-}
 
 // TestTenantReachesTheServer: on every binding (JSON-RPC, gRPC, HTTP+JSON; 1.0) the
 // interface's declared tenant reaches the server, for unary, streaming and read calls,
 // and a tenant the caller set in the request is overridden by the declared one (A2A
 // §8.3.2 rule 4: clients send the declared value exactly).
 func TestTenantReachesTheServer(t *testing.T) {
-	srv := startTenanted(t, "acme")
+	srv := servertest.Start(t, lab.TenantEcho{}, server.WithTenant("acme"), server.WithGRPCAddr("127.0.0.1:0"))
 	for _, b := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC, a2a.TransportProtocolHTTPJSON} {
 		for _, callerTenant := range []string{"", "mallory"} {
 			t.Run(string(b)+" caller tenant "+callerTenant, func(t *testing.T) {
@@ -96,7 +74,7 @@ func TestTenantReachesTheServer(t *testing.T) {
 // (every interface "globex") is refused by the agent with InvalidParams naming the
 // served tenant; the agent answered, so delegate stops after one attempt (no fallback).
 func TestWrongDeclaredTenantStops(t *testing.T) {
-	srv := startTenanted(t, "acme")
+	srv := servertest.Start(t, lab.TenantEcho{}, server.WithTenant("acme"), server.WithGRPCAddr("127.0.0.1:0"))
 	ctx := testContext(t)
 	cd, err := card.Fetch(ctx, srv.BaseURL())
 	if err != nil {

@@ -68,12 +68,15 @@ func TestProbe_CardChangesBetweenScrapes(t *testing.T) {
 	early := "interfaces checked while the card was fetched"
 	dropped := "was canceled and dropped"
 	for id, want := range map[int][]string{1: nil, 2: {early}, 3: {"the card changed since the last scrape", dropped},
-		4: {"card not obtainable", dropped}, 5: nil, 6: {early}} {
+		4: {"card fetch failed", dropped}, 5: nil, 6: {early}} {
 		_, logs, _ := get(t, base+"/logs?id="+strconv.Itoa(id))
 		for _, w := range want {
 			if !strings.Contains(logs, w) {
 				t.Errorf("probe %d's log does not say %q:\n%s", id, w, logs)
 			}
+		}
+		if strings.Count(logs, "not obtainable") > 1 {
+			t.Errorf("probe %d's log says why the card is missing twice:\n%s", id, logs)
 		}
 		if len(want) == 0 && (strings.Contains(logs, early) || strings.Contains(logs, dropped)) {
 			t.Errorf("probe %d had no previous card, its log says otherwise:\n%s", id, logs)

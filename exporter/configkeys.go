@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -21,7 +22,7 @@ func init() {
 }
 
 // unknownField is the YAML decoder's (KnownFields) message for an unknown key.
-var unknownField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+var unknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type (\S+)`) })
 
 // suggestKeys adds to the decoder's unknown-key errors the key that was probably
 // meant and the keys the place allows: `line 2: field alowed_targets not found in
@@ -33,7 +34,7 @@ func suggestKeys(err error) error {
 	}
 	msgs := make([]string, 0, len(te.Errors))
 	for _, m := range te.Errors {
-		if sm := unknownField.FindStringSubmatch(m); sm != nil {
+		if sm := unknownField().FindStringSubmatch(m); sm != nil {
 			if t, ok := configTypes[sm[2]]; ok {
 				m += "; " + didYouMean(sm[1], yamlKeys(t))
 			}

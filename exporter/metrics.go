@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/redact"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/signature"
 	"github.com/a2abind/a2abind/wire"
@@ -187,11 +188,7 @@ func boolValue(b bool) float64 {
 // label makes a card's string a safe label value: no secret of p.hide (a card may echo
 // what it was sent), valid UTF-8, bounded in length.
 func (p probed) label(s string) string {
-	s = p.hide.String(s)
-	if len(s) > maxLabelValueLength {
-		s = s[:maxLabelValueLength] + "..."
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ToValidUTF8(wording.Truncate(p.hide.String(s), maxLabelValueLength), "\uFFFD")
 }
 
 // sigChecks are v's signature results; none when v is nil (not verified).

@@ -80,7 +80,7 @@ func (x *Exporter) serveProbe(w http.ResponseWriter, r *http.Request) {
 		result = resultCanceled
 	case p.fetchErr != nil:
 		result = resultNoCard
-		x.log.Info("card not obtainable", "target", hide.String(target), "module", name, "err", hide.String(p.fetchErr.Error()))
+		x.log.Info("card fetch failed", "target", hide.String(target), "module", name, "err", hide.String(p.fetchErr.Error()))
 	case !p.ok():
 		result = resultFailure
 	}
@@ -134,7 +134,7 @@ func (x *Exporter) probe(ctx context.Context, target, name string, mod Module, h
 	}
 	if err != nil {
 		p.fetchErr = err
-		plog.ErrorContext(ctx, "card not obtainable", "err", err, "duration_seconds", p.fetchDuration.Seconds())
+		plog.ErrorContext(ctx, "card fetch failed", "err", err, "duration_seconds", p.fetchDuration.Seconds())
 		if ahead != nil {
 			plog.InfoContext(ctx, "the check of the last scrape's card, started while the card was fetched, was canceled and dropped")
 		}

@@ -24,7 +24,7 @@ func TestProbeLog_AsTextHandler(t *testing.T) {
 	traced := trace.ContextWithSpanContext(context.Background(), sc)
 	write := func(l *slog.Logger, n int) {
 		l.Info("beginning probe", "target", "http://a\x1b[31m/\"x\"", "module", "default", "timeout_seconds", 9.5)
-		l.ErrorContext(traced, "card not obtainable", "err", errors.New("GET x: refused\nnext line"), "duration_seconds", 0.000112)
+		l.ErrorContext(traced, "card fetch failed", "err", errors.New("GET x: refused\nnext line"), "duration_seconds", 0.000112)
 		l.Debug("not shown")
 		l.With("a", 1).WithGroup("g").With("b", true).InfoContext(traced, "grouped", "outcome", wire.Served, "d", time.Second, "at", time.Unix(1e9, 0).UTC())
 		l.WithGroup("empty").Info("no attrs")

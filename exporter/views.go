@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/a2abind/a2abind/internal/redact"
+	"github.com/a2abind/a2abind/internal/wording"
 )
 
 // The exporter's views, in blackbox_exporter's conventions: /probe?...&debug=true
@@ -115,26 +115,15 @@ func debugOutput(log []byte, mfs []*dto.MetricFamily, name string, mod Module, h
 	return s
 }
 
-// escapeControls writes control characters other than the line break, and format
-// characters (bidi overrides, zero-width), as \uXXXX: the series carry what a card
-// declared, and the debug output is read in terminals and browsers.
+// escapeControls escapes each line of s for a terminal or browser (wording.Escape),
+// keeping the line breaks: the series carry what a card declared, and the debug output
+// is read in terminals and browsers.
 func escapeControls(s string) string {
-	if !strings.ContainsFunc(s, needsEscape) {
-		return s
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = wording.Escape(l)
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if needsEscape(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func needsEscape(r rune) bool {
-	return r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r))
+	return strings.Join(lines, "\n")
 }
 
 // serveDebug answers a probe's debug output as text/plain.
@@ -160,7 +149,8 @@ func (x *Exporter) serveLogs(w http.ResponseWriter, r *http.Request) {
 }
 
 // indexPage is the landing page: how to probe, and the recent probes.
-var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
+var indexPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("index").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>a2abind exporter</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #ddd}.failure,.no_card{color:#b00}.success{color:#070}</style>
 </head><body>
@@ -175,12 +165,13 @@ add <code>&amp;debug=true</code> for the probe's log. <a href="metrics">/metrics
 {{else}}<p id="recent">No probe yet.</p>
 {{end}}</body></html>
 `))
+})
 
 func (x *Exporter) serveIndex(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	if err := indexPage.Execute(w, x.recent.newestFirst()); err != nil {
+	if err := indexPage().Execute(w, x.recent.newestFirst()); err != nil {
 		x.log.Warn("rendering /", "err", err)
 	}
 }

@@ -12,14 +12,6 @@ import (
 	"github.com/a2abind/a2abind/probe"
 )
 
-// Paths the guard answers itself; every other path is proxied to the upstream.
-const (
-	// PathHealthz answers 200 while the guard serves HTTP (liveness).
-	PathHealthz = "/healthz"
-	// PathReadyz answers 200 while the card is published, 503 otherwise (readiness).
-	PathReadyz = "/readyz"
-)
-
 // Response headers of a normalized card.
 const (
 	// HeaderNormalized says the card served is not the upstream's: its value is the

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
 	"github.com/a2abind/a2abind/internal/telemetry"
+	"github.com/a2abind/a2abind/server"
 	"github.com/a2abind/a2abind/signature"
 )
 
@@ -148,10 +149,10 @@ func sameSocket(la net.Addr, up addr.Address) bool {
 func (g *Guard) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
-		case p == PathHealthz:
+		case p == server.PathHealthz: // liveness: 200 while the guard serves HTTP
 			serveHealthz(w, r)
 			return
-		case p == PathReadyz:
+		case p == server.PathReadyz: // readiness: 200 while the card is published, 503 otherwise
 			g.serveReadyz(w, r)
 			return
 		case g.o.signing != nil && g.o.signing.signer.JWKSPath() != "" && p == g.o.signing.signer.JWKSPath():

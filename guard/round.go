@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/signature"
 )
@@ -158,16 +159,9 @@ func withheldReason(findings []card.Finding, caps []probe.CapabilityResult) stri
 		}
 	}
 	if len(names) > 0 {
-		parts = append(parts, fmt.Sprintf("declared capabilit%s not served: %s", plural(len(names), "y", "ies"), strings.Join(names, ", ")))
+		parts = append(parts, fmt.Sprintf("declared capabilit%s not served: %s", wording.Plural(len(names), "y", "ies"), strings.Join(names, ", ")))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // logChange logs a state that differs from the previous one: published (which card,

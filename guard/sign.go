@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 
+	"github.com/a2abind/a2abind/server"
 	"github.com/a2abind/a2abind/signature"
 )
 
@@ -29,7 +30,7 @@ func WithCardSigning(key *signature.SigningKey, jku string) Option {
 
 // prepare checks the key and the jku and renders the JWKS, before anything listens.
 func (s *signing) prepare() error {
-	signer, err := signature.NewCardSigner(s.key, s.jku, PathHealthz, PathReadyz)
+	signer, err := signature.NewCardSigner(s.key, s.jku, server.PathHealthz, server.PathReadyz)
 	if err != nil {
 		return fmt.Errorf("guard: WithCardSigning: %w", err)
 	}

@@ -66,7 +66,7 @@ type a2aGoCLI struct {
 // github.com/a2aproject/a2a-go/v2@release`), once per test process; the module cache
 // and the Go module proxy supply it. The binary is removed with the interop cache
 // directory.
-func buildA2AGoCLI(t *testing.T, release string) string {
+func buildA2AGoCLI(t testing.TB, release string) string {
 	t.Helper()
 	return buildWithA2AGo(t, release, "")
 }
@@ -80,7 +80,7 @@ func buildA2AGoClient(t *testing.T, release string) string {
 
 // buildWithA2AGo builds cmd/a2a of release, or the command of the file main when not
 // empty, once per test process.
-func buildWithA2AGo(t *testing.T, release, main string) string {
+func buildWithA2AGo(t testing.TB, release, main string) string {
 	t.Helper()
 	v, _ := a2aGoCLIs.LoadOrStore(release+"\x00"+main, &a2aGoCLI{})
 	c := v.(*a2aGoCLI)
@@ -131,7 +131,7 @@ func goBuildWithA2AGo(release, main string) (string, error) {
 
 // startA2AGoEcho runs `a2a serve --echo [extra...]` on a free loopback port and returns its base URL;
 // the process (group) is killed when the test ends.
-func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
+func startA2AGoEcho(t testing.TB, bin string, extra ...string) string {
 	t.Helper()
 	return startA2AGoServe(t, bin, append([]string{"--echo"}, extra...)...)
 }
@@ -140,7 +140,7 @@ func startA2AGoEcho(t *testing.T, bin string, extra ...string) string {
 // --proxy URL) on a free loopback port and returns its base URL (with --transport grpc,
 // the card listener's, which serve opens on a port of its own); the process (group) is
 // killed when the test ends.
-func startA2AGoServe(t *testing.T, bin string, args ...string) string {
+func startA2AGoServe(t testing.TB, bin string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--host", "127.0.0.1", "--port", "0"}, args...)...) // a later --port wins

@@ -21,6 +21,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/lab"
+	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
 )
 
@@ -47,7 +48,7 @@ func TestGuardKeepsHTTP1UpstreamsProof(t *testing.T) {
 		}},
 		{"go-net-http", func(t *testing.T) upstream {
 			counter := &lab.Counter{}
-			a := startLab(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithExecutor(counter))
+			a := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithExecutor(counter))
 			return upstream{a.BaseURL, a.BaseURL + lab.PathJSONRPC, counter.Executions}
 		}},
 		{"raw-http10", func(t *testing.T) upstream {
@@ -58,7 +59,7 @@ func TestGuardKeepsHTTP1UpstreamsProof(t *testing.T) {
 			// HTTP/2 is served here: grpc-go with no A2A service answers every gRPC call
 			// UNIMPLEMENTED "unknown service", the rest goes to an HTTP/1 lab agent.
 			counter := &lab.Counter{}
-			a := startLab(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithExecutor(counter))
+			a := labtest.Start(t, lab.WithJSONRPC(card.V1, lab.PathJSONRPC), lab.WithExecutor(counter))
 			bare, rest := grpc.NewServer(), httputil.NewSingleHostReverseProxy(mustURL(t, a.BaseURL))
 			srv := &http.Server{Protocols: new(http.Protocols), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.ProtoMajor == 2 && card.IsGRPCRequest(r) {
@@ -124,17 +125,6 @@ func TestGuardKeepsHTTP1UpstreamsProof(t *testing.T) {
 			}
 		})
 	}
-}
-
-// startLab starts a lab agent, closed when the test ends.
-func startLab(t *testing.T, opts ...lab.Option) *lab.Agent {
-	t.Helper()
-	a, err := lab.Start(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
 }
 
 // grpcFirstCard is a v1.0 card declaring gRPC at base's host:port (where only HTTP/1 is

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/servertest"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
@@ -75,7 +76,7 @@ func impactAgents() map[string]func(t *testing.T) string {
 		return func(t *testing.T) string { return startJSServer(t, mode).BaseURL }
 	}
 	startGuarded := func(opts ...server.Option) func(t *testing.T) string {
-		return func(t *testing.T) string { return startGuardedServer(t, lab.Echo{}, opts...).BaseURL() }
+		return func(t *testing.T) string { return servertest.Start(t, lab.Echo{}, opts...).BaseURL() }
 	}
 	v03Bindings := []lab.Option{lab.WithJSONRPC(card.V03, lab.PathJSONRPCV03), lab.WithREST(card.V03, lab.PathRESTV03)}
 	return map[string]func(t *testing.T) string{

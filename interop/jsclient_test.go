@@ -1,15 +1,13 @@
 package interop
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/servertest"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/server"
 )
@@ -20,9 +18,6 @@ type jsBinding struct {
 	binding    a2a.TransportProtocol
 	transports string
 }
-
-// echoInfo is the agent info of the guarded servers these tests start.
-var echoInfo = server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill)
 
 var jsBindings = []jsBinding{
 	{a2a.TransportProtocolJSONRPC, transportsDefault},
@@ -163,7 +158,7 @@ func TestJSClientAgainstGuardedServer(t *testing.T) {
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			t.Parallel()
-			srv := startGuardedServer(t, newHoldEcho(), cfg.opts...)
+			srv := servertest.Start(t, newHoldEcho(), cfg.opts...)
 			runs := runJSClients(t, forcedCalls(srv.BaseURL())...)
 			for n, jb := range jsBindings {
 				t.Run(string(jb.binding), func(t *testing.T) {
@@ -172,27 +167,4 @@ func TestJSClientAgainstGuardedServer(t *testing.T) {
 			}
 		})
 	}
-}
-
-// startGuardedServer starts a2abind's server on loopback (HTTP on 127.0.0.1:0 unless an
-// option says otherwise) and shuts it down when the test ends.
-func startGuardedServer(t *testing.T, exec a2asrv.AgentExecutor, opts ...server.Option) *server.Server {
-	t.Helper()
-	srv, err := server.New(exec, append([]server.Option{server.WithHTTPAddr("127.0.0.1:0"), echoInfo}, opts...)...)
-	if err != nil {
-		t.Fatalf("server.New() = %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Start(ctx); err != nil {
-		t.Fatalf("server.Start() = %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("server.Shutdown() = %v", err)
-		}
-	})
-	return srv
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/echo"
+	"github.com/a2abind/a2abind/internal/servertest"
 	"github.com/a2abind/a2abind/server"
 	"github.com/a2abind/a2abind/signature"
 )
@@ -231,7 +232,7 @@ func TestServeSignedCardVerifiedByA2AJS(t *testing.T) {
 	var reqs []map[string]any
 	var names []string
 	for name, extra := range map[string][]server.Option{"v1.0": nil, "union": {server.WithV03()}} {
-		srv := startGuardedServer(t, echo.Executor{}, append([]server.Option{server.WithCardSigning(key, "https://agent.example.com/.well-known/jwks.json")}, extra...)...)
+		srv := servertest.Start(t, echo.Executor{}, append([]server.Option{server.WithCardSigning(key, "https://agent.example.com/.well-known/jwks.json")}, extra...)...)
 		doc := srv.CardJSON()
 		jwksURL := srv.BaseURL() + "/.well-known/jwks.json"
 		// rewrite supportedInterfaces[0].url, the address a2a-js 1.3.0 dials

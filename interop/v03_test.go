@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/servertest"
 	"github.com/a2abind/a2abind/server"
 )
 
@@ -36,7 +37,7 @@ func runJS03(t *testing.T, target string, prefer a2a.TransportProtocol) jsRun {
 func TestV03ClientAgainstServeV03(t *testing.T) {
 	t.Parallel()
 	needNode(t)
-	srv := startGuardedServer(t, newHoldEcho(), server.WithV03())
+	srv := servertest.Start(t, newHoldEcho(), server.WithV03())
 	for _, b := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
 		t.Run(string(b), func(t *testing.T) {
 			run := runJS03(t, srv.BaseURL(), b)
@@ -85,7 +86,7 @@ func TestJSLegacyCompatAgainstAV03Card(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startGuardedServer(t, newHoldEcho(), server.WithListeners(lis, nil), server.WithV03(), server.WithCardJSON(raw))
+	srv := servertest.Start(t, newHoldEcho(), server.WithListeners(lis, nil), server.WithV03(), server.WithCardJSON(raw))
 	bindings := []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON}
 	var calls []jsCall
 	for _, b := range bindings {

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/bindtable"
 )
 
 // Paths the lab mounts bindings at unless an option says otherwise.
@@ -209,11 +210,11 @@ func newConfig(opts []Option) config {
 	return cfg
 }
 
-// check says which mount or gRPC mode names nothing bindings.go registers.
+// check says which mount or gRPC mode names nothing internal/bindtable or bindings.go registers.
 func (cfg config) check() error {
 	for _, m := range cfg.mounts {
-		if _, ok := httpBindings[bindingVersion{m.binding, m.version}]; !ok {
-			return fmt.Errorf("lab: no %s binding of version %q is registered (bindings.go)", m.binding, m.version)
+		if _, ok := bindtable.Table[bindtable.Key{Binding: m.binding, Version: m.version}]; !ok {
+			return fmt.Errorf("lab: no %s binding of version %q is registered (internal/bindtable)", m.binding, m.version)
 		}
 	}
 	if _, ok := grpcModeVersions[cfg.grpcMode]; !ok && cfg.grpcMode != GRPCOff {
@@ -268,12 +269,14 @@ func (a *Agent) serveHTTP(httpLis net.Listener, tlsCfg *tls.Config, handler a2as
 		_, _ = w.Write(a.CardJSON)
 	})
 	for _, m := range a.cfg.mounts {
-		b := httpBindings[bindingVersion{m.binding, m.version}] // checked by config.check
-		h := b.handler(handler)
+		b := bindtable.Table[bindtable.Key{Binding: m.binding, Version: m.version}] // checked by config.check
+		h := b.New(handler)
 		if !a.cfg.open[m.binding] {
 			h = a.requireToken(h)
 		}
-		b.route(mux, m.path, h)
+		for _, mt := range b.Route.Mounts(m.path, h) {
+			mux.Handle(mt.Pattern, mt.Handler)
+		}
 	}
 	a.mountTenantREST(mux, handler)
 	var root http.Handler = mux

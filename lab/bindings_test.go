@@ -5,25 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
 	"github.com/a2abind/a2abind/card"
 )
 
-// TestBindingsCoverA2ATransports holds the lab's mount tables to a2a's three transport
-// protocols in both versions a2abind speaks: the HTTP ones in httpBindings, gRPC in
-// grpcServices and the GRPCMode table.
+// TestBindingsCoverA2ATransports holds the lab's gRPC tables to both versions a2abind
+// speaks: grpcServices and the GRPCMode table (the HTTP bindings are internal/bindtable').
 func TestBindingsCoverA2ATransports(t *testing.T) {
-	for _, b := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
-		for _, v := range []string{card.V1, card.V03} {
-			if _, ok := httpBindings[bindingVersion{b, v}]; !ok {
-				t.Errorf("httpBindings has no %s %s", b, v)
-			}
-		}
-	}
-	if len(httpBindings) != 4 {
-		t.Errorf("httpBindings has %d entries, want the 4 above", len(httpBindings))
-	}
 	for _, v := range []string{card.V1, card.V03} {
 		if grpcServices[v] == nil {
 			t.Errorf("grpcServices has no %s", v)

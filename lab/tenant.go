@@ -7,6 +7,9 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/bindtable"
 )
 
 // TenantTemplate is the a2a-go path template WithTenantREST mounts with: one path
@@ -25,8 +28,9 @@ func WithTenantREST(path string) Option {
 
 // mountTenantREST mounts the WithTenantREST bindings on mux.
 func (a *Agent) mountTenantREST(mux *http.ServeMux, handler a2asrv.RequestHandler) {
+	rest := bindtable.Table[bindtable.Key{Binding: a2a.TransportProtocolHTTPJSON, Version: card.V1}]
 	for _, p := range a.cfg.tenantPaths {
-		mux.Handle(p+"/", http.StripPrefix(p, a.requireToken(a2asrv.NewTenantRESTHandler(TenantTemplate, handler))))
+		mux.Handle(p+"/", http.StripPrefix(p, a.requireToken(rest.Tenant(TenantTemplate, handler))))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
@@ -94,7 +95,7 @@ func (l *linter) bindingCustom() []hit {
 
 // --- protocol version rules ---
 
-var versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`) })
 
 // versionFields lists every protocolVersion written in the document with where it is.
 type versionField struct {
@@ -147,7 +148,7 @@ func (l *linter) versionMalformed() []hit {
 	var out []hit
 	for _, f := range l.versions {
 		raw := strings.TrimSpace(val(f.raw))
-		if raw == "" || versionPattern.MatchString(raw) && raw == val(f.raw) {
+		if raw == "" || versionPattern().MatchString(raw) && raw == val(f.raw) {
 			continue
 		}
 		out = append(out, hit{iface: f.iface(),
@@ -161,7 +162,7 @@ func (l *linter) versionThreePart() []hit {
 	var out []hit
 	for _, f := range l.versions {
 		raw := val(f.raw)
-		if !f.v1 || !versionPattern.MatchString(raw) || strings.Count(raw, ".") != 2 {
+		if !f.v1 || !versionPattern().MatchString(raw) || strings.Count(raw, ".") != 2 {
 			continue
 		}
 		out = append(out, hit{iface: f.where,
@@ -175,7 +176,7 @@ func (l *linter) versionUnsupported() []hit {
 	var out []hit
 	for _, f := range l.versions {
 		raw := val(f.raw)
-		if !versionPattern.MatchString(raw) {
+		if !versionPattern().MatchString(raw) {
 			continue
 		}
 		if v := card.NormalizeVersion(raw); v == card.V1 || v == card.V03 {

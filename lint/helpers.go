@@ -151,7 +151,7 @@ func displayURL(u string) string {
 
 // suggestVersion guesses the Major.Minor a malformed version meant ("v1.0" -> "1.0").
 func suggestVersion(raw string) string {
-	if v := card.NormalizeVersion(raw); versionPattern.MatchString(v) {
+	if v := card.NormalizeVersion(raw); versionPattern().MatchString(v) {
 		return v
 	}
 	return card.V1

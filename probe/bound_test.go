@@ -44,7 +44,7 @@ func TestCardProbesAtMostTheBound(t *testing.T) {
 	if n := probe.Skipped(c); n != len(c.Interfaces)-addr.DefaultMaxInterfaces {
 		t.Errorf("Skipped() = %d, want %d", n, len(c.Interfaces)-addr.DefaultMaxInterfaces)
 	}
-	if got := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithMaxInterfaces(40)); len(got) != 40 {
-		t.Errorf("WithMaxInterfaces(40): %d results", len(got))
+	if got := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithConn(addr.Conn{MaxInterfaces: 40})); len(got) != 40 {
+		t.Errorf("MaxInterfaces 40: %d results", len(got))
 	}
 }

@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -151,7 +153,7 @@ func TestAuthNotEquivalent(t *testing.T) {
 	if codes := newCodes(rep); len(codes) != 0 {
 		t.Errorf("every binding protected: %v", codes)
 	}
-	_, _, ch, rep = checkLab(t, lab.OpenBinding(token), probe.WithHeader("Authorization", "Bearer "+token))
+	_, _, ch, rep = checkLab(t, lab.OpenBinding(token), probe.WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer " + token}}}))
 	if codes := newCodes(rep); len(codes) != 0 {
 		t.Errorf("with credentials: %v", codes)
 	}
@@ -201,7 +203,7 @@ func TestCapabilitiesBehindAuthentication(t *testing.T) {
 	if codes := newCodes(rep); len(codes) != 0 {
 		t.Errorf("without the token: %v", codes)
 	}
-	_, _, ch, rep = checkLab(t, lab.CapableProtected(token), probe.WithHeader("Authorization", "Bearer "+token), probe.WithCredentialHosts("127.0.0.1"))
+	_, _, ch, rep = checkLab(t, lab.CapableProtected(token), probe.WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer " + token}}, CredentialHosts: []string{"127.0.0.1"}}))
 	want = map[probe.Capability]probe.Served{probe.Streaming: "served", probe.PushNotifications: "served", probe.ExtendedAgentCard: "served"}
 	if diff := cmp.Diff(want, verdicts(ch)); diff != "" {
 		t.Errorf("with the token (-want +got):\n%s", diff)

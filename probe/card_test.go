@@ -62,7 +62,7 @@ func TestCard_SideEffectFree(t *testing.T) {
 			c.Interfaces = append(c.Interfaces, iface(u, b, card.V1), iface(u, b, card.V03))
 		}
 	}
-	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithMaxInterfaces(len(c.Interfaces)))
+	results := probe.Card(t.Context(), c, probe.WithTimeout(5*time.Second), probe.WithConn(addr.Conn{MaxInterfaces: len(c.Interfaces)}))
 	if len(results) != len(c.Interfaces) {
 		t.Fatalf("Card() = %d results, want %d", len(results), len(c.Interfaces))
 	}
@@ -226,7 +226,7 @@ func TestInterface_Requests(t *testing.T) {
 			mu.Lock()
 			got = nil
 			mu.Unlock()
-			r := probe.Interface(t.Context(), tt.iface, probe.WithHeader("Authorization", "Bearer t"))
+			r := probe.Interface(t.Context(), tt.iface, probe.WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer t"}}}))
 			if r.Outcome != wire.Served {
 				t.Errorf("Interface() outcome = %s (%s), want served", r.Outcome, r.Detail)
 			}
@@ -312,7 +312,7 @@ func TestInterface_GRPCRequests(t *testing.T) {
 			mu.Lock()
 			got = nil
 			mu.Unlock()
-			r := probe.Interface(t.Context(), tt.iface, probe.WithHeader("Authorization", "Bearer t"))
+			r := probe.Interface(t.Context(), tt.iface, probe.WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer t"}}}))
 			if r.Outcome != wire.Served {
 				t.Errorf("Interface() outcome = %s (%s), want served", r.Outcome, r.Detail)
 			}

@@ -16,11 +16,6 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// NoInterface is the client-impact outcome of a client that selects no interface from
-// the card at all (it cannot read the card's shape, or supports none of its bindings).
-// It appears only in ClientImpact, never in a Result.
-const NoInterface wire.Outcome = "no_interface"
-
 // ClientImpact predicts what one known client implementation does with a probed card:
 // the interface it selects and the outcome it gets there. The JSON field names are a
 // stable contract.
@@ -29,7 +24,7 @@ type ClientImpact struct {
 	Profile string `json:"profile"`
 	// Interface is the interface the client selects; nil when it selects none.
 	Interface *card.Interface `json:"interface,omitempty"`
-	// Outcome is what the client gets there (NoInterface when it selects none).
+	// Outcome is what the client gets there (wire.NoInterface when it selects none).
 	Outcome wire.Outcome `json:"outcome"`
 	// OK reports whether the client's calls would reach an A2A handler.
 	OK bool `json:"ok"`
@@ -190,7 +185,7 @@ func (v *cardView) goCompat() []card.Interface {
 func (v *cardView) outcomeFor(i card.Interface, version string) (wire.Outcome, string) {
 	r, ok := v.results[i.ID()]
 	if !ok {
-		return NoInterface, "not probed"
+		return wire.NoInterface, "not probed"
 	}
 	if version == "" || card.NormalizeVersion(i.ProtocolVersion) == version {
 		return r.Outcome, r.Detail
@@ -219,7 +214,7 @@ type choice struct {
 	note    string
 }
 
-func none(note string) choice { return choice{outcome: NoInterface, note: note} }
+func none(note string) choice { return choice{outcome: wire.NoInterface, note: note} }
 
 // Go transport sets: binding -> semver majors registered.
 var (
@@ -401,7 +396,7 @@ func (v *cardView) callOutcome(i card.Interface) wire.Outcome {
 	r, ok := v.results[i.ID()]
 	switch {
 	case !ok:
-		return NoInterface
+		return wire.NoInterface
 	case r.Lookup == wire.Ambiguous && r.Outcome != wire.Served && r.Outcome != wire.AuthRequired:
 		return wire.Ambiguous
 	case r.Outcome == wire.Served && !delegateSpeaks(*r):
@@ -464,7 +459,7 @@ func clientImpact(v *cardView) []ClientImpact {
 	for _, p := range profiles {
 		ch := p.pick(v)
 		ci := ClientImpact{Profile: p.Name, Interface: ch.iface, Outcome: ch.outcome, OK: ch.outcome == wire.Served, Note: ch.note}
-		if !ci.OK && ch.outcome != NoInterface {
+		if !ci.OK && ch.outcome != wire.NoInterface {
 			ci.Note += "; gets " + string(ch.outcome)
 		}
 		out = append(out, ci)

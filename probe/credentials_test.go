@@ -55,8 +55,10 @@ func newScopeCard(t *testing.T) scopeCard {
 	return s
 }
 
-func credentials() []probe.Option {
-	return []probe.Option{probe.WithHeader("Authorization", "Bearer T"), probe.WithHeader("X-Api-Key", "K"), probe.WithTimeout(5 * time.Second)}
+// credentials are the options of a probe sending the credentials over conn.
+func credentials(conn addr.Conn) []probe.Option {
+	conn.Header = http.Header{"Authorization": {"Bearer T"}, "X-Api-Key": {"K"}}
+	return []probe.Option{probe.WithConn(conn), probe.WithTimeout(5 * time.Second)}
 }
 
 // Hole 1(d): probe sends -H headers only to the card's origin, and does not dial 0.0.0.0,
@@ -64,7 +66,7 @@ func credentials() []probe.Option {
 // the counting server behind 0.0.0.0 gets nothing.
 func TestProbeScopesCredentialsAndRefusesAddresses(t *testing.T) {
 	s := newScopeCard(t)
-	results := probe.Card(t.Context(), s.c, credentials()...)
+	results := probe.Card(t.Context(), s.c, credentials(addr.Conn{})...)
 	outcomes := map[string]wire.Outcome{}
 	for _, r := range results {
 		outcomes[r.Interface.URL] = r.Outcome
@@ -105,7 +107,7 @@ func TestProbeScopeControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := probe.Card(t.Context(), s.c, append(credentials(), probe.WithCredentialHosts("127.0.0.2"), probe.WithDialPolicy(allow))...)
+	results := probe.Card(t.Context(), s.c, credentials(addr.Conn{CredentialHosts: []string{"127.0.0.2"}, Dial: allow})...)
 	if n := s.b.Carrying("X-Api-Key"); n == 0 {
 		t.Errorf("with --credential-host 127.0.0.2 the other origin got no credentials")
 	}
@@ -125,7 +127,7 @@ func TestProbePlaintextRetryWithoutCredentials(t *testing.T) {
 	plain := labtest.StartOrigin(t, "127.0.0.1", labtest.Proxy(t, agent.BaseURL))
 	declared := "https://" + strings.TrimPrefix(plain.URL, "http://") + lab.PathJSONRPC
 	iface := card.Interface{URL: declared, Binding: lab.JSONRPC, ProtocolVersion: card.V1, Source: card.Supported(0)}
-	r := probe.Interface(t.Context(), iface, credentials()...)
+	r := probe.Interface(t.Context(), iface, credentials(addr.Conn{})...)
 	if r.Outcome != wire.TLSMismatch || len(plain.Requests()) == 0 {
 		t.Fatalf("outcome %s (%s), %d plaintext requests; want tls_mismatch found by a plaintext retry", r.Outcome, r.Detail, len(plain.Requests()))
 	}

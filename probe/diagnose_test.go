@@ -18,6 +18,7 @@ import (
 	grpcgo "google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -141,7 +142,7 @@ func TestDiagnose_Seed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := labtest.Start(t, tt.opts...)
-			_, results, rep := probed(t, a, probe.WithRootCAs(a.CertPool))
+			_, results, rep := probed(t, a, probe.WithConn(addr.Conn{RootCAs: a.CertPool}))
 			var got []verdict
 			for _, r := range results {
 				got = append(got, verdictOf(r))
@@ -365,8 +366,8 @@ func TestClientImpact_NoInterfaceFromTheWire(t *testing.T) {
 	_, _, rep := probed(t, a)
 	for _, ci := range rep.Clients {
 		if ci.Profile == "a2a-go-default" {
-			if ci.Outcome != probe.NoInterface || ci.OK {
-				t.Errorf("a2a-go-default on the v0.3 seed card = %s (ok %v), want %s", ci.Outcome, ci.OK, probe.NoInterface)
+			if ci.Outcome != wire.NoInterface || ci.OK {
+				t.Errorf("a2a-go-default on the v0.3 seed card = %s (ok %v), want %s", ci.Outcome, ci.OK, wire.NoInterface)
 			}
 			return
 		}
@@ -392,9 +393,9 @@ func TestClientImpact_RefusedBytes(t *testing.T) {
 	for _, ci := range probe.Diagnose(bom, results).Clients {
 		was := before[ci.Profile]
 		if strings.HasPrefix(ci.Profile, "a2a-go") {
-			if !was.OK || ci.OK || ci.Outcome != probe.NoInterface || !strings.Contains(ci.Note, "byte order mark") {
+			if !was.OK || ci.OK || ci.Outcome != wire.NoInterface || !strings.Contains(ci.Note, "byte order mark") {
 				t.Errorf("%s: without the BOM ok %v; with it %s (ok %v): %s; want ok, then %s saying why",
-					ci.Profile, was.OK, ci.Outcome, ci.OK, ci.Note, probe.NoInterface)
+					ci.Profile, was.OK, ci.Outcome, ci.OK, ci.Note, wire.NoInterface)
 			}
 			continue
 		}

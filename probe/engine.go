@@ -154,10 +154,10 @@ type Stats struct {
 func (e *Engine) Stats() Stats { return Stats{Dials: e.dials.Load(), Requests: e.reqs.Load()} }
 
 // Card probes the interfaces of c, in parallel, and returns the results in card order,
-// reusing the Engine's connections: the first addr.DefaultMaxInterfaces (WithMaxInterfaces)
+// reusing the Engine's connections: the first addr.DefaultMaxInterfaces (addr.Conn.MaxInterfaces)
 // only, so a result list may be shorter than c.Interfaces (Skipped says how many were
 // left out). ctx bounds the whole run; WithTimeout bounds each interface. The headers
-// of WithHeader go only to the card's origin and the WithCredentialHosts hosts.
+// of WithConn go only to the card's origin and its CredentialHosts.
 func (e *Engine) Card(ctx context.Context, c *card.Card, opts ...Option) []Result {
 	return e.card(ctx, c, opts, nil)
 }
@@ -334,7 +334,7 @@ func (e *Engine) probeWithin(ctx context.Context, iface card.Interface, o *optio
 }
 
 // HTTPClient returns the Engine's keep-alive client for the TLS settings of opts
-// (WithInsecureSkipVerify, WithRootCAs), under the Engine's caps and dial control, for
+// (WithConn's Insecure, RootCAs), under the Engine's caps and dial control, for
 // fetching cards over the connections the probes use (card.WithHTTPClient). It follows
 // no redirect on its own; card.Load sets its own redirect policy.
 func (e *Engine) HTTPClient(opts ...Option) *http.Client {

@@ -19,7 +19,7 @@ func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n
 
 // WithCardOptions adds options to the card.Load of each target of Engine.Targets (for
 // example card.WithMaxBytes). The card is fetched with the connection configuration's
-// headers (WithConn, WithHeader) over the Engine's connections (Engine.HTTPClient)
+// headers (WithConn) over the Engine's connections (Engine.HTTPClient)
 // unless an option given here sets another client.
 func WithCardOptions(opts ...card.Option) Option {
 	return func(o *options) { o.cardOpts = append(o.cardOpts, opts...) }

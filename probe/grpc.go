@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/telemetry"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -190,7 +191,7 @@ func callGRPC(ctx context.Context, req request, useTLS bool) attempt {
 		a.ev.Framing = a2a.TransportProtocolGRPC
 	}
 	var buf [160]byte // one buffer: every gRPC lookup's evidence has one
-	b := wire.AppendQuote(append(append(buf[:0], st.Code().String()...), ' '), clipText(st.Message(), 200))
+	b := wire.AppendQuote(append(append(buf[:0], st.Code().String()...), ' '), wording.Truncate(st.Message(), 200))
 	if a.ev.Reason != "" {
 		b = append(append(b, ' '), a.ev.Reason...)
 	}

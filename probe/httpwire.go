@@ -260,11 +260,3 @@ func earliestExpiry(certs []*x509.Certificate) time.Time {
 	}
 	return t
 }
-
-// clipText cuts s to n bytes for a detail.
-func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}

@@ -5,7 +5,6 @@ package probe
 
 import (
 	"context"
-	"crypto/x509"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -35,35 +34,23 @@ type options struct {
 	admit       func(context.Context, *card.Card) *card.Card // Engine.Targets: WithAdmit
 }
 
-// WithConn sets the connection configuration (headers, TLS roots, insecure, dial
-// policy, credential hosts, interface bound: see addr.Conn), replacing what earlier
-// options set; the options below each set one of its fields.
+// WithConn sets the connection configuration, replacing an earlier one: the headers
+// (credentials, sent where the credential policy allows: see WithCredentialPolicy), TLS
+// roots or insecure, the dial policy (by default unix:, file:, userinfo, link-local,
+// unspecified and cloud-metadata addresses are refused: such an interface is reported
+// Blocked and nothing is sent), credential hosts, and the bound on the interfaces Card
+// probes (a card is input from the network: 13,500 declared interfaces must not become
+// 13,500 probes). See addr.Conn.
 func WithConn(c addr.Conn) Option {
 	return func(o *options) { o.conn = c; o.conn.Header = c.Header.Clone() }
 }
 
-// WithMaxInterfaces bounds how many of a card's interfaces Card probes (the first n in
-// card order); n <= 0 means addr.DefaultMaxInterfaces (a card is input from
-// the network: 13,500 declared interfaces must not become 13,500 probes).
-func WithMaxInterfaces(n int) Option { return func(o *options) { o.conn.MaxInterfaces = n } }
-
-// WithDialPolicy sets which addresses the probe dials (see addr.DialPolicy). The
-// default refuses unix:, file:, userinfo, link-local, unspecified and cloud-metadata
-// addresses; an interface there is reported Blocked and nothing is sent.
-func WithDialPolicy(p *addr.DialPolicy) Option { return func(o *options) { o.conn.Dial = p } }
-
-// WithCredentialPolicy scopes the headers of WithHeader: they go only to the
-// interfaces p allows. Card uses, by default, card.CardCredentials: the card's origin and
-// the hosts of WithCredentialHosts; Interface, by default, addr.AddressCredentials of
+// WithCredentialPolicy scopes the headers of WithConn: they go only to the interfaces p
+// allows. Card uses, by default, card.CardCredentials: the card's origin and the
+// connection's CredentialHosts; Interface, by default, addr.AddressCredentials of
 // the address it is given (so a TLS address's headers never go out in plaintext).
 func WithCredentialPolicy(p addr.CredentialPolicy) Option {
 	return func(o *options) { o.creds = &p }
-}
-
-// WithCredentialHosts allows the headers of WithHeader to go to interfaces on these
-// hosts too ("host" for any port, or "host:port"), besides the card's origin.
-func WithCredentialHosts(hosts ...string) Option {
-	return func(o *options) { o.conn.CredentialHosts = append(o.conn.CredentialHosts, hosts...) }
 }
 
 // cardCredentials gives o the card's credential policy (card.CardCredentials, by way
@@ -95,20 +82,6 @@ func (o *options) credentialsFor(ep endpoint, useTLS bool) bool {
 
 // withheldNote is the detail of a request sent without the caller's headers.
 const withheldNote = "credentials withheld: not the card's origin (allow the host with --credential-host)"
-
-// WithHeader adds a header to the probe requests (HTTP header, gRPC metadata), for
-// credentials such as Authorization, where the credential policy allows it (see
-// WithCredentialPolicy). Repeatable; repeated keys add values.
-func WithHeader(key, value string) Option {
-	return func(o *options) { o.conn.AddHeader(key, value) }
-}
-
-// WithInsecureSkipVerify accepts any TLS certificate (self-signed, wrong host, expired).
-// Without it an untrusted certificate is the outcome TLSMismatch.
-func WithInsecureSkipVerify() Option { return func(o *options) { o.conn.Insecure = true } }
-
-// WithRootCAs verifies TLS certificates against pool instead of the system roots.
-func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.conn.RootCAs = pool } }
 
 // WithTimeout sets the budget of one interface's probe, all its requests included. The
 // default is DefaultTimeout; the context bounds everything in any case.

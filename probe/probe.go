@@ -71,7 +71,7 @@ type Result struct {
 	// Way is how the declared binding and version answered, when Outcome is Served: a
 	// client calling the interface that way reaches what the probe reached.
 	Way Way
-	// Credentials reports that the caller's headers (WithHeader) went with the lookup of
+	// Credentials reports that the caller's headers (WithConn) went with the lookup of
 	// the declared binding and version; false when none were given or they were withheld.
 	Credentials bool
 	// Mapping says how the lookup's A2A error answer differs from the specification's

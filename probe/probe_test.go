@@ -3,6 +3,7 @@
 package probe_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -127,7 +129,7 @@ func TestInterface_Outcomes(t *testing.T) {
 		{name: "gRPC declared at the HTTP port with nothing at /", iface: iface(healthy.HTTPAddr, grpc, card.V1),
 			want: verdict{wire.WrongBinding, "", ""}, wantDetail: []string{"HTTP/1.1"}},
 		{name: "gRPC declared at an https URL serving JSON-RPC", iface: iface(tlsAgent.BaseURL, grpc, card.V1),
-			opts: []probe.Option{probe.WithRootCAs(tlsAgent.CertPool)}, want: verdict{wire.WrongBinding, "", ""}},
+			opts: []probe.Option{probe.WithConn(addr.Conn{RootCAs: tlsAgent.CertPool})}, want: verdict{wire.WrongBinding, "", ""}},
 		{name: "JSON-RPC declared at the gRPC port", iface: iface("http://"+healthy.GRPCAddr, jsonrpc, card.V1),
 			want: verdict{wire.WrongBinding, grpc, card.V1}},
 		{name: "JSON-RPC declared at the HTTP+JSON URL", iface: iface(healthy.URL(lab.PathREST), jsonrpc, card.V1),
@@ -145,28 +147,28 @@ func TestInterface_Outcomes(t *testing.T) {
 		{name: "gRPC UNAUTHENTICATED", iface: iface(auth.GRPCAddr, grpc, card.V1),
 			want: verdict{wire.AuthRequired, grpc, ""}, wantDetail: []string{"Unauthenticated"}},
 		{name: "JSON-RPC with credentials", iface: iface(auth.URL(lab.PathJSONRPC), jsonrpc, card.V1),
-			opts: []probe.Option{probe.WithHeader("Authorization", "Bearer s3cret")}, want: verdict{wire.Served, jsonrpc, card.V1}},
+			opts: []probe.Option{probe.WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer s3cret"}}})}, want: verdict{wire.Served, jsonrpc, card.V1}},
 		{name: "gRPC with credentials", iface: iface(auth.GRPCAddr, grpc, card.V1),
-			opts: []probe.Option{probe.WithHeader("Authorization", "Bearer s3cret")}, want: verdict{wire.Served, grpc, card.V1}},
+			opts: []probe.Option{probe.WithConn(addr.Conn{Header: http.Header{"Authorization": {"Bearer s3cret"}}})}, want: verdict{wire.Served, grpc, card.V1}},
 
 		// tls_mismatch
 		{name: "https declared, plaintext served", iface: iface(plainAsHTTPS, jsonrpc, card.V1),
 			want: verdict{wire.TLSMismatch, jsonrpc, card.V1}, wantDetail: []string{"plaintext"}},
-		{name: "http declared, TLS served", iface: iface(tlsAsHTTP, jsonrpc, card.V1), opts: []probe.Option{probe.WithRootCAs(tlsAgent.CertPool)},
+		{name: "http declared, TLS served", iface: iface(tlsAsHTTP, jsonrpc, card.V1), opts: []probe.Option{probe.WithConn(addr.Conn{RootCAs: tlsAgent.CertPool})},
 			want: verdict{wire.TLSMismatch, jsonrpc, card.V1}, wantDetail: []string{"HTTP 400"}},
 		{name: "self-signed certificate", iface: iface(tlsAgent.URL(lab.PathJSONRPC), jsonrpc, card.V1),
 			want: verdict{wire.TLSMismatch, jsonrpc, card.V1}, wantDetail: []string{"certificate", "--insecure"}},
 		{name: "self-signed certificate, gRPC", iface: iface("https://"+tlsAgent.GRPCAddr, grpc, card.V1),
 			want: verdict{wire.TLSMismatch, grpc, card.V1}, wantDetail: []string{"certificate"}},
 		{name: "self-signed certificate, --insecure", iface: iface(tlsAgent.URL(lab.PathJSONRPC), jsonrpc, card.V1),
-			opts: []probe.Option{probe.WithInsecureSkipVerify()}, want: verdict{wire.Served, jsonrpc, card.V1}},
+			opts: []probe.Option{probe.WithConn(addr.Conn{Insecure: true})}, want: verdict{wire.Served, jsonrpc, card.V1}},
 		{name: "self-signed certificate, trusted root", iface: iface(tlsAgent.URL(lab.PathREST), httpjson, card.V1),
-			opts: []probe.Option{probe.WithRootCAs(tlsAgent.CertPool)}, want: verdict{wire.Served, httpjson, card.V1}},
+			opts: []probe.Option{probe.WithConn(addr.Conn{RootCAs: tlsAgent.CertPool})}, want: verdict{wire.Served, httpjson, card.V1}},
 		{name: "TLS gRPC at a bare host:port", iface: iface(tlsAgent.GRPCAddr, grpc, card.V1),
-			opts: []probe.Option{probe.WithRootCAs(tlsAgent.CertPool)}, want: verdict{wire.Served, grpc, card.V1},
+			opts: []probe.Option{probe.WithConn(addr.Conn{RootCAs: tlsAgent.CertPool})}, want: verdict{wire.Served, grpc, card.V1},
 			wantDetail: []string{"TLS answered; plaintext did not"}},
 		{name: "TLS gRPC declared grpc://", iface: iface("grpc://"+tlsAgent.GRPCAddr, grpc, card.V1),
-			opts: []probe.Option{probe.WithRootCAs(tlsAgent.CertPool)}, want: verdict{wire.TLSMismatch, grpc, card.V1}},
+			opts: []probe.Option{probe.WithConn(addr.Conn{RootCAs: tlsAgent.CertPool})}, want: verdict{wire.TLSMismatch, grpc, card.V1}},
 		{name: "plaintext gRPC declared grpcs", iface: iface("grpcs://"+healthy.GRPCAddr, grpc, card.V1),
 			want: verdict{wire.TLSMismatch, grpc, card.V1}},
 

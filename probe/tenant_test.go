@@ -1,7 +1,6 @@
 package probe_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	grpccodes "google.golang.org/grpc/codes"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/servertest"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
@@ -17,37 +17,15 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// startServed starts a2abind's guarded server on loopback (gRPC on its own listener)
-// and stops it when the test ends.
-func startServed(t *testing.T, opts ...server.Option) *server.Server {
-	t.Helper()
-	srv, err := server.New(lab.Echo{}, append([]server.Option{server.WithGRPCAddr("127.0.0.1:0"),
-		server.WithAgentInfo(lab.EchoName, lab.EchoDescription, lab.EchoVersion, lab.EchoSkill)}, opts...)...)
-	if err != nil {
-		t.Fatalf("server.New() error = %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := srv.Start(ctx); err != nil {
-		t.Fatalf("Start() error = %v", err)
-	}
-	return srv
-}
-
 // TestTenantLookups: the lookup carries the declared tenant on every binding (JSON-RPC
 // params.tenant, gRPC GetTaskRequest.tenant, HTTP+JSON path prefix), so a tenanted agent
 // probes served; a declared tenant the agent refuses, or none where it needs one, is
 // agent_error with the tenant named, never served; a tenant prefix where nothing is
 // mounted is not_found with the tenant named.
 func TestTenantLookups(t *testing.T) {
-	tenanted := startServed(t, server.WithTenant("acme"))
-	multi := startServed(t, server.WithTenant("locations/eu/projects/p-1"))
-	plain := startServed(t)
+	tenanted := servertest.Start(t, lab.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithTenant("acme"))
+	multi := servertest.Start(t, lab.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithTenant("locations/eu/projects/p-1"))
+	plain := servertest.Start(t, lab.Echo{}, server.WithGRPCAddr("127.0.0.1:0"))
 	type row struct {
 		name    string
 		iface   card.Interface
@@ -95,7 +73,7 @@ func TestTenantLookups(t *testing.T) {
 // TestTenantRefusalIsAnInterfaceNotServed: Diagnose reports a refused tenant as an
 // error finding, so `a2abind probe` fails the card.
 func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
-	srv := startServed(t, server.WithTenant("acme"))
+	srv := servertest.Start(t, lab.Echo{}, server.WithGRPCAddr("127.0.0.1:0"), server.WithTenant("acme"))
 	c := &card.Card{Shape: card.ShapeV1, Name: "x"}
 	for i, iface := range srv.Interfaces() {
 		iface.Tenant = "globex"

@@ -165,7 +165,7 @@ func (srv *Server) whereText() string {
 func (srv *Server) grpcElsewhere(w http.ResponseWriter, r *http.Request) {
 	var grpcAt []string
 	for _, s := range srv.served {
-		if s.binding == a2a.TransportProtocolGRPC {
+		if s.path == "" { // gRPC: the binding served without a path
 			grpcAt = append(grpcAt, s.String())
 		}
 	}

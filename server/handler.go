@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/bindtable"
 )
 
 // part is one handler mounted at one ServeMux pattern.
@@ -34,22 +33,14 @@ func (srv *Server) parts() []part {
 		if rt.version == card.V03 && !srv.o.v03 {
 			continue
 		}
-		switch {
-		case rt.binding == a2a.TransportProtocolJSONRPC:
-			var h http.Handler
-			if rt.version == card.V1 {
-				h = srv.gateJSONRPC(rt, jsonrpcProtoNames(firstEvent(true, a2asrv.NewJSONRPCHandler(srv.handler))))
-			} else {
-				h = srv.gateJSONRPC(rt, firstEvent(true, a2av0.NewJSONRPCHandler(srv.handler)))
-			}
-			// At the URL and at URL + "/": clients join the interface URL with "/".
-			ps = append(ps, part{rt.path, h}, part{rt.path + "/{$}", h})
-		case rt.version == card.V1 && srv.o.tenant != "":
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, firstEvent(false, srv.tenantREST(srv.handler))))})
-		case rt.version == card.V1:
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, firstEvent(false, a2asrv.NewRESTHandler(srv.handler))))})
-		default:
-			ps = append(ps, part{rt.path + "/", srv.gateREST(rt, http.StripPrefix(rt.path, restV03Routes(srv.handler)))})
+		k := bindtable.Key{Binding: rt.binding, Version: rt.version}
+		b := bindtable.Table[k]
+		h := b.New(srv.handler)
+		if b.Tenant != nil && srv.o.tenant != "" {
+			h = srv.tenantREST(b.Tenant)
+		}
+		for _, m := range b.Route.Mounts(rt.path, gates[k](srv, rt, h)) {
+			ps = append(ps, part{m.Pattern, m.Handler})
 		}
 	}
 	limit := srv.o.maxRequestBytes
@@ -61,6 +52,24 @@ func (srv *Server) parts() []part {
 		})
 	}
 	return ps
+}
+
+// gates are what the server puts around a2a-go's handler of each HTTP binding and
+// version (internal/bindtable says which handler): the media-type and version gates, and
+// the first-event and name fixes.
+var gates = map[bindtable.Key]func(srv *Server, rt route, h http.Handler) http.Handler{
+	{Binding: a2a.TransportProtocolJSONRPC, Version: card.V1}: func(srv *Server, rt route, h http.Handler) http.Handler {
+		return srv.gateJSONRPC(rt, jsonrpcProtoNames(firstEvent(true, h)))
+	},
+	{Binding: a2a.TransportProtocolJSONRPC, Version: card.V03}: func(srv *Server, rt route, h http.Handler) http.Handler {
+		return srv.gateJSONRPC(rt, firstEvent(true, h))
+	},
+	{Binding: a2a.TransportProtocolHTTPJSON, Version: card.V1}: func(srv *Server, rt route, h http.Handler) http.Handler {
+		return srv.gateREST(rt, firstEvent(false, h))
+	},
+	{Binding: a2a.TransportProtocolHTTPJSON, Version: card.V03}: func(srv *Server, rt route, h http.Handler) http.Handler {
+		return srv.gateREST(rt, restV03Routes(h))
+	},
 }
 
 func serveHealthz(w http.ResponseWriter, _ *http.Request) {

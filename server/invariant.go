@@ -226,7 +226,7 @@ func (srv *Server) listenersText() string {
 // grpcAt reports whether this server serves gRPC at the host and port of d.
 func (srv *Server) grpcAt(d declAddr) bool {
 	for _, s := range srv.served {
-		if s.binding == "GRPC" && d.at(srv.endpointOf(s)) {
+		if s.path == "" && d.at(srv.endpointOf(s)) { // gRPC: served without a path
 			return true
 		}
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -32,8 +30,8 @@ import (
 //     ({"code":-32001,"message":...}), which is what @a2a-js/sdk 0.3 reads, beside
 //     a2a-go's {"error": google.rpc.Status} (application/problem+json, kept: it is how
 //     a v0.3 HTTP+JSON answer is told from a 1.0 one).
-func restV03Routes(handler a2asrv.RequestHandler) http.Handler {
-	sdk := firstEventAs(false, "application/problem+json", a2av0.NewRESTHandler(handler))
+func restV03Routes(sdkHandler http.Handler) http.Handler {
+	sdk := firstEventAs(false, "application/problem+json", sdkHandler)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.URL.RawQuery = camelQuery(r.URL.Query()).Encode()
 		if m := v03Body(r); m != nil {

@@ -38,17 +38,18 @@ var (
 
 // route is one binding mounted on the HTTP listener.
 type route struct {
-	binding a2a.TransportProtocol
-	version string
-	path    string
+	binding   a2a.TransportProtocol
+	version   string
+	path      string
+	afterGRPC bool // in card order, gRPC of the version comes before this binding
 }
 
 // httpRoutes are the HTTP bindings in card order; v0.3 ones only with WithV03.
 var httpRoutes = []route{
-	{a2a.TransportProtocolJSONRPC, card.V1, PathJSONRPC},
-	{a2a.TransportProtocolHTTPJSON, card.V1, PathREST},
-	{a2a.TransportProtocolJSONRPC, card.V03, PathJSONRPCV03},
-	{a2a.TransportProtocolHTTPJSON, card.V03, PathRESTV03},
+	{a2a.TransportProtocolJSONRPC, card.V1, PathJSONRPC, false},
+	{a2a.TransportProtocolHTTPJSON, card.V1, PathREST, true},
+	{a2a.TransportProtocolJSONRPC, card.V03, PathJSONRPCV03, false},
+	{a2a.TransportProtocolHTTPJSON, card.V03, PathRESTV03, true},
 }
 
 // listener kinds.

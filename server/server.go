@@ -323,8 +323,7 @@ func (srv *Server) buildServed(httpAddr, grpcAddr net.Addr) error {
 			}
 			s := served{binding: rt.binding, version: v, listener: onHTTP, path: rt.path,
 				public: srv.httpEP.baseURL() + rt.path, local: localScheme + "://" + httpLocal + rt.path}
-			if rt.binding == a2a.TransportProtocolHTTPJSON {
-				// gRPC comes before HTTP+JSON in card order.
+			if rt.afterGRPC {
 				srv.served = append(srv.served, srv.grpcServed(v, httpLocal)...)
 			}
 			srv.served = append(srv.served, s)

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/a2abind/a2abind/addr"
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
@@ -207,7 +208,7 @@ func TestTLS(t *testing.T) {
 			t.Errorf("SendMessage(%s) over TLS = %q, %v", iface, got, err)
 		}
 	}
-	for _, r := range probe.Card(ctx, c, probe.WithRootCAs(pool)) {
+	for _, r := range probe.Card(ctx, c, probe.WithConn(addr.Conn{RootCAs: pool})) {
 		if r.Outcome != wire.Served {
 			t.Errorf("probe %s = %s (%s), want served", r.Interface, r.Outcome, r.Detail)
 		}

@@ -97,9 +97,9 @@ func (t tenantCheck) Before(ctx context.Context, cc *a2asrv.CallContext, _ *a2as
 // NewTenantRESTHandler. A path whose prefix is not the served tenant (another tenant, or
 // none: a route such as /message:send straight under the interface URL) is answered
 // with HTTP 400 InvalidParams naming the tenant, rather than a bare 404.
-func (srv *Server) tenantREST(handler a2asrv.RequestHandler) http.Handler {
+func (srv *Server) tenantREST(newHandler func(string, a2asrv.RequestHandler, ...a2asrv.TransportOption) http.Handler) http.Handler {
 	want := srv.o.tenant
-	next := a2asrv.NewTenantRESTHandler(tenantTemplate(want), handler)
+	next := newHandler(tenantTemplate(want), srv.handler)
 	n := strings.Count(want, "/") + 1
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")

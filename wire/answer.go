@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/internal/wording"
 )
 
 // Answer is what the body of an answer says: THE reading of A2A answer bodies, for
@@ -155,7 +156,7 @@ func ParseJSONRPC(b []byte) (Answer, error) {
 			return Answer{}, fmt.Errorf("%w: error code %q", errNotJSONRPC, doc.Error.Code)
 		}
 		a := Answer{Framing: a2a.TransportProtocolJSONRPC, Code: int(code), Message: doc.Error.Message}
-		a.Reason, a.ExpectedTenant = validErrorInfo(doc.Error.Data) // doc was read from valid JSON
+		a.Reason, a.ExpectedTenant = errorInfo(doc.Error.Data)
 		return a, nil
 	case hasResult && doc.Error == nil:
 		return Answer{Framing: a2a.TransportProtocolJSONRPC, Result: true}, nil
@@ -189,7 +190,7 @@ func ParseStatus(b []byte) (Answer, bool) {
 		return Answer{}, false
 	}
 	a := Answer{Framing: a2a.TransportProtocolHTTPJSON, Code: int(code), Status: doc.Error.Status, Message: doc.Error.Message}
-	a.Reason, a.ExpectedTenant = validErrorInfo(doc.Error.Details) // doc was read from valid JSON
+	a.Reason, a.ExpectedTenant = errorInfo(doc.Error.Details)
 	return a, true
 }
 
@@ -229,11 +230,11 @@ func (a Answer) String() string {
 			b = append(append(b, ' '), a.Reason...)
 		}
 		if a.Message != "" {
-			b = AppendQuote(append(b, ' '), trim(a.Message, 100))
+			b = AppendQuote(append(b, ' '), wording.Truncate(a.Message, 100))
 		}
 	case a.Flat:
 		b = strconv.AppendInt(append(b, "error "...), int64(a.Code), 10)
-		b = AppendQuote(append(b, ' '), trim(a.Message, 100))
+		b = AppendQuote(append(b, ' '), wording.Truncate(a.Message, 100))
 	case a.Framing == a2a.TransportProtocolHTTPJSON:
 		b = strconv.AppendInt(append(b, "error "...), int64(a.Code), 10)
 		b = append(append(b, ' '), a.Status...)
@@ -241,19 +242,12 @@ func (a Answer) String() string {
 			b = append(append(b, ' '), a.Reason...)
 		}
 		if a.Message != "" {
-			b = AppendQuote(append(b, ' '), trim(a.Message, 100))
+			b = AppendQuote(append(b, ' '), wording.Truncate(a.Message, 100))
 		}
 	default:
 		return ""
 	}
 	return string(b)
-}
-
-func trim(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // GRPCErrorInfo reads the google.rpc.ErrorInfo (reason and metadata) among a gRPC

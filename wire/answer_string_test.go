@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abind/a2abind/internal/wording"
 )
 
 // concatString is Answer.String as it was first written, by concatenation: the oracle
@@ -20,18 +22,18 @@ func concatString(a Answer) string {
 			s += " " + a.Reason
 		}
 		if a.Message != "" {
-			s += " " + string(AppendQuote(nil, trim(a.Message, 100)))
+			s += " " + string(AppendQuote(nil, wording.Truncate(a.Message, 100)))
 		}
 		return s
 	case a.Flat:
-		return "error " + strconv.Itoa(a.Code) + " " + string(AppendQuote(nil, trim(a.Message, 100)))
+		return "error " + strconv.Itoa(a.Code) + " " + string(AppendQuote(nil, wording.Truncate(a.Message, 100)))
 	case a.Framing == a2a.TransportProtocolHTTPJSON:
 		out := "error " + strconv.Itoa(a.Code) + " " + a.Status
 		if a.Reason != "" {
 			out += " " + a.Reason
 		}
 		if a.Message != "" {
-			out += " " + string(AppendQuote(nil, trim(a.Message, 100)))
+			out += " " + string(AppendQuote(nil, wording.Truncate(a.Message, 100)))
 		}
 		return out
 	}

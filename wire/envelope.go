@@ -35,7 +35,7 @@ type (
 // any other body (see plainMembers) the caller decodes it with encoding/json.
 func (doc *jsonrpcDoc) scan(b []byte) bool {
 	var top, e [3][]byte
-	if !json.Valid(b) || !plainMembers(b, []string{"jsonrpc", "result", "error"}, top[:]) {
+	if !plainMembers(b, []string{"jsonrpc", "result", "error"}, top[:]) {
 		return false
 	}
 	if top[2] != nil && !plainMembers(top[2], []string{"code", "message", "data"}, e[:]) {
@@ -62,7 +62,7 @@ func (doc *jsonrpcDoc) scan(b []byte) bool {
 func (doc *statusDoc) scan(b []byte) bool {
 	var top [1][]byte
 	var e [4][]byte
-	if !json.Valid(b) || !plainMembers(b, []string{"error"}, top[:]) {
+	if !plainMembers(b, []string{"error"}, top[:]) {
 		return false
 	}
 	if top[0] != nil && !plainMembers(top[0], []string{"code", "status", "message", "details"}, e[:]) {
@@ -88,20 +88,12 @@ func (doc *statusDoc) scan(b []byte) bool {
 
 // plainMembers puts the value of each of an object's members named in names into vals
 // (nil for a member not there), and reports whether the object is plain: an object
-// (b is valid JSON, which the caller checked), none of names given twice, and no other member whose name (its text, as
+// (one valid JSON object), none of names given twice, and no other member whose name (its text, as
 // encoding/json reads it) matches one of names but for case, as encoding/json matches
 // struct fields. Other members are skipped.
 func plainMembers(b []byte, names []string, vals [][]byte) bool {
-	s := scanner{b: b}
-	s.space()
-	if s.peek() != '{' {
-		return false
-	}
 	plain := true
-	s.members(func(name, v []byte) {
-		if !plain {
-			return
-		}
+	ok := members(b, func(name, v []byte) {
 		for n, want := range names {
 			switch {
 			case string(name) == want:
@@ -114,7 +106,7 @@ func plainMembers(b []byte, names []string, vals [][]byte) bool {
 			}
 		}
 	})
-	return plain
+	return ok && plain
 }
 
 // plainString decodes a JSON string value into out, as encoding/json does; false for

@@ -6,7 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/errordetails"
 )
 
-// errorInfo reads the google.rpc.ErrorInfo among a JSON-RPC error's data or a
+// errorInfo reads (with jsontext, jsonscan.go) the google.rpc.ErrorInfo among a JSON-RPC error's data or a
 // google.rpc.Status's details as a2a-go's errordetails reads them (json.Unmarshal
 // into []*errordetails.Typed, or leniently a single errordetails.Typed): the first
 // detail, null ones skipped, with a non-empty string "reason" whose "@type" is
@@ -18,51 +18,25 @@ import (
 // every detail into a map[string]any, which was the largest part of reading an answer,
 // and builds no map of the metadata; FuzzErrorInfo holds it to the errordetails reading.
 func errorInfo(raw json.RawMessage) (reason, expectedTenant string) {
-	if !json.Valid(raw) {
-		return "", ""
-	}
-	return validErrorInfo(raw)
-}
-
-// validErrorInfo is errorInfo of a value known to be valid JSON: a member of a document
-// json.Valid or json.Unmarshal has accepted (ParseJSONRPC and ParseStatus read their
-// envelopes so), which it does not validate a second time.
-func validErrorInfo(raw json.RawMessage) (reason, expectedTenant string) {
-	if len(raw) == 0 {
-		return "", ""
-	}
-	s := scanner{b: raw}
-	s.space()
-	switch s.peek() {
-	case '{':
-		if d := s.detail(); d.errorInfo() {
+	if d, ok := readDetail(raw); ok {
+		if d.errorInfo() {
 			return d.read()
 		}
-	case '[':
-		// Every element must be an object or null (else the decoding fails), so the
-		// whole list is scanned before the first ErrorInfo in it is read.
-		var found detail
-		ok := false
-		s.i++
-		for s.space(); s.peek() != ']'; s.space() {
-			switch s.peek() {
-			case '{':
-				if d := s.detail(); !ok && d.errorInfo() {
-					found, ok = d, true
-				}
-			case 'n':
-				s.i += len("null")
-			default:
-				return "", ""
-			}
-			if s.space(); s.peek() == ',' {
-				s.i++
-				s.space()
-			}
+		return "", ""
+	}
+	// Every element must be an object or null (else the decoding fails), so the whole
+	// list is read before the first ErrorInfo in it is.
+	var found detail
+	ok := false
+	list := elements(raw, func(v []byte) bool {
+		d, obj := readDetail(v)
+		if obj && !ok && d.errorInfo() {
+			found, ok = d, true
 		}
-		if ok {
-			return found.read()
-		}
+		return obj || string(v) == "null"
+	})
+	if list && ok {
+		return found.read()
 	}
 	return "", ""
 }
@@ -95,8 +69,7 @@ func (d detail) read() (reason, expectedTenant string) {
 		return r, ""
 	}
 	var tenant []byte
-	s := scanner{b: d.metadata}
-	s.members(func(name, v []byte) {
+	members(d.metadata, func(name, v []byte) {
 		if string(name) == ExpectedTenantKey {
 			tenant = v
 		}
@@ -105,10 +78,10 @@ func (d detail) read() (reason, expectedTenant string) {
 	return r, known(t)
 }
 
-// detail scans the object at s.i into a detail.
-func (s *scanner) detail() detail {
+// readDetail reads the object b into a detail; false when b is not one object.
+func readDetail(b []byte) (detail, bool) {
 	var d detail
-	s.members(func(name, v []byte) {
+	ok := members(b, func(name, v []byte) {
 		switch string(name) {
 		case "@type":
 			d.typ = v
@@ -118,5 +91,5 @@ func (s *scanner) detail() detail {
 			d.metadata = v
 		}
 	})
-	return d
+	return d, ok
 }

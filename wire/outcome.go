@@ -41,11 +41,15 @@ const (
 	// file:, userinfo, link-local, unspecified, cloud metadata, by name or once resolved;
 	// see addr.DialPolicy). Nothing was sent, so delegate tries the next interface.
 	Blocked Outcome = "blocked"
+	// NoInterface: the client-impact verdict of a client that selects no interface from
+	// the card at all (it cannot read the card's shape, or supports none of its
+	// bindings). probe reports it only in a client-impact table, never for an interface.
+	NoInterface Outcome = "no_interface"
 )
 
 // Outcomes lists every outcome Classify can return: the interface taxonomy of docs/taxonomy.md in
-// its order, then AgentError and Ambiguous, which only calls produce. (NoInterface, a
-// client-impact verdict, is not a classification and is not listed.)
+// its order, then AgentError and Ambiguous, which only calls produce, and Blocked.
+// (NoInterface, a client-impact verdict, is not a classification and is not listed.)
 func Outcomes() []Outcome {
 	return []Outcome{Served, AuthRequired, HandlerMissing, VersionMismatch, WrongBinding, NotFound,
 		Refused, TLSMismatch, Timeout, Unreachable, Malformed, AgentError, Ambiguous, Blocked}

@@ -17,7 +17,7 @@ import (
 func TestPolicy_Decide(t *testing.T) {
 	t.Parallel()
 	message, read, resend := wire.Policy{}, wire.Policy{Idempotent: true}, wire.Policy{Resend: true}
-	for _, o := range append(wire.Outcomes(), wire.Outcome("no_interface")) {
+	for _, o := range append(wire.Outcomes(), wire.NoInterface) {
 		for _, w := range []wire.Weight{wire.Proves, wire.NeedsConfirmation, ""} {
 			tr := wire.Tried{Outcome: o, Weight: w}
 			wantNext := !o.ReachedHandler() && o != wire.AuthRequired && w == wire.Proves

@@ -20,8 +20,9 @@ import (
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/internal/jsontext"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -142,76 +143,40 @@ func classify(r *http.Request, head []byte) (binding, method string) {
 }
 
 // jsonrpcMethod reads the member "method" of the JSON-RPC request object head starts
-// (a request's first bytes, so cheap on the hot path: never decoded, nothing copied but
-// the method): top-level members only, in order, each value skipped by its brackets and
-// string literals (internal/jsontext). rpc reports a "jsonrpc" member before it. A method
-// beyond head, or a head that is not such an object, gives "".
+// (a request's first bytes, so cheap on the hot path: read with jsontext, each value
+// skipped, nothing copied but the method): top-level members only, in order. rpc
+// reports a "jsonrpc" member before it. A method beyond head, or a head that is not
+// such an object, gives "".
 func jsonrpcMethod(head []byte) (method string, rpc bool) {
-	i := space(head, 0)
-	if i == len(head) || head[i] != '{' {
+	d := jsontext.NewDecoder(bytes.NewBuffer(head), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if d.PeekKind() != '{' {
 		return "", false
 	}
-	for i = space(head, i+1); i < len(head) && head[i] == '"'; i = space(head, i+1) {
-		end := jsontext.StringEnd(head, i+1)
-		name, _ := jsontext.Text(head[i:end])
-		if i = space(head, end); i == len(head) || head[i] != ':' {
+	if _, err := d.ReadToken(); err != nil {
+		return "", false
+	}
+	var buf [16]byte
+	for d.PeekKind() == '"' {
+		quoted, err := d.ReadValue()
+		if err != nil {
 			break
 		}
-		start := space(head, i+1)
-		i = skipValue(head, start)
-		if i == len(head) {
-			break // the value may go on beyond head
+		name, _ := jsontext.AppendUnquote(buf[:0], quoted) // before ReadValue reuses quoted's bytes
+		v, err := d.ReadValue()                            // a value cut by the end of head is an error
+		if err != nil {
+			break
 		}
 		switch string(name) {
 		case "jsonrpc":
 			rpc = true
 		case "method":
-			if m, ok := jsontext.Text(head[start:i]); ok {
-				return string(m), true
+			if v.Kind() == '"' {
+				t, _ := jsontext.AppendUnquote(nil, v)
+				return string(t), true
 			}
-		}
-		if i = space(head, i); i == len(head) || head[i] != ',' {
-			break
 		}
 	}
 	return "", rpc
-}
-
-// space skips JSON whitespace from b[i].
-func space(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the value at b[i]: a string, an object or array
-// (by its brackets, strings skipped whole), or a literal up to the next delimiter.
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch c := b[i]; {
-		case c == '"':
-			i = jsontext.StringEnd(b, i+1)
-		case c == '{' || c == '[':
-			depth++
-			i++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return i
-			}
-			depth--
-			i++
-		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return i
-		default:
-			i++
-		}
-		if depth == 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
-			return i
-		}
-	}
-	return i
 }
 
 // restRoutes name the A2A method of an HTTP+JSON route by its verb and last path

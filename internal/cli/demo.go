@@ -170,7 +170,7 @@ func writeCalls(w io.Writer, st style, calls []demo.Call) {
 		if c.Error != "" {
 			st.block(w, 7, "a2a-go said: "+firstLine(c.Error), verdict(st.dim, "a2a-go said:"))
 		}
-		if c.Outcome != wire.Served && c.Outcome != probe.NoInterface {
+		if c.Outcome != wire.Served && c.Outcome != wire.NoInterface {
 			st.block(w, 7, "really there: "+really(c.Probe), verdict(st.dim, "really there:"))
 		}
 	})

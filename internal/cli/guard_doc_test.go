@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/a2abind/a2abind/guard"
+	"github.com/a2abind/a2abind/server"
 )
 
 // TestGuardDocSidecarManifest keeps docs/guard.md's Kubernetes sidecar in step with the
@@ -60,7 +61,7 @@ func TestGuardDocSidecarManifest(t *testing.T) {
 			t.Errorf("docs/guard.md --probe-via %q: %v", v, err)
 		}
 	}
-	want := map[string]bool{guard.PathReadyz: false, guard.PathHealthz: false}
+	want := map[string]bool{server.PathReadyz: false, server.PathHealthz: false}
 	for _, p := range paths {
 		if _, ok := want[p]; ok {
 			want[p] = true

@@ -191,5 +191,5 @@ func lastOutcome(err error) wire.Outcome {
 
 // argsError is the usage error for a wrong number of arguments.
 func argsError(command, want string, got int) error {
-	return fail(ExitUsage, fmt.Errorf("%s needs %s, got %s; see a2abind %s --help", command, want, plural(got, "argument"), command))
+	return fail(ExitUsage, fmt.Errorf("%s needs %s, got %s; see a2abind %s --help", command, want, counted(got, "argument"), command))
 }

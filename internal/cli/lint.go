@@ -245,7 +245,7 @@ func cardTitle(target string, c *card.Card) string {
 	if c.Name != "" {
 		name = " \"" + c.Name + "\""
 	}
-	return fmt.Sprintf("%s: %s card%s, %s", target, c.Shape, name, plural(len(c.Interfaces), "interface"))
+	return fmt.Sprintf("%s: %s card%s, %s", target, c.Shape, name, counted(len(c.Interfaces), "interface"))
 }
 
 func printRules(g *globals) error {

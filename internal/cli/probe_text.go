@@ -160,7 +160,7 @@ func writeProbeSummary(g *globals, target string, c *card.Card, chk probe.CardCh
 	if top, ok := topFinding(rep.Findings); ok {
 		writeFindings(w, st, []card.Finding{top})
 		if n := len(rep.Findings) - 1; n > 0 {
-			st.block(w, 0, fmt.Sprintf("and %s (a2abind probe without --summary lists them)", plural(n, "more finding")), st.dim)
+			st.block(w, 0, fmt.Sprintf("and %s (a2abind probe without --summary lists them)", counted(n, "more finding")), st.dim)
 		}
 	}
 }

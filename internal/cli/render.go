@@ -24,14 +24,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
 	"golang.org/x/term"
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/redact"
+	"github.com/a2abind/a2abind/internal/wording"
 )
 
 // style renders text with or without ANSI colour, wrapped to width columns (0: no limit).
@@ -122,44 +121,6 @@ func (s style) severity(sev card.Severity) string {
 	}
 }
 
-// escape makes text safe to print on a terminal: control characters (C0 such as ESC,
-// NUL, CR, LF and TAB, DEL, C1), Unicode format characters (bidirectional overrides,
-// zero-width characters), line and paragraph separators and invalid UTF-8 are written
-// as Go escapes (\x1b, \r, \u202e, \xff). Printable text, spaces included, is
-// unchanged. It is the one escaping function of the text renderers.
-func escape(text string) string {
-	clean := true
-	for _, r := range text {
-		if needsEscape(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return text
-	}
-	var b strings.Builder
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, text[i])
-		case needsEscape(r):
-			q := strconv.QuoteRune(r) // e.g. '\x1b', '\u202e'
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(text[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-func needsEscape(r rune) bool {
-	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
-		r == '\u2028' || r == '\u2029'
-}
-
 // textWidth is how many terminal columns text takes: CJK and most emoji take two,
 // combining marks none (uniseg's East Asian Width and grapheme clusters).
 func textWidth(text string) int { return uniseg.StringWidth(text) }
@@ -197,10 +158,9 @@ func wrap(text string, width int) []string {
 			flush()
 		}
 		for ww > width {
-			cut := breakAt(word, width)
+			cut, cw := breakAt(word, width)
 			lines = append(lines, word[:cut])
-			word = word[cut:]
-			ww = textWidth(word)
+			word, ww = word[cut:], ww-cw
 		}
 		cur.WriteString(word)
 		curW += ww
@@ -215,30 +175,31 @@ func wrap(text string, width int) []string {
 // and identifier separators (url+preferredTransport, a2a/jsonrpc, field-null).
 const separators = "/+-_.:?&=,;"
 
-// breakAt returns the byte offset at which to cut a word wider than width: after the
-// last separator within its first width columns, else at width (never inside a
-// grapheme cluster, and after at least one).
-func breakAt(word string, width int) int {
-	lastSep, fit, used := 0, 0, 0
+// breakAt returns the byte offset at which to cut a word wider than width, and the
+// width of the piece before it: after the last separator within its first width
+// columns, else at width (never inside a grapheme cluster, and after at least one).
+// It reads only the first width columns of the word.
+func breakAt(word string, width int) (cut, cutWidth int) {
+	lastSep, sepWidth, fit, fitWidth, used := 0, 0, 0, 0, 0
 	g := uniseg.NewGraphemes(word)
 	for g.Next() {
 		from, to := g.Positions()
 		if used += g.Width(); used > width {
 			break
 		}
-		fit = to
+		fit, fitWidth = to, used
 		if strings.Contains(separators, word[from:to]) {
-			lastSep = to
+			lastSep, sepWidth = to, used
 		}
 	}
 	switch {
 	case lastSep > 0:
-		return lastSep
+		return lastSep, sepWidth
 	case fit > 0:
-		return fit
+		return fit, fitWidth
 	}
-	_, rest, _, _ := uniseg.FirstGraphemeClusterInString(word, -1)
-	return len(word) - len(rest)
+	_, rest, w, _ := uniseg.FirstGraphemeClusterInString(word, -1)
+	return len(word) - len(rest), w
 }
 
 // longestPiece is the width in columns of the longest piece word can be cut into by
@@ -262,7 +223,7 @@ func (s style) block(w io.Writer, indent int, text string, paint func(string) st
 	if s.width > 0 {
 		width = max(s.width-indent-2, minWidth/2)
 	}
-	for i, l := range wrap(escape(s.hide.String(text)), width) {
+	for i, l := range wrap(wording.Escape(s.hide.String(text)), width) {
 		lead := indent
 		if i > 0 {
 			lead += 2
@@ -295,7 +256,7 @@ func (s style) tableLines(indent int, rows [][]string, colourise func(row, col i
 	for ri, r := range rows {
 		cells[ri] = make([]string, len(r))
 		for ci, cell := range r {
-			cells[ri][ci] = escape(s.hide.String(cell))
+			cells[ri][ci] = wording.Escape(s.hide.String(cell))
 			if ci >= len(widths) {
 				widths, words, pieces = append(widths, 0), append(words, 0), append(pieces, 0)
 			}
@@ -389,9 +350,9 @@ func writeFindings(w io.Writer, st style, findings []card.Finding) {
 	for _, f := range findings {
 		where := ""
 		if f.Interface != "" {
-			where = " " + st.dim("("+escape(f.Interface)+")")
+			where = " " + st.dim("("+wording.Escape(f.Interface)+")")
 		}
-		fmt.Fprintf(w, "%s %s%s\n", st.severity(f.Severity), st.bold(escape(f.Code)), where)
+		fmt.Fprintf(w, "%s %s%s\n", st.severity(f.Severity), st.bold(wording.Escape(f.Code)), where)
 		st.block(w, 8, f.Message, plain)
 		if f.Fix != "" {
 			st.block(w, 8, "fix: "+f.Fix, verdict(st.dim, "fix:"))
@@ -408,7 +369,7 @@ func countSeverities(findings []card.Finding) string {
 	var parts []string
 	for _, sev := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
 		if n[sev] > 0 {
-			parts = append(parts, plural(n[sev], string(sev)))
+			parts = append(parts, counted(n[sev], string(sev)))
 		}
 	}
 	if len(parts) == 0 {
@@ -417,10 +378,10 @@ func countSeverities(findings []card.Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-// plural renders "1 error" / "2 errors" ("info" does not take an s).
-func plural(n int, word string) string {
-	if n == 1 || word == "info" {
+// counted renders "1 error" / "2 errors" ("info" does not take an s).
+func counted(n int, word string) string {
+	if word == "info" {
 		return fmt.Sprintf("%d %s", n, word)
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return fmt.Sprintf("%d %s", n, wording.Plural(n, word, word+"s"))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rivo/uniseg"
 
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 )
@@ -31,8 +32,8 @@ func TestEscape(t *testing.T) {
 		{"bad \xff utf8", `bad \xff utf8`},
 	}
 	for _, tt := range tests {
-		if got := escape(tt.in); got != tt.want {
-			t.Errorf("escape(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := wording.Escape(tt.in); got != tt.want {
+			t.Errorf("wording.Escape(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -251,12 +252,12 @@ func FuzzRender(f *testing.F) {
 	f.Add("\x1b[2J\x00\r\n\t\u202e\xff http://127.0.0.1:45015/a2a/jsonrpc", 12)
 	f.Add("", 1)
 	f.Fuzz(func(t *testing.T, text string, width int) {
-		e := escape(text)
+		e := wording.Escape(text)
 		if c, bad := rawControl(e); bad || strings.Contains(e, "\n") {
-			t.Fatalf("escape(%q) = %q keeps control byte %#x", text, e, c)
+			t.Fatalf("wording.Escape(%q) = %q keeps control byte %#x", text, e, c)
 		}
 		if !utf8.ValidString(e) {
-			t.Fatalf("escape(%q) = %q is not valid UTF-8", text, e)
+			t.Fatalf("wording.Escape(%q) = %q is not valid UTF-8", text, e)
 		}
 		width = width%200 + 1
 		if width < 1 {

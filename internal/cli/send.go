@@ -15,6 +15,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/delegate"
 	"github.com/a2abind/a2abind/internal/telemetry"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -394,7 +395,7 @@ func texts(parts []*a2a.Part) []string {
 func writeAnswer(w io.Writer, res a2a.SendMessageResult) {
 	switch v := res.(type) {
 	case *a2a.Task:
-		fmt.Fprintf(w, "task %s: %s\n", escape(string(v.ID)), escape(stateName(v.Status.State)))
+		fmt.Fprintf(w, "task %s: %s\n", wording.Escape(string(v.ID)), wording.Escape(stateName(v.Status.State)))
 		if v.Status.Message != nil {
 			for _, t := range texts(v.Status.Message.Parts) {
 				writeText(w, t)
@@ -421,7 +422,7 @@ func writeEvent(w io.Writer, ev a2a.Event) {
 	case *a2a.Task, *a2a.Message:
 		writeAnswer(w, v.(a2a.SendMessageResult))
 	case *a2a.TaskStatusUpdateEvent:
-		fmt.Fprintf(w, "status: %s\n", escape(stateName(v.Status.State)))
+		fmt.Fprintf(w, "status: %s\n", wording.Escape(stateName(v.Status.State)))
 		if v.Status.Message != nil {
 			for _, t := range texts(v.Status.Message.Parts) {
 				writeText(w, t)
@@ -441,7 +442,7 @@ func writeEvent(w io.Writer, ev a2a.Event) {
 func writeText(w io.Writer, text string) {
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		l = strings.ReplaceAll(strings.TrimSuffix(l, "\r"), "\t", "    ")
-		fmt.Fprintln(w, escape(l))
+		fmt.Fprintln(w, wording.Escape(l))
 	}
 }
 

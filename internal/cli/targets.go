@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/discovery"
 	"github.com/a2abind/a2abind/internal/redact"
+	"github.com/a2abind/a2abind/internal/wording"
 	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/signature"
@@ -247,7 +248,7 @@ type targetText struct {
 func newTargetText(g *globals, targets []string, bar *progress, summary bool) *targetText {
 	t := &targetText{g: g, st: newStyle(g.stdout), bar: bar, total: len(targets), width: len("TARGET"), summary: summary}
 	for _, tg := range targets {
-		t.width = min(max(t.width, textWidth(escape(tg))), maxTargetColumn)
+		t.width = min(max(t.width, textWidth(wording.Escape(tg))), maxTargetColumn)
 	}
 	return t
 }
@@ -276,7 +277,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 	default:
 		t.failing++
 	}
-	if err := t.line(escape(r.Target), row.verdict, row.served, escape(row.findings), colour); err != nil {
+	if err := t.line(wording.Escape(r.Target), row.verdict, row.served, wording.Escape(row.findings), colour); err != nil {
 		return err
 	}
 	if row.ok {
@@ -288,7 +289,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 	}
 	var b strings.Builder
 	if r.Err != nil {
-		fmt.Fprintf(&b, "%s: %s\n", escape(r.Target), escape(r.Err.Error())) // it says "agent card not obtainable" itself
+		fmt.Fprintf(&b, "%s: %s\n", wording.Escape(r.Target), wording.Escape(r.Err.Error())) // it says "agent card not obtainable" itself
 	} else {
 		sub := *t.g
 		sub.stdout = redact.Writer{W: &b, S: t.g.secrets}
@@ -304,7 +305,7 @@ func (t *targetText) add(r probe.TargetResult, row targetRow) error {
 
 func (t *targetText) finish() error {
 	w := t.g.stdout
-	fmt.Fprintf(w, "\n%s: %d ok, %d failing, %d without a card\n", plural(t.total, "target"), t.ok, t.failing, t.nocard)
+	fmt.Fprintf(w, "\n%s: %d ok, %d failing, %d without a card\n", counted(t.total, "target"), t.ok, t.failing, t.nocard)
 	for _, d := range t.details {
 		if _, err := fmt.Fprintf(w, "\n%s", d); err != nil {
 			return err
@@ -312,7 +313,7 @@ func (t *targetText) finish() error {
 	}
 	if t.omitted > 0 {
 		_, err := fmt.Fprintf(w, "\n%s not shown (the first %d are): probe them one by one, or use -o json for every report\n",
-			plural(t.omitted, "more failing target's report"), maxTargetDetails)
+			counted(t.omitted, "more failing target's report"), maxTargetDetails)
 		return err
 	}
 	return nil

@@ -198,7 +198,7 @@ func clientsStep(ctx context.Context, name, title string, c *card.Card, results 
 		call := Call{Client: rc.name, Interface: rc.iface}
 		if !rc.found {
 			call.Error = "the card declares no such interface"
-			call.Outcome = probe.NoInterface
+			call.Outcome = wire.NoInterface
 		} else {
 			call.OK, call.Error = sendWithSDK(ctx, rc.iface)
 			r := resultFor(ctx, results, rc.iface)

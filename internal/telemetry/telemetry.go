@@ -6,13 +6,15 @@
 // Tracing is on only when OTEL_TRACES_EXPORTER names an exporter other than "none", or
 // when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set: unlike
 // the OpenTelemetry default, a2abind never sends to localhost:4318 unasked. The
-// exporter itself is chosen by contrib's autoexport from the same variables
+// exporter itself is chosen as contrib's autoexport chooses it, from the same variables
 // (OTEL_EXPORTER_OTLP_PROTOCOL grpc or http/protobuf), and the resource from
 // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
 package telemetry
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,9 +22,11 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -90,7 +94,7 @@ func (p *Provider) Enabled() bool { return p != nil && p.tp != nil }
 
 // Setup installs the W3C tracecontext and baggage propagator and, when the
 // environment asks for tracing (Enabled), a tracer provider exporting through the
-// exporter autoexport builds from OTEL_*, as the global provider. When tracing is off
+// exporter newSpanExporter chooses from OTEL_*, as the global provider. When tracing is off
 // it starts nothing and changes no provider. The caller calls Shutdown when done.
 func Setup(ctx context.Context, opts ...Option) (*Provider, error) {
 	o := setupOptions{errors: os.Stderr}
@@ -101,11 +105,11 @@ func Setup(ctx context.Context, opts ...Option) (*Provider, error) {
 	if !Enabled(os.Getenv) {
 		return &Provider{}, nil
 	}
-	exp, err := autoexport.NewSpanExporter(ctx)
+	exp, err := newSpanExporter(ctx)
 	if err != nil {
 		return &Provider{}, fmt.Errorf("telemetry: %w (%s takes otlp, console or none; OTEL_EXPORTER_OTLP_PROTOCOL grpc or http/protobuf)", err, EnvTracesExporter)
 	}
-	if autoexport.IsNoneSpanExporter(exp) {
+	if exp == nil {
 		return &Provider{}, nil
 	}
 	res, err := newResource(ctx, o.version)
@@ -118,6 +122,30 @@ func Setup(ctx context.Context, opts ...Option) (*Provider, error) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	otel.SetTracerProvider(tp)
 	return &Provider{tp: tp, errors: w}, nil
+}
+
+// newSpanExporter is the exporter OTEL_TRACES_EXPORTER names, chosen exactly as
+// contrib's autoexport.NewSpanExporter chooses it (otlp when unset, console, none: nil;
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, then OTEL_EXPORTER_OTLP_PROTOCOL, grpc or
+// http/protobuf, the default) without linking autoexport's log and metric exporters,
+// whose package initialisation every command would pay.
+func newSpanExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	switch os.Getenv(EnvTracesExporter) {
+	case "", "otlp":
+	case "console":
+		return stdouttrace.New()
+	case exporterNone:
+		return nil, nil
+	default:
+		return nil, errors.New("unknown exporter or metrics producer")
+	}
+	switch cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), "http/protobuf") {
+	case "grpc":
+		return otlptracegrpc.New(ctx)
+	case "http/protobuf":
+		return otlptracehttp.New(ctx)
+	}
+	return nil, errors.New("invalid OTLP protocol - should be one of ['grpc', 'http/protobuf']")
 }
 
 // newResource is a2abind's service name and version, then what OTEL_SERVICE_NAME and
