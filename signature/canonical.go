@@ -9,7 +9,7 @@ import (
 	"sort"
 
 	"github.com/a2abind/a2abind/card"
-	"github.com/gowebpki/jcs"
+	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -81,8 +81,8 @@ func Canonicalize(doc []byte, form Form) ([]byte, error) {
 	}
 	// RFC 8785 itself rejects duplicate keys, bad UTF-8 and bad numbers: run it first so that
 	// every form sees a document all JSON parsers read alike.
-	if _, err := jcs.Transform(bytes.TrimPrefix(doc, utf8BOM)); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
+	if _, err := canonicalJSON(bytes.TrimPrefix(doc, utf8BOM)); err != nil {
+		return nil, err
 	}
 	top, err := decodeTree(doc)
 	if err != nil {
@@ -154,7 +154,34 @@ func decodeTree(doc []byte) (map[string]any, error) {
 	if depth(top) > maxCanonicalDepth {
 		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrCanonical, maxCanonicalDepth)
 	}
+	if n, ok := unfit(top); ok {
+		// RFC 8785 serialises IEEE 754 doubles; jsontext would write the nearest one, a
+		// value the document does not hold
+		return nil, fmt.Errorf("%w: the number %s does not fit a double", ErrCanonical, n)
+	}
 	return top, nil
+}
+
+// unfit finds a number no float64 holds (1e400), which RFC 8785 cannot serialise.
+func unfit(v any) (json.Number, bool) {
+	switch t := v.(type) {
+	case json.Number:
+		_, err := t.Float64()
+		return t, err != nil
+	case map[string]any:
+		for _, e := range t {
+			if n, ok := unfit(e); ok {
+				return n, true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if n, ok := unfit(e); ok {
+				return n, true
+			}
+		}
+	}
+	return "", false
 }
 
 func depth(v any) int {
@@ -310,15 +337,21 @@ func clean(v any) any {
 	return v
 }
 
-// jcsOf serialises v with RFC 8785 (gowebpki/jcs does the canonical strings and numbers).
+// jcsOf serialises v with RFC 8785.
 func jcsOf(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
-	out, err := jcs.Transform(raw)
-	if err != nil {
+	return canonicalJSON(raw)
+}
+
+// canonicalJSON is doc in RFC 8785's canonical form, by jsontext (go-json-experiment),
+// which also refuses duplicate names, invalid UTF-8 and numbers no float64 holds.
+func canonicalJSON(doc []byte) ([]byte, error) {
+	v := jsontext.Value(bytes.Clone(doc))
+	if err := v.Canonicalize(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCanonical, err)
 	}
-	return out, nil
+	return v, nil
 }
