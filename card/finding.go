@@ -36,17 +36,3 @@ type Finding struct {
 func HasErrors(findings []Finding) bool {
 	return slices.ContainsFunc(findings, func(f Finding) bool { return f.Severity == SeverityError })
 }
-
-// The codes of the findings the reader itself reports (a *ReadError's Code); lint's
-// catalogue (lint.Rules) lists them with the others.
-const (
-	// CodeFieldNameCase: a member name differs from a field's only in case.
-	CodeFieldNameCase = "field-name-case"
-	// CodeMemberDuplicate: a member name appears twice in one JSON object (the
-	// reader refuses the document; lint reports the ReadError as this finding).
-	CodeMemberDuplicate = "member-duplicate"
-	// CodeDocumentRefused: a2a-go's card resolver refuses the document's bytes, which
-	// a2a-js reads (a leading UTF-8 byte order mark; two of them, or nesting deeper than
-	// 10000 levels, which a2abind refuses too, reporting the ReadError as this finding).
-	CodeDocumentRefused = "document-refused"
-)

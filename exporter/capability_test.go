@@ -3,6 +3,7 @@ package exporter_test
 import (
 	"testing"
 
+	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
 	"github.com/a2abind/a2abind/probe"
@@ -48,8 +49,8 @@ func TestProbe_CapabilityUp(t *testing.T) {
 					lies++
 				}
 			}
-			mustValue(t, f, "a2abind_findings_by_code", map[string]string{"code": probe.CodeCapabilityNotServed}, lies)
-			for _, code := range []string{probe.CodeAuthNotEquivalent, probe.CodeErrorMapping} {
+			mustValue(t, f, "a2abind_findings_by_code", map[string]string{"code": card.CodeCapabilityNotServed}, lies)
+			for _, code := range []string{card.CodeAuthNotEquivalent, card.CodeErrorMapping} {
 				if _, ok := value(f, "a2abind_findings_by_code", map[string]string{"code": code}); !ok {
 					t.Errorf("no a2abind_findings_by_code{code=%q} series", code)
 				}
@@ -66,7 +67,7 @@ func TestProbe_AuthNotEquivalentCounted(t *testing.T) {
 	t.Parallel()
 	a := labtest.Start(t, lab.OpenBinding("s3cret")...)
 	_, _, f := scrape(t, start(t, nil), probePath(a.BaseURL))
-	mustValue(t, f, "a2abind_findings_by_code", map[string]string{"code": probe.CodeAuthNotEquivalent}, 1)
+	mustValue(t, f, "a2abind_findings_by_code", map[string]string{"code": card.CodeAuthNotEquivalent}, 1)
 	mustValue(t, f, "probe_success", nil, 0)
 	if v, ok := value(f, "a2abind_capability_up", map[string]string{"capability": string(probe.Streaming)}); ok {
 		t.Errorf("a2abind_capability_up{capability=\"streaming\"} = %v, want no series when the calls cannot tell", v)

@@ -99,8 +99,8 @@ func (p probed) families() []*dto.MetricFamily {
 	for _, sv := range []card.Severity{card.SeverityError, card.SeverityWarning, card.SeverityInfo} {
 		findings.with(string(sv))
 	}
-	for _, c := range []string{probe.CodePreferredNotServed, probe.CodeInterfaceNotServed,
-		probe.CodeCapabilityNotServed, probe.CodeAuthNotEquivalent, probe.CodeErrorMapping} {
+	for _, c := range []string{card.CodePreferredNotServed, card.CodeInterfaceNotServed,
+		card.CodeCapabilityNotServed, card.CodeAuthNotEquivalent, card.CodeErrorMapping} {
 		byCode.with(c)
 	}
 	for _, f := range p.report.Findings {

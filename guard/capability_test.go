@@ -70,7 +70,7 @@ func TestStrictWithholdsCapabilityLies(t *testing.T) {
 			}
 			found := false
 			for _, f := range s.Findings {
-				if f.Code == probe.CodeCapabilityNotServed && strings.Contains(f.Message, tt.member) {
+				if f.Code == card.CodeCapabilityNotServed && strings.Contains(f.Message, tt.member) {
 					found = true
 				}
 			}

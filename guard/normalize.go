@@ -147,7 +147,7 @@ type normalizer struct {
 func servedKeys(findings []card.Finding, results []probe.Result) map[string]bool {
 	failed := map[string]bool{}
 	for _, f := range findings {
-		if f.Code == probe.CodeInterfaceNotServed {
+		if f.Code == card.CodeInterfaceNotServed {
 			failed[f.Interface] = true
 		}
 	}

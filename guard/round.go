@@ -73,7 +73,7 @@ func (g *Guard) judge(ctx context.Context, s *snapshot, pt time.Duration) {
 	findings := ch.Report(c).Findings
 	for _, f := range findings {
 		switch f.Code {
-		case probe.CodeInterfaceNotServed, probe.CodePreferredNotServed, probe.CodeCapabilityNotServed:
+		case card.CodeInterfaceNotServed, card.CodePreferredNotServed, card.CodeCapabilityNotServed:
 			s.Findings = append(s.Findings, f)
 		}
 	}
@@ -140,9 +140,9 @@ func withheldReason(findings []card.Finding, caps []probe.CapabilityResult) stri
 	ifaces, preferred := 0, false
 	for _, f := range findings {
 		switch f.Code {
-		case probe.CodeInterfaceNotServed:
+		case card.CodeInterfaceNotServed:
 			ifaces++
-		case probe.CodePreferredNotServed:
+		case card.CodePreferredNotServed:
 			preferred = true
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/probe"
 )
 
 // TestStrictRefusesTheSeedAgents: both seed agents (v0.3 and v1.0 card shapes) lie about
@@ -48,7 +47,7 @@ func TestStrictRefusesTheSeedAgents(t *testing.T) {
 					t.Errorf("finding %+v names no interface or cause", f)
 				}
 			}
-			if !codes[probe.CodePreferredNotServed] || !codes[probe.CodeInterfaceNotServed] {
+			if !codes[card.CodePreferredNotServed] || !codes[card.CodeInterfaceNotServed] {
 				t.Errorf("findings = %+v, want preferred-not-served and interface-not-served", s.Findings)
 			}
 			// The legacy card path and other spellings never reach the upstream's card.

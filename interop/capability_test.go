@@ -17,8 +17,8 @@ import (
 
 // capabilityFindings are issue 21's finding codes.
 var capabilityFindings = map[string]bool{
-	probe.CodeCapabilityNotServed: true, probe.CodeCapabilityNotDeclared: true,
-	probe.CodeAuthNotEquivalent: true, probe.CodeErrorMapping: true,
+	card.CodeCapabilityNotServed: true, card.CodeCapabilityNotDeclared: true,
+	card.CodeAuthNotEquivalent: true, card.CodeErrorMapping: true,
 }
 
 // checkJS loads the card of the JS server of a mode and checks it. The check has a
@@ -53,7 +53,7 @@ func TestCapabilitiesOfJSAgents(t *testing.T) {
 		codes []string
 	}{
 		{"capable", probe.CapabilityServed, nil},
-		{"capability-lies", probe.CapabilityNotServed, []string{probe.CodeCapabilityNotServed, probe.CodeCapabilityNotServed, probe.CodeCapabilityNotServed}},
+		{"capability-lies", probe.CapabilityNotServed, []string{card.CodeCapabilityNotServed, card.CodeCapabilityNotServed, card.CodeCapabilityNotServed}},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
@@ -72,7 +72,7 @@ func TestCapabilitiesOfJSAgents(t *testing.T) {
 			for _, f := range ch.Report(c).Findings {
 				if capabilityFindings[f.Code] {
 					codes = append(codes, f.Code)
-					if f.Code == probe.CodeCapabilityNotServed && (!strings.Contains(f.Message, "GRPC") || !strings.Contains(f.Message, "HTTP+JSON") || !strings.Contains(f.Message, "JSONRPC")) {
+					if f.Code == card.CodeCapabilityNotServed && (!strings.Contains(f.Message, "GRPC") || !strings.Contains(f.Message, "HTTP+JSON") || !strings.Contains(f.Message, "JSONRPC")) {
 						t.Errorf("finding does not name every binding: %s", f.Message)
 					}
 				}
@@ -103,7 +103,7 @@ func TestCapabilitiesOfA2AGoCLI(t *testing.T) {
 		errs    []string
 	}{
 		{"echo", []string{"--echo"}, probe.CapabilityServed, nil},
-		{"exec", []string{"--exec", exec}, probe.CapabilityNotServed, []string{probe.CodeCapabilityNotServed}},
+		{"exec", []string{"--exec", exec}, probe.CapabilityNotServed, []string{card.CodeCapabilityNotServed}},
 		{"exec --chunk", []string{"--exec", exec, "--chunk", "\n"}, probe.CapabilityServed, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestCapabilitiesOfJS03Agent(t *testing.T) {
 		}
 	}
 	for _, f := range ch.Report(c).Findings {
-		if f.Code == probe.CodeCapabilityNotServed || f.Code == probe.CodeCapabilityNotDeclared {
+		if f.Code == card.CodeCapabilityNotServed || f.Code == card.CodeCapabilityNotDeclared {
 			t.Errorf("%s from answers that cannot tell: %s", f.Code, f.Message)
 		}
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/cli"
-	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/wire"
 )
 
@@ -166,8 +165,8 @@ func TestCLIAgainstA2AJS(t *testing.T) {
 				codes[f.Code] = true
 			}
 		}
-		if !codes[probe.CodePreferredNotServed] || !codes[probe.CodeInterfaceNotServed] {
-			t.Errorf("error findings = %v, want %s and %s", codes, probe.CodePreferredNotServed, probe.CodeInterfaceNotServed)
+		if !codes[card.CodePreferredNotServed] || !codes[card.CodeInterfaceNotServed] {
+			t.Errorf("error findings = %v, want %s and %s", codes, card.CodePreferredNotServed, card.CodeInterfaceNotServed)
 		}
 		clients := map[string]bool{}
 		for _, c := range p.Clients {

@@ -75,7 +75,7 @@ func TestLintConflictWithPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := slices.ContainsFunc(lint.Lint(c), func(f card.Finding) bool { return f.Code == lint.CodeURLConflictingBindings })
+		got := slices.ContainsFunc(lint.Lint(c), func(f card.Finding) bool { return f.Code == card.CodeURLConflictingBindings })
 		if got != tt.want {
 			t.Errorf("url %s, GRPC %s: url-conflicting-bindings %v, want %v", tt.url, tt.grpc, got, tt.want)
 		}
@@ -92,7 +92,7 @@ func TestLintGRPCSchemeFixNamesTheGRPCPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range lint.Lint(c) {
-		if f.Code != lint.CodeGRPCURLScheme {
+		if f.Code != card.CodeGRPCURLScheme {
 			continue
 		}
 		if strings.Contains(f.Fix, "agent.internal:8443") || !strings.Contains(f.Fix, `"agent.internal:9443"`) {

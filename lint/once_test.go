@@ -2,12 +2,13 @@ package lint
 
 import (
 	"context"
-	"github.com/a2abind/a2abind/card"
-	"github.com/a2abind/a2abind/signature"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/a2abind/a2abind/card"
+	"github.com/a2abind/a2abind/signature"
 )
 
 // TestLintRunsOncePerCard (issue 19 item 5): the rules run once per parsed card, callers
@@ -38,7 +39,7 @@ func TestLintRunsOncePerCard(t *testing.T) {
 	hasCode := func(fs []card.Finding, code string) bool {
 		return slices.ContainsFunc(fs, func(f card.Finding) bool { return f.Code == code })
 	}
-	if !hasCode(first, CodeSignatureUnverified) {
+	if !hasCode(first, card.CodeSignatureUnverified) {
 		t.Fatalf("before verification: %v, want signature-unverified", first)
 	}
 	keys, err := signature.LoadKeySet(filepath.Join("..", "testdata", "keys", "corpus-jwks.json"))
@@ -48,7 +49,7 @@ func TestLintRunsOncePerCard(t *testing.T) {
 	if _, err := signature.VerifySignatures(context.Background(), c, signature.WithKeySet(keys)); err != nil {
 		t.Fatal(err)
 	}
-	if after := Lint(c); !hasCode(after, CodeSignatureValid) || hasCode(after, CodeSignatureUnverified) {
+	if after := Lint(c); !hasCode(after, card.CodeSignatureValid) || hasCode(after, card.CodeSignatureUnverified) {
 		t.Fatalf("after verification: %v, want signature-valid", after)
 	}
 }

@@ -15,27 +15,27 @@ import (
 // result of VerifySignatures; on a card that was not verified, a signed card's signatures
 // are reported unverified (no key was given) and nothing is said of an unsigned one.
 var signatureRules = []rule{
-	{Rule{CodeSignatureInvalid, card.SeverityError,
+	{Rule{card.CodeSignatureInvalid, card.SeverityError,
 		"a signature does not verify over the card in any canonical form, or breaks a rule no key can mend (alg none, no kid, an expired key)",
 		"publish the card exactly as it was signed, or re-sign it as published (a2abind sign CARD --key FILE)"},
 		(*linter).signatureInvalid},
-	{Rule{CodeSignaturePartial, card.SeverityWarning,
+	{Rule{card.CodeSignaturePartial, card.SeverityWarning,
 		"a signature verifies, but its canonical form leaves out a member a2abind uses to decide where or how to connect (the v0.3 url, preferredTransport, additionalInterfaces, protocolVersion; an interface's url, binding, version or tenant; security schemes or requirements): it vouches only for the interfaces it covers (a union card signed over a v1.0 form: the supportedInterfaces v1.0 clients read, not the v0.3 url), and --require-signature dials only those",
 		"re-sign the card with a2abind sign, which adds a signature covering those members, or publish a v1.0-only card"},
 		(*linter).signaturePartial},
-	{Rule{CodeSignatureUnverified, card.SeverityWarning,
+	{Rule{card.CodeSignatureUnverified, card.SeverityWarning,
 		"a signature could not be checked: no trusted key with its kid (no --jwks given, or its jku is not on an allowed https origin)",
 		"pass the signer's public keys with --jwks FILE, or allow its jku origin with --jku-origin https://HOST"},
 		(*linter).signatureUnverified},
-	{Rule{CodeSignatureVariant, card.SeverityWarning,
+	{Rule{card.CodeSignatureVariant, card.SeverityWarning,
 		"a signature verifies only over one SDK's canonical form (which strips the empty values the A2A 1.0 §8.4.1 form and the TCK's vectors keep, or escapes text), and the card carries no signature over a §8.4.1 form",
 		"remove the empty values (\"\", [], {}) the SDK strips and the specification keeps, then re-sign, so that every canonical form agrees, or re-sign with a2abind sign"},
 		(*linter).signatureVariant},
-	{Rule{CodeSignatureValid, card.SeverityInfo,
+	{Rule{card.CodeSignatureValid, card.SeverityInfo,
 		"a signature verifies over a reading of A2A 1.0 §8.4.1 (the card as its v1.0 proto message, or as written, as the A2A TCK's vectors sign it) with a trusted key (kid and alg named)",
 		"nothing to change"},
 		(*linter).signatureValid},
-	{Rule{CodeUnsigned, card.SeverityInfo,
+	{Rule{card.CodeUnsigned, card.SeverityInfo,
 		"the card carries no signature; an error with --require-signature",
 		"sign the card: a2abind sign CARD --key FILE (or serve --sign-key FILE)"},
 		(*linter).unsigned},
@@ -182,7 +182,7 @@ func RequireSignature(c *card.Card, findings []card.Finding) []card.Finding {
 	}
 	out := make([]card.Finding, len(findings))
 	for i, f := range findings {
-		if f.Code == CodeUnsigned || f.Code == CodeSignatureUnverified || f.Code == CodeSignaturePartial {
+		if f.Code == card.CodeUnsigned || f.Code == card.CodeSignatureUnverified || f.Code == card.CodeSignaturePartial {
 			f.Severity = card.SeverityError
 			f.Message += " (--require-signature: a card must carry a signature that verifies and covers an interface)"
 		}

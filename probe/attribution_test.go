@@ -41,7 +41,7 @@ func TestSwappedPaths(t *testing.T) {
 	}
 	fixes := map[string]string{}
 	for _, f := range probe.Diagnose(c, results).Findings {
-		if f.Code == probe.CodeInterfaceNotServed {
+		if f.Code == card.CodeInterfaceNotServed {
 			fixes[f.Interface] = f.Fix
 		}
 	}

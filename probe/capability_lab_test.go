@@ -88,7 +88,7 @@ func TestCapabilityLies(t *testing.T) {
 				t.Errorf("capability findings (-want +got):\n%s", diff)
 			}
 			for _, f := range rep.Findings {
-				if f.Code != probe.CodeCapabilityNotServed {
+				if f.Code != card.CodeCapabilityNotServed {
 					continue
 				}
 				for _, m := range tt.mentions {
@@ -134,7 +134,7 @@ func TestAuthNotEquivalent(t *testing.T) {
 		t.Fatalf("findings (-want +got):\n%s", diff)
 	}
 	for _, f := range rep.Findings {
-		if f.Code == probe.CodeAuthNotEquivalent {
+		if f.Code == card.CodeAuthNotEquivalent {
 			open, protected, _ := strings.Cut(f.Message, "while")
 			if !strings.Contains(open, "GRPC 1.0") || !strings.Contains(protected, "JSONRPC 1.0") || !strings.Contains(protected, "HTTP+JSON 1.0") {
 				t.Errorf("message does not name gRPC open and the others protected: %s", f.Message)
@@ -170,7 +170,7 @@ func TestErrorMapping(t *testing.T) {
 	_, _, _, rep := checkLab(t, lab.MisMapped())
 	var got []string
 	for _, f := range rep.Findings {
-		if f.Code == probe.CodeErrorMapping {
+		if f.Code == card.CodeErrorMapping {
 			got = append(got, f.Interface+" "+f.Message[strings.LastIndex(f.Message, ": ")+2:])
 		} else if capabilityCodes[f.Code] {
 			t.Errorf("unexpected %s: %s", f.Code, f.Message)

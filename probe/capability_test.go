@@ -16,8 +16,8 @@ import (
 
 // capabilityCodes are the findings of issue 21.
 var capabilityCodes = map[string]bool{
-	probe.CodeCapabilityNotServed: true, probe.CodeCapabilityNotDeclared: true,
-	probe.CodeAuthNotEquivalent: true, probe.CodeErrorMapping: true,
+	card.CodeCapabilityNotServed: true, card.CodeCapabilityNotDeclared: true,
+	card.CodeAuthNotEquivalent: true, card.CodeErrorMapping: true,
 }
 
 // TestCheckHealthyAgents: the lab's healthy agents (v1.0, v0.3, union; a2a-go handlers
@@ -130,12 +130,12 @@ func TestCheckServedNotDeclared(t *testing.T) {
 	for _, f := range ch.Report(c).Findings {
 		if capabilityCodes[f.Code] {
 			got = append(got, f.Code+" "+string(f.Severity))
-			if f.Code == probe.CodeCapabilityNotDeclared && !strings.Contains(f.Message, string(probe.Streaming)) {
+			if f.Code == card.CodeCapabilityNotDeclared && !strings.Contains(f.Message, string(probe.Streaming)) {
 				t.Errorf("%s does not name streaming: %s", f.Code, f.Message)
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{probe.CodeCapabilityNotDeclared + " " + string(card.SeverityInfo)}, got); diff != "" {
+	if diff := cmp.Diff([]string{card.CodeCapabilityNotDeclared + " " + string(card.SeverityInfo)}, got); diff != "" {
 		t.Errorf("capability findings (-want +got):\n%s", diff)
 	}
 }

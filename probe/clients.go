@@ -126,7 +126,7 @@ func newCardView(c *card.Card, results []Result) *cardView {
 		}
 	}
 	v.lint = lint.Lint(c)
-	v.noPref = slices.ContainsFunc(v.lint, func(f card.Finding) bool { return f.Code == lint.CodePreferredTransportMissing })
+	v.noPref = slices.ContainsFunc(v.lint, func(f card.Finding) bool { return f.Code == card.CodePreferredTransportMissing })
 	return v
 }
 

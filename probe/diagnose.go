@@ -9,30 +9,6 @@ import (
 	"github.com/a2abind/a2abind/wire"
 )
 
-// Finding codes Diagnose adds to the card's lint findings. They are a stable contract.
-const (
-	// CodePreferredNotServed: the card's hint (v0.3 url + preferredTransport, v1.0 first
-	// supportedInterfaces entry) names a binding that is not served at that URL.
-	CodePreferredNotServed = "preferred-not-served"
-	// CodeInterfaceNotServed: a declared interface's outcome is neither served nor
-	// auth_required.
-	CodeInterfaceNotServed = "interface-not-served"
-	// CodeCapabilityNotServed: a declared capability (streaming, pushNotifications,
-	// extendedAgentCard) that the side-effect-free calls show is not served on some
-	// declared binding (error; names the capability and the interfaces).
-	CodeCapabilityNotServed = "capability-not-served"
-	// CodeCapabilityNotDeclared: a capability served on every binding asked while the
-	// card does not declare it (info: clients that trust the card never use it).
-	CodeCapabilityNotDeclared = "capability-not-declared"
-	// CodeAuthNotEquivalent: some declared interfaces answer the lookup without
-	// credentials while others demand them (error; A2A §5.1: the same authentication on
-	// every binding).
-	CodeAuthNotEquivalent = "auth-not-equivalent"
-	// CodeErrorMapping: an A2A error answered with another code than the
-	// specification's table gives for its binding (warning).
-	CodeErrorMapping = "error-mapping"
-)
-
 // Report is what a probed card amounts to: the findings (wire and lint) and, per known
 // client profile, what that client would do with the card.
 type Report struct {
@@ -68,7 +44,7 @@ func Diagnose(c *card.Card, results []Result, caps ...CapabilityResult) Report {
 			continue
 		}
 		findings = append(findings, card.Finding{
-			Code:      CodeInterfaceNotServed,
+			Code:      card.CodeInterfaceNotServed,
 			Severity:  card.SeverityError,
 			Message:   fmt.Sprintf("%s is not served: %s (%s)", r.Interface, r.Outcome, cause(r)),
 			Fix:       fixFor(c, r),
@@ -133,7 +109,7 @@ func preferredNotServed(pref card.Interface, r Result, results []Result, clients
 		}
 		fix += ", or " + fixFor(nil, r)
 	}
-	return card.Finding{Code: CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source.String()}
+	return card.Finding{Code: card.CodePreferredNotServed, Severity: card.SeverityError, Message: msg, Fix: fix, Interface: pref.Source.String()}
 }
 
 // cause is a short reading of a result for a finding's message.

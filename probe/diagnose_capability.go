@@ -76,7 +76,7 @@ func capabilityFindings(caps []CapabilityResult, clients []ClientImpact) []card.
 			if len(fail) > 0 {
 				msg += ". Clients that use it fail (" + strings.Join(fail, ", ") + ")"
 			}
-			out = append(out, card.Finding{Code: CodeCapabilityNotServed, Severity: card.SeverityError, Message: msg,
+			out = append(out, card.Finding{Code: card.CodeCapabilityNotServed, Severity: card.SeverityError, Message: msg,
 				Fix:       fmt.Sprintf("serve %s on every declared binding, or set %s to false", capabilityMethods[cr.Name], claimPath(cr)),
 				Interface: source})
 		case !cr.Declared() && cr.Verdict == CapabilityServed:
@@ -84,7 +84,7 @@ func capabilityFindings(caps []CapabilityResult, clients []ClientImpact) []card.
 			for _, call := range cr.Calls {
 				at = append(at, call.Interface.String())
 			}
-			out = append(out, card.Finding{Code: CodeCapabilityNotDeclared, Severity: card.SeverityInfo,
+			out = append(out, card.Finding{Code: card.CodeCapabilityNotDeclared, Severity: card.SeverityInfo,
 				Message: fmt.Sprintf("%s is served (%s answers on %s), but the card does not declare it: clients that trust the card never use it",
 					cr.Name, capabilityMethods[cr.Name], strings.Join(at, ", ")),
 				Fix: fmt.Sprintf("declare %s: true, if the agent means to offer it", claimPath(cr))})
@@ -121,7 +121,7 @@ func authFindings(results []Result) []card.Finding {
 	if len(open) == 0 || len(protected) == 0 {
 		return nil
 	}
-	return []card.Finding{{Code: CodeAuthNotEquivalent, Severity: card.SeverityError,
+	return []card.Finding{{Code: card.CodeAuthNotEquivalent, Severity: card.SeverityError,
 		Message: fmt.Sprintf("not every binding demands the same authentication: %s answer without credentials, while %s demand them; a client refused on one walks in on the other",
 			strings.Join(open, ", "), strings.Join(protected, ", ")),
 		Fix:       "put the same authentication in front of every declared interface (A2A §5.1), or remove the open one from the card",
@@ -142,7 +142,7 @@ func mappingFindings(results []Result, caps []CapabilityResult) []card.Finding {
 			return
 		}
 		seen[key] = true
-		out = append(out, card.Finding{Code: CodeErrorMapping, Severity: card.SeverityWarning,
+		out = append(out, card.Finding{Code: card.CodeErrorMapping, Severity: card.SeverityWarning,
 			Message:   fmt.Sprintf("%s, %s: %s", iface, what, problem),
 			Fix:       "answer A2A errors with the codes of the specification's table for the binding (A2A §5.4), with a google.rpc.ErrorInfo on gRPC and HTTP+JSON",
 			Interface: iface.Source.String()})

@@ -163,7 +163,7 @@ func TestDiagnose_Seed(t *testing.T) {
 				t.Errorf("Diagnose() client ok mismatch (-want +got):\n%s", diff)
 			}
 			for _, f := range rep.Findings {
-				if f.Code != probe.CodePreferredNotServed {
+				if f.Code != card.CodePreferredNotServed {
 					continue
 				}
 				for _, w := range []string{"wrong_binding", "JSONRPC", "honour the hint fail"} {

@@ -85,7 +85,7 @@ func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
 	report := probe.Diagnose(c, results)
 	var notServed int
 	for _, f := range report.Findings {
-		if f.Code == probe.CodeInterfaceNotServed {
+		if f.Code == card.CodeInterfaceNotServed {
 			notServed++
 			if !strings.Contains(f.Message, "refuses the tenant") || !strings.Contains(f.Fix, "declare the tenant") {
 				t.Errorf("finding %+v does not say the tenant is refused and how to fix it", f)
@@ -93,7 +93,7 @@ func TestTenantRefusalIsAnInterfaceNotServed(t *testing.T) {
 		}
 	}
 	if notServed != len(c.Interfaces) || report.OK() {
-		t.Errorf("Diagnose() findings = %+v, want %d %s", report.Findings, len(c.Interfaces), probe.CodeInterfaceNotServed)
+		t.Errorf("Diagnose() findings = %+v, want %d %s", report.Findings, len(c.Interfaces), card.CodeInterfaceNotServed)
 	}
 }
 

@@ -72,7 +72,7 @@ func TestFixesFollowTheWire(t *testing.T) {
 					if !strings.HasPrefix(f.Fix, "probe found JSONRPC") || !strings.Contains(f.Fix, "and not GRPC") {
 						t.Errorf("%s fix = %q, want what probe found served at the URL", f.Code, f.Fix)
 					}
-				case CodeInterfaceNotServed:
+				case card.CodeInterfaceNotServed:
 					// The GRPC entry at the JSON-RPC URL: JSON-RPC is declared there already.
 					if strings.Contains(f.Message, "wrong_binding") &&
 						!strings.HasPrefix(f.Fix, "remove this GRPC entry: JSONRPC is served at this URL and the card declares it there too") {
@@ -80,7 +80,7 @@ func TestFixesFollowTheWire(t *testing.T) {
 					}
 				}
 			}
-			for _, code := range []string{"grpc-url-scheme", "preferred-url-mismatch", CodePreferredNotServed} {
+			for _, code := range []string{"grpc-url-scheme", "preferred-url-mismatch", card.CodePreferredNotServed} {
 				if !seen[code] {
 					t.Errorf("no %s finding on the seed card", code)
 				}
@@ -100,7 +100,7 @@ func TestVersionOnlyMismatchFix(t *testing.T) {
 		t.Fatalf("results = %+v, want one version_mismatch with JSONRPC served", results)
 	}
 	for _, f := range report.Findings {
-		if f.Code != CodePreferredNotServed {
+		if f.Code != card.CodePreferredNotServed {
 			continue
 		}
 		if !strings.HasPrefix(f.Fix, `declare protocolVersion "0.3" for it (the version served there)`) || strings.Contains(f.Fix, "binding") {
@@ -108,7 +108,7 @@ func TestVersionOnlyMismatchFix(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("no %s finding: %+v", CodePreferredNotServed, report.Findings)
+	t.Errorf("no %s finding: %+v", card.CodePreferredNotServed, report.Findings)
 }
 
 // TestNamesAnAddress: an address is named only as a whole host:port or URL.

@@ -17,7 +17,6 @@ import (
 	"github.com/a2abind/a2abind/guard"
 	"github.com/a2abind/a2abind/lab"
 	"github.com/a2abind/a2abind/lab/labtest"
-	"github.com/a2abind/a2abind/lint"
 	"github.com/a2abind/a2abind/signature"
 )
 
@@ -120,14 +119,14 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 			}
 			return []byte(strings.Replace(string(out), honest, evilURL, 1))
 		},
-		lintCode: lint.CodeSignatureInvalid,
+		lintCode: card.CodeSignatureInvalid,
 	}, {
 		name: "v0.3 card signed over the spec form only, url swapped",
 		card: func(honest string) []byte {
 			doc, _ := json.Marshal(lab.V03Card("signed", honest, lab.JSONRPC))
 			return []byte(strings.Replace(string(signSpecForm(t, doc)), honest, evilURL, 1))
 		},
-		lintCode: lint.CodeSignaturePartial,
+		lintCode: card.CodeSignaturePartial,
 	}, {
 		// issue 44: a2a-js verifies this card and dials supportedInterfaces; so do probe and
 		// send --require-signature, never the 0.3 url the signature leaves out
@@ -140,7 +139,7 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 			doc, _ = json.Marshal(m)
 			return signSpecForm(t, doc)
 		},
-		lintCode:  lint.CodeSignaturePartial,
+		lintCode:  card.CodeSignaturePartial,
 		delivered: true,
 	}, {
 		name: "v1.0 card signed, a URL member added beside url",
@@ -187,7 +186,7 @@ func TestTamperedSignedCardsReachNoAttacker(t *testing.T) {
 			// a partial signature is a warning (real clients accept the card); it fails
 			// --require-signature when it covers no interface
 			wantExit := ExitFailed
-			if tc.lintCode == "" || tc.lintCode == lint.CodeSignaturePartial {
+			if tc.lintCode == "" || tc.lintCode == card.CodeSignaturePartial {
 				wantExit = ExitOK
 			}
 			if code != wantExit || tc.lintCode != "" && !strings.Contains(out, `"`+tc.lintCode+`"`) {
@@ -261,7 +260,7 @@ func guardRequiringSignature(t *testing.T, upstream, lintCode string, calls *ato
 		args := append([]string{"--upstream", upstream, "--require-signature", "--jwks", keyPath("corpus-jwks.json"),
 			"--interval", "1h", "--access-log=false"}, mode...)
 		base, logs, stop := guardInBackground(t, args...)
-		sigRefused := lintCode == lint.CodeSignatureInvalid || lintCode == lint.CodeSignaturePartial
+		sigRefused := lintCode == card.CodeSignatureInvalid || lintCode == card.CodeSignaturePartial
 		want := lintCode == "" || lintCode == card.CodeFieldNameCase && len(mode) > 0
 		status, body := httpGet(t, base+card.WellKnownPath)
 		if (status == http.StatusOK) != want {

@@ -281,7 +281,7 @@ func probeStep(rep probe.Report) Step {
 		}
 	}
 	s.Notes = append(s.Notes, fmt.Sprintf("%d of %d client profiles fail on this card", failing, len(rep.Clients)))
-	s.OK = codes[probe.CodePreferredNotServed] && codes[probe.CodeInterfaceNotServed] && failing > 0 && !rep.OK()
+	s.OK = codes[card.CodePreferredNotServed] && codes[card.CodeInterfaceNotServed] && failing > 0 && !rep.OK()
 	return s
 }
 

@@ -1,9 +1,11 @@
-package lint
+package card
 
-// Lint codes: the stable kebab-case identifiers findings carry in card.Finding.Code. They
-// are a contract: add codes, never rename them. docs/lint-rules.md documents each. The
-// codes of what the reader itself reports (card.CodeFieldNameCase, card.CodeMemberDuplicate,
-// card.CodeDocumentRefused) live with the reader, in package card.
+// Finding codes: the stable kebab-case identifiers every finding carries in
+// Finding.Code, the one home of them all (lint's rules, the reader's own, and the wire
+// findings probe's Diagnose adds). They are a contract: add codes, never rename them.
+// docs/lint-rules.md documents each.
+
+// The codes of lint's rules (lint.Rules).
 const (
 	// CodeNoInterfaces: the card declares no interface at all.
 	CodeNoInterfaces = "no-interfaces"
@@ -64,4 +66,42 @@ const (
 	CodeSignatureValid = "signature-valid"
 	// CodeUnsigned: the card carries no signature.
 	CodeUnsigned = "unsigned"
+)
+
+// The codes of the findings the reader itself reports (a *ReadError's Code); lint's
+// catalogue (lint.Rules) lists them with the others.
+const (
+	// CodeFieldNameCase: a member name differs from a field's only in case.
+	CodeFieldNameCase = "field-name-case"
+	// CodeMemberDuplicate: a member name appears twice in one JSON object (the
+	// reader refuses the document; lint reports the ReadError as this finding).
+	CodeMemberDuplicate = "member-duplicate"
+	// CodeDocumentRefused: a2a-go's card resolver refuses the document's bytes, which
+	// a2a-js reads (a leading UTF-8 byte order mark; two of them, or nesting deeper than
+	// 10000 levels, which a2abind refuses too, reporting the ReadError as this finding).
+	CodeDocumentRefused = "document-refused"
+)
+
+// The codes of the wire findings probe's Diagnose adds to a card's lint findings.
+const (
+	// CodePreferredNotServed: the card's hint (v0.3 url + preferredTransport, v1.0 first
+	// supportedInterfaces entry) names a binding that is not served at that URL.
+	CodePreferredNotServed = "preferred-not-served"
+	// CodeInterfaceNotServed: a declared interface's outcome is neither served nor
+	// auth_required.
+	CodeInterfaceNotServed = "interface-not-served"
+	// CodeCapabilityNotServed: a declared capability (streaming, pushNotifications,
+	// extendedAgentCard) that the side-effect-free calls show is not served on some
+	// declared binding (error; names the capability and the interfaces).
+	CodeCapabilityNotServed = "capability-not-served"
+	// CodeCapabilityNotDeclared: a capability served on every binding asked while the
+	// card does not declare it (info: clients that trust the card never use it).
+	CodeCapabilityNotDeclared = "capability-not-declared"
+	// CodeAuthNotEquivalent: some declared interfaces answer the lookup without
+	// credentials while others demand them (error; A2A §5.1: the same authentication on
+	// every binding).
+	CodeAuthNotEquivalent = "auth-not-equivalent"
+	// CodeErrorMapping: an A2A error answered with another code than the
+	// specification's table gives for its binding (warning).
+	CodeErrorMapping = "error-mapping"
 )
