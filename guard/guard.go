@@ -33,7 +33,7 @@ type Guard struct {
 	lis       net.Listener
 	srv       *http.Server
 	transport *http.Transport // HTTP/1.1, and HTTP/2 over TLS
-	h2c       *http.Transport // gRPC to an http:// upstream
+	h2c       *h2cTransport   // gRPC to an http:// upstream
 	client    *http.Client
 	proxy     http.Handler
 	ownCards  map[string]bool // cleaned paths where the guarded card is read (paths.go)
@@ -99,11 +99,11 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	}
 	g := &Guard{
 		o: o, upstream: upstream, origin: &url.URL{Scheme: u.Scheme, Host: u.Authority()},
-		lis: lis, transport: newTransport(false), h2c: newTransport(true), loopDone: make(chan struct{}), served: make(chan error, 1),
+		lis: lis, transport: newTransport(), h2c: newH2CTransport(), loopDone: make(chan struct{}), served: make(chan error, 1),
 		ownCards: ownCardPaths(u.Path),
 	}
 	g.client = &http.Client{Transport: g.transport}
-	grpcRT := g.h2c
+	var grpcRT http.RoundTripper = g.h2c
 	if u.Scheme == "https" {
 		grpcRT = g.transport // HTTP/2 negotiated by ALPN
 	}

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -36,10 +37,8 @@ var clientHeaders = []string{
 const clientHeaderPrefix = "X-Envoy-"
 
 // newTransport is the guard's own connection pool to the upstream, closed on Shutdown.
-// With h2c it speaks only cleartext HTTP/2 (prior knowledge), for gRPC to an http://
-// upstream.
-func newTransport(h2c bool) *http.Transport {
-	t := &http.Transport{
+func newTransport() *http.Transport {
+	return &http.Transport{
 		Proxy:                 nil, // a sidecar talks to its upstream directly, never through HTTP_PROXY
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -49,19 +48,41 @@ func newTransport(h2c bool) *http.Transport {
 		TLSHandshakeTimeout:   5 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
-	if h2c {
-		t.Protocols = new(http.Protocols)
-		t.Protocols.SetUnencryptedHTTP2(true)
-		dial := t.DialContext
-		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &h2cConn{Conn: c}, nil
+}
+
+// h2cTransport is newTransport speaking only cleartext HTTP/2 (prior knowledge), for
+// gRPC to an http:// upstream, over h2cConns. Its round trips fail with
+// errHTTP1Upstream while the upstream's last connection answered in HTTP/1: the HTTP/2
+// client reports a connection that failed before the server's SETTINGS in words of its
+// own ("client conn could not be established"), not with the read error.
+type h2cTransport struct {
+	*http.Transport
+	http1 atomic.Bool // the last connection's first bytes were an HTTP/1 answer
+}
+
+func newH2CTransport() *h2cTransport {
+	t := &h2cTransport{Transport: newTransport()}
+	t.Protocols = new(http.Protocols)
+	t.Protocols.SetUnencryptedHTTP2(true)
+	dial := t.DialContext
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
 		}
+		return &h2cConn{Conn: c, http1: &t.http1}, nil
 	}
 	return t
+}
+
+// RoundTrip is the HTTP/2 round trip, its error errHTTP1Upstream when the upstream
+// speaks HTTP/1 only.
+func (t *h2cTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.Transport.RoundTrip(r)
+	if err != nil && !errors.Is(err, errHTTP1Upstream) && t.http1.Load() {
+		err = fmt.Errorf("%w (%v)", errHTTP1Upstream, err)
+	}
+	return resp, err
 }
 
 // errHTTP1Upstream is the read error of an h2c connection whose upstream answered in
@@ -74,18 +95,55 @@ var errHTTP1Upstream = errors.New("the upstream answered HTTP/2 in HTTP/1")
 // "HTTP/". An HTTP/1 server read the connection preface as an HTTP/1 request line and
 // answered that; no gRPC handler ran, as a gRPC client connecting to it directly learns
 // from the same bytes.
+//
+// Until those first bytes arrive only the 24-byte connection preface goes out; what the
+// transport writes after it (its SETTINGS, the request's HEADERS) is held. An HTTP/1
+// server that answers the preface and closes would otherwise close on unread bytes, and
+// the kernel's reset discards its answer before the guard reads it.
 type h2cConn struct {
 	net.Conn
-	read bool // the first bytes were read
+	mu    sync.Mutex
+	sent  int          // preface bytes written
+	held  []byte       // written by the transport after the preface, before the first answer
+	read  bool         // the first bytes were read (held was then sent)
+	http1 *atomic.Bool // set to whether those bytes were an HTTP/1 answer
+}
+
+// h2cPreface is the length of the HTTP/2 client connection preface.
+const h2cPreface = 24
+
+func (c *h2cConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.read {
+		return c.Conn.Write(p)
+	}
+	n := min(h2cPreface-c.sent, len(p))
+	if n > 0 {
+		if _, err := c.Conn.Write(p[:n]); err != nil {
+			return 0, err
+		}
+		c.sent += n
+	}
+	c.held = append(c.held, p[n:]...)
+	return len(p), nil
 }
 
 func (c *h2cConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !c.read && n > 0 {
-		c.read = true
-		if strings.HasPrefix("HTTP/", string(p[:min(n, 5)])) {
+		http1 := strings.HasPrefix("HTTP/", string(p[:min(n, 5)]))
+		c.http1.Store(http1)
+		if http1 {
 			return 0, errHTTP1Upstream
 		}
+		c.read = true
+		if _, werr := c.Conn.Write(c.held); werr != nil && err == nil {
+			err = werr
+		}
+		c.held = nil
 	}
 	return n, err
 }
