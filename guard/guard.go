@@ -20,6 +20,7 @@ import (
 	"github.com/a2abind/a2abind/card"
 	"github.com/a2abind/a2abind/internal/accesslog"
 	"github.com/a2abind/a2abind/internal/telemetry"
+	"github.com/a2abind/a2abind/probe"
 	"github.com/a2abind/a2abind/server"
 	"github.com/a2abind/a2abind/signature"
 )
@@ -34,6 +35,7 @@ type Guard struct {
 	srv       *http.Server
 	transport *http.Transport // HTTP/1.1, and HTTP/2 over TLS
 	h2c       *h2cTransport   // gRPC to an http:// upstream
+	engine    *probe.Engine   // the rounds' probes: connections and capability verdicts kept between rounds
 	client    *http.Client
 	proxy     http.Handler
 	ownCards  map[string]bool // cleaned paths where the guarded card is read (paths.go)
@@ -99,7 +101,7 @@ func newGuard(upstream string, o options) (*Guard, error) {
 	}
 	g := &Guard{
 		o: o, upstream: upstream, origin: &url.URL{Scheme: u.Scheme, Host: u.Authority()},
-		lis: lis, transport: newTransport(), h2c: newH2CTransport(), loopDone: make(chan struct{}), served: make(chan error, 1),
+		lis: lis, transport: newTransport(), h2c: newH2CTransport(), engine: probe.NewEngine(), loopDone: make(chan struct{}), served: make(chan error, 1),
 		ownCards: ownCardPaths(u.Path),
 	}
 	g.client = &http.Client{Transport: g.transport}
@@ -279,6 +281,7 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 func (g *Guard) closeIdle() {
 	g.transport.CloseIdleConnections()
 	g.h2c.CloseIdleConnections()
+	_ = g.engine.Close() // no round runs any more
 }
 
 // cardURL is where the upstream card is read, for messages.

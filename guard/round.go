@@ -130,7 +130,10 @@ func (g *Guard) requireSignature(ctx context.Context, c *card.Card, pt time.Dura
 // each naming the interface as the card declares it.
 func (g *Guard) probe(ctx context.Context, c *card.Card, pt time.Duration) probe.CardCheck {
 	via := func(i card.Interface) (string, bool) { return mapURL(i.URL, g.o.via) }
-	return probe.Check(ctx, c, probe.WithTimeout(pt), probe.WithProbeVia(via))
+	// The guard's one engine reuses the capability calls of an interface for
+	// probe.DefaultCapabilityMaxAge while the card's claims stay the same, as the
+	// exporter does: a steady round asks each interface once, and the card.
+	return g.engine.Check(ctx, c, probe.WithTimeout(pt), probe.WithProbeVia(via))
 }
 
 // withheldReason says why strict mode withholds a card: how many declared interfaces

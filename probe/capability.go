@@ -195,6 +195,14 @@ func (e *Engine) Check(ctx context.Context, c *card.Card, opts ...Option) CardCh
 		return nil
 	})
 	wg.Wait()
+	// Calls made beside a lookup that reached no handler say nothing the next check may
+	// reuse: once a handler is there (a service registered late), they are asked again.
+	for i := range first {
+		if !results[i].Outcome.Reached() {
+			_, _, key, _ := e.capabilitySetup(c, ifaces[i], opts)
+			e.caps.forget(key)
+		}
+	}
 	// Keep, per binding, the calls on its first served interface; ask it now when that
 	// is not the one asked above.
 	var asked []int
@@ -243,15 +251,7 @@ func verdict(calls []CapabilityCall) Served {
 // the Engine made on the same interface for the same caller within the max age are
 // reused (capability_cache.go).
 func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.Interface, opts []Option) []CapabilityCall {
-	o := newOptions(opts)
-	o.cardCredentials(c, e.urls.address)
-	o.engine = e
-	local := localInterfaces([]card.Interface{iface}, o.via)[0]
-	maxAge := DefaultCapabilityMaxAge
-	if o.capMaxAgeSet {
-		maxAge = o.capMaxAge
-	}
-	key := newCapabilityKey(c, iface, local, o)
+	o, local, key, maxAge := e.capabilitySetup(c, iface, opts)
 	if calls, ok := e.caps.get(key, maxAge); ok {
 		return calls
 	}
@@ -260,6 +260,20 @@ func (e *Engine) capabilityCalls(ctx context.Context, c *card.Card, iface card.I
 		e.caps.put(key, calls, maxAge)
 	}
 	return calls
+}
+
+// capabilitySetup is what capabilityCalls needs for iface: its options, where it is
+// asked, its cache key and the calls' max age.
+func (e *Engine) capabilitySetup(c *card.Card, iface card.Interface, opts []Option) (*options, card.Interface, capabilityKey, time.Duration) {
+	o := newOptions(opts)
+	o.cardCredentials(c, e.urls.address)
+	o.engine = e
+	local := localInterfaces([]card.Interface{iface}, o.via)[0]
+	maxAge := DefaultCapabilityMaxAge
+	if o.capMaxAgeSet {
+		maxAge = o.capMaxAge
+	}
+	return o, local, newCapabilityKey(c, iface, local, o), maxAge
 }
 
 // askCapabilities makes every capability's call on iface (asked at local), in turn.

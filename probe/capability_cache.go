@@ -100,3 +100,10 @@ func (cc *capabilityCache) put(key capabilityKey, calls []CapabilityCall, maxAge
 	}
 	cc.entries[key] = cachedCalls{calls: calls, at: time.Now()}
 }
+
+// forget drops the calls kept for key.
+func (cc *capabilityCache) forget(key capabilityKey) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	delete(cc.entries, key)
+}
