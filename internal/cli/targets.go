@@ -93,7 +93,6 @@ func runTargets(parent context.Context, f *probeOptions, cardOpts []card.Option,
 	// so open sockets and goroutines grow with the concurrency, not with the targets.
 	e := probe.NewEngine(probe.WithMaxIdle(4 * f.Concurrency))
 	defer e.Close()
-	defer fleetGC(f.Concurrency)() // gc.go
 	var cat listed
 	if f.Catalog != "" {
 		if cat, err = listCatalog(ctx, f, e, probeOpts); err != nil {
