@@ -120,6 +120,7 @@ type parsedAddress struct {
 
 // isCustomURI reports whether b looks like a URI (custom bindings SHOULD be URIs).
 func isCustomURI(b a2a.TransportProtocol) bool {
+	// Not addr.ParseAddress: a binding name is checked for URI syntax, not dialled.
 	u, err := url.Parse(string(b))
 	return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "")
 }

@@ -147,6 +147,8 @@ func (s *Secrets) addHeaderValue(v string) {
 }
 
 func (s *Secrets) addURL(raw string) {
+	// Not addr.ParseAddress: any URL text is read here for its userinfo and query, not
+	// an interface address to dial (TestAddressModelHasOneHome allows this file).
 	u, err := url.Parse(raw)
 	if err != nil {
 		return
@@ -204,6 +206,7 @@ func (s *Secrets) add(v string) {
 // REDACTED:REDACTED@ and the values of the SensitiveKeys query parameters as REDACTED.
 // What does not parse as a URL is returned as it is.
 func URL(raw string) string {
+	// Not addr.ParseAddress: the URL is rewritten for output, never dialled.
 	u, err := url.Parse(raw)
 	if err != nil || (u.User == nil && u.RawQuery == "") {
 		return raw
