@@ -216,25 +216,7 @@ func TestVerifyHeaderRules(t *testing.T) {
 	}
 	// A real ES256 signature under a header we choose, for the key-rule cases.
 	signUnder := func(key crypto.Signer, header map[string]any) []byte {
-		opts := &jose.SignerOptions{}
-		for k, v := range header {
-			opts = opts.WithHeader(jose.HeaderKey(k), v)
-		}
-		s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		jws, err := s.Sign(payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		compact, _ := jws.DetachedCompactSerialize()
-		p, sig, _ := strings.Cut(compact, "..")
-		var doc map[string]any
-		_ = json.Unmarshal([]byte(healthyCard), &doc)
-		doc["signatures"] = []any{map[string]any{"protected": p, "signature": sig}}
-		out, _ := json.Marshal(doc)
-		return out
+		return signWithHeader(t, healthyCard, key, header, payload)
 	}
 	attacker, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	attackerJWK, _ := json.Marshal(jose.JSONWebKey{Key: attacker.Public()})
@@ -395,11 +377,21 @@ func TestVerifyVariants(t *testing.T) {
 	}
 }
 
-// signOver signs payload as an SDK would and attaches the signature to doc.
+// signOver signs payload as an SDK would (typ JOSE, kid) and attaches the signature to doc.
 func signOver(t *testing.T, doc string, key crypto.Signer, kid string, payload []byte) []byte {
 	t.Helper()
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
-		(&jose.SignerOptions{}).WithType("JOSE").WithHeader("kid", kid))
+	return signWithHeader(t, doc, key, map[string]any{"typ": "JOSE", "kid": kid}, payload)
+}
+
+// signWithHeader signs payload with ES256 under the protected header given and attaches
+// the detached signature to doc as its only one.
+func signWithHeader(t *testing.T, doc string, key crypto.Signer, header map[string]any, payload []byte) []byte {
+	t.Helper()
+	opts := &jose.SignerOptions{}
+	for k, v := range header {
+		opts = opts.WithHeader(jose.HeaderKey(k), v)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
